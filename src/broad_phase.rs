@@ -1,0 +1,201 @@
+//! Step 2 of detection: candidate pairs whose bounding boxes overlap, from a
+//! uniform grid hashed into buckets and filled by counting sort, so the work
+//! grows linearly with the number of colliders at constant density.
+
+use bevy::math::{Vec2, bounding::Aabb2d};
+use bevy::prelude::*;
+
+use crate::snapshot::ColliderSnapshot;
+
+/// Colliders spanning more grid cells than this are tested against every
+/// other collider instead of being written into each cell they cover.
+const MAX_CELLS_PER_COLLIDER: i64 = 64;
+
+/// Cell coordinates are clamped to this range so that far-away or huge
+/// bounds cannot overflow; clamping only merges distant cells, which costs
+/// speed, never correctness.
+const CELL_COORD_LIMIT: f32 = (1 << 24) as f32;
+
+/// One collider's presence in one grid cell.
+#[derive(Clone, Copy, Debug, Default)]
+struct CellEntry {
+    cell: IVec2,
+    collider: u32,
+}
+
+/// A uniform grid over bounding boxes, rebuilt from scratch on each call and
+/// keeping its allocations between calls.
+#[derive(Default, Debug)]
+pub struct SpatialGrid {
+    cell_size: f32,
+    /// Per collider: its first and last cell (inclusive), or `None` when it
+    /// is too large for the grid.
+    ranges: Vec<Option<(IVec2, IVec2)>>,
+    oversized: Vec<u32>,
+    entries: Vec<CellEntry>,
+    sorted: Vec<CellEntry>,
+    bucket_starts: Vec<u32>,
+}
+
+impl SpatialGrid {
+    /// Every pair `(i, j)`, `i < j`, of boxes that overlap or touch and for
+    /// which `accept(i, j)` holds, each exactly once, in a deterministic
+    /// order. Pairs are appended to `pairs` (which is cleared first).
+    pub fn overlapping_pairs(
+        &mut self,
+        aabbs: &[Aabb2d],
+        mut accept: impl FnMut(u32, u32) -> bool,
+        pairs: &mut Vec<(u32, u32)>,
+    ) {
+        pairs.clear();
+        self.build(aabbs);
+        let mut test = |i: u32, j: u32| {
+            let (i, j) = if i < j { (i, j) } else { (j, i) };
+            if aabbs_overlap(&aabbs[i as usize], &aabbs[j as usize]) && accept(i, j) {
+                pairs.push((i, j));
+            }
+        };
+
+        for bucket in 0..self.bucket_starts.len() - 1 {
+            let start = self.bucket_starts[bucket] as usize;
+            let end = self.bucket_starts[bucket + 1] as usize;
+            let bucket_entries = &self.sorted[start..end];
+            for (k, first) in bucket_entries.iter().enumerate() {
+                for second in &bucket_entries[k + 1..] {
+                    // Different cells can share a bucket; a pair that shares
+                    // several cells is reported only in the one at the max of
+                    // their first cells, which both cover.
+                    if first.cell != second.cell {
+                        continue;
+                    }
+                    let (first_min, _) = self.ranges[first.collider as usize].unwrap_or_default();
+                    let (second_min, _) = self.ranges[second.collider as usize].unwrap_or_default();
+                    if first_min.max(second_min) == first.cell {
+                        test(first.collider, second.collider);
+                    }
+                }
+            }
+        }
+
+        // Oversized colliders meet everything once: small ones (which are only
+        // in the grid) and the oversized ones after them in the list.
+        for (k, &big) in self.oversized.iter().enumerate() {
+            for (other, range) in self.ranges.iter().enumerate() {
+                if range.is_some() {
+                    test(big, other as u32);
+                }
+            }
+            for &other in &self.oversized[k + 1..] {
+                test(big, other);
+            }
+        }
+    }
+
+    fn build(&mut self, aabbs: &[Aabb2d]) {
+        self.cell_size = cell_size_for(aabbs);
+        self.ranges.clear();
+        self.oversized.clear();
+        self.entries.clear();
+        let inverse = 1.0 / self.cell_size;
+        let to_cell = |p: Vec2| {
+            let c = (p * inverse).floor().clamp(
+                Vec2::splat(-CELL_COORD_LIMIT),
+                Vec2::splat(CELL_COORD_LIMIT),
+            );
+            IVec2::new(c.x as i32, c.y as i32)
+        };
+        for (index, aabb) in aabbs.iter().enumerate() {
+            let (min, max) = (to_cell(aabb.min), to_cell(aabb.max));
+            let span = (max - min).as_i64vec2() + 1;
+            if span.x * span.y > MAX_CELLS_PER_COLLIDER {
+                self.ranges.push(None);
+                self.oversized.push(index as u32);
+                continue;
+            }
+            self.ranges.push(Some((min, max)));
+            for y in min.y..=max.y {
+                for x in min.x..=max.x {
+                    self.entries.push(CellEntry {
+                        cell: IVec2::new(x, y),
+                        collider: index as u32,
+                    });
+                }
+            }
+        }
+
+        // Counting sort of the entries by bucket; stable, so each bucket
+        // lists its colliders in index order.
+        let bucket_count = (self.entries.len() * 2).next_power_of_two().max(1);
+        let mask = bucket_count as u32 - 1;
+        self.bucket_starts.clear();
+        self.bucket_starts.resize(bucket_count + 1, 0);
+        for entry in &self.entries {
+            self.bucket_starts[(cell_hash(entry.cell) & mask) as usize + 1] += 1;
+        }
+        for i in 1..self.bucket_starts.len() {
+            self.bucket_starts[i] += self.bucket_starts[i - 1];
+        }
+        self.sorted.clear();
+        self.sorted.resize(self.entries.len(), CellEntry::default());
+        let mut cursor = self.bucket_starts.clone();
+        for entry in &self.entries {
+            let slot = &mut cursor[(cell_hash(entry.cell) & mask) as usize];
+            self.sorted[*slot as usize] = *entry;
+            *slot += 1;
+        }
+    }
+}
+
+/// Cell edge length: the mean of the boxes' larger side, so a typical collider
+/// covers one to four cells.
+fn cell_size_for(aabbs: &[Aabb2d]) -> f32 {
+    if aabbs.is_empty() {
+        return 1.0;
+    }
+    let total: f64 = aabbs
+        .iter()
+        .map(|aabb| f64::from((aabb.max - aabb.min).max_element()))
+        .sum();
+    let mean = (total / aabbs.len() as f64) as f32;
+    if mean.is_finite() && mean > 0.0 {
+        mean
+    } else {
+        1.0
+    }
+}
+
+#[inline]
+fn cell_hash(cell: IVec2) -> u32 {
+    // Two large odd multipliers mix x and y; the high bits go through the
+    // final multiply so that neighbouring cells land in different buckets.
+    let h = (cell.x as u32).wrapping_mul(0x9E37_79B1) ^ (cell.y as u32).wrapping_mul(0x85EB_CA77);
+    (h ^ (h >> 15)).wrapping_mul(0x2C1B_3C6D) >> 7
+}
+
+/// Inclusive overlap: touching boxes overlap, as touching shapes collide.
+#[inline]
+fn aabbs_overlap(a: &Aabb2d, b: &Aabb2d) -> bool {
+    a.min.x <= b.max.x && b.min.x <= a.max.x && a.min.y <= b.max.y && b.min.y <= a.max.y
+}
+
+/// This detection's candidate pairs: indices into [`ColliderSnapshot`] whose
+/// bounding boxes overlap and whose layers interact.
+#[derive(Resource, Default, Debug)]
+pub struct BroadPhasePairs {
+    /// Candidate pairs `(i, j)` with `i < j`.
+    pub pairs: Vec<(u32, u32)>,
+}
+
+/// Finds [`BroadPhasePairs`] for the current [`ColliderSnapshot`].
+pub(crate) fn find_candidate_pairs(
+    snapshot: Res<ColliderSnapshot>,
+    mut grid: Local<SpatialGrid>,
+    mut candidates: ResMut<BroadPhasePairs>,
+) {
+    let layers = &snapshot.layers;
+    grid.overlapping_pairs(
+        &snapshot.aabbs,
+        |i, j| layers[i as usize].interacts_with(&layers[j as usize]),
+        &mut candidates.pairs,
+    );
+}

@@ -1,0 +1,226 @@
+//! The components a game puts on its entities.
+
+use bevy::math::{Isometry2d, Vec2, bounding::Aabb2d};
+use bevy::prelude::*;
+
+use crate::geometry::{Contact, Shape, ShapeError, validate_pose};
+
+/// A collision shape, centred on its entity.
+///
+/// The shape is placed by the entity's [`GlobalTransform`]: position, rotation
+/// about z (counter-clockwise, in radians, about the centre) and scale, so
+/// children of moved, rotated and scaled parents collide where they are drawn.
+/// Scale multiplies a rectangle's half size by `|scale.xy|` and a circle's
+/// radius by the larger of `|scale.x|` and `|scale.y|`.
+///
+/// Any two colliders whose [`CollisionLayers`] match are tested every frame;
+/// no rigid body or marker is needed.
+///
+/// ```
+/// # use bevy::prelude::*;
+/// # use bevy_collide2d::prelude::*;
+/// let ball = Collider::circle(10.0);
+/// let brick = Collider::rect(60.0, 20.0); // width, height
+/// let brick_pose = Isometry2d::new(Vec2::new(0.0, 18.0), Rot2::radians(0.3));
+/// assert!(ball.intersects(Isometry2d::IDENTITY, &brick, brick_pose));
+/// ```
+#[derive(Component, Clone, Copy, Debug, PartialEq, Reflect)]
+#[reflect(Component, Debug, PartialEq, Clone)]
+#[require(CollidingEntities, CollisionLayers, Transform)]
+pub enum Collider {
+    /// A disc.
+    Circle {
+        /// Radius before scaling; must be finite and `> 0`.
+        radius: f32,
+    },
+    /// A rectangle that turns with its entity.
+    OrientedRect {
+        /// Half width and half height before scaling; both finite and `> 0`.
+        half_size: Vec2,
+    },
+}
+
+impl Collider {
+    /// A circle of the given radius.
+    pub const fn circle(radius: f32) -> Self {
+        Self::Circle { radius }
+    }
+
+    /// A rectangle `width` wide and `height` tall, centred on the entity.
+    pub const fn rect(width: f32, height: f32) -> Self {
+        Self::OrientedRect {
+            half_size: Vec2::new(width * 0.5, height * 0.5),
+        }
+    }
+
+    /// The collider's geometry, unscaled.
+    pub const fn shape(&self) -> Shape {
+        match *self {
+            Self::Circle { radius } => Shape::Circle { radius },
+            Self::OrientedRect { half_size } => Shape::Rect { half_size },
+        }
+    }
+
+    /// Checks that the size is finite and strictly positive.
+    pub fn validate(&self) -> Result<(), ShapeError> {
+        self.shape().validate()
+    }
+
+    /// The smallest axis-aligned box containing the collider at `pose`.
+    pub fn aabb(&self, pose: Isometry2d) -> Aabb2d {
+        self.shape().aabb(pose)
+    }
+
+    /// Whether this collider at `pose` and `other` at `other_pose` overlap or
+    /// touch. `false` when either size or pose is invalid; see
+    /// [`Collider::try_contact`] to learn why.
+    pub fn intersects(&self, pose: Isometry2d, other: &Collider, other_pose: Isometry2d) -> bool {
+        self.validated_pair(pose, other, other_pose)
+            .is_ok_and(|(a, b)| a.intersects(pose, &b, other_pose))
+    }
+
+    /// The contact between this collider at `pose` and `other` at
+    /// `other_pose`, seen from this one: the normal points towards `other`.
+    /// `None` when they are apart or when either size or pose is invalid;
+    /// see [`Collider::try_contact`] to tell these apart.
+    pub fn contact(
+        &self,
+        pose: Isometry2d,
+        other: &Collider,
+        other_pose: Isometry2d,
+    ) -> Option<Contact> {
+        self.try_contact(pose, other, other_pose).ok().flatten()
+    }
+
+    /// Like [`Collider::contact`], but reports an invalid size or pose as an
+    /// error instead of "no contact".
+    pub fn try_contact(
+        &self,
+        pose: Isometry2d,
+        other: &Collider,
+        other_pose: Isometry2d,
+    ) -> Result<Option<Contact>, ShapeError> {
+        let (a, b) = self.validated_pair(pose, other, other_pose)?;
+        Ok(a.contact(pose, &b, other_pose))
+    }
+
+    fn validated_pair(
+        &self,
+        pose: Isometry2d,
+        other: &Collider,
+        other_pose: Isometry2d,
+    ) -> Result<(Shape, Shape), ShapeError> {
+        let (a, b) = (self.shape(), other.shape());
+        a.validate()?;
+        b.validate()?;
+        validate_pose(pose)?;
+        validate_pose(other_pose)?;
+        Ok((a, b))
+    }
+}
+
+/// Which colliders interact: two colliders are tested when each one's
+/// `memberships` share a bit with the other's `filters`.
+///
+/// The default is every bit in both, so everything interacts with everything.
+///
+/// ```
+/// # use bevy_collide2d::prelude::*;
+/// const PLAYER: u32 = 1 << 0;
+/// const ENEMY: u32 = 1 << 1;
+/// const PICKUP: u32 = 1 << 2;
+/// let player = CollisionLayers::new(PLAYER, ENEMY | PICKUP);
+/// let pickup = CollisionLayers::new(PICKUP, PLAYER);
+/// let other_pickup = CollisionLayers::new(PICKUP, PLAYER);
+/// assert!(player.interacts_with(&pickup));
+/// assert!(!pickup.interacts_with(&other_pickup));
+/// ```
+#[derive(Component, Clone, Copy, Debug, PartialEq, Eq, Hash, Reflect)]
+#[reflect(Component, Debug, PartialEq, Default, Clone)]
+pub struct CollisionLayers {
+    /// The layers this collider belongs to.
+    pub memberships: u32,
+    /// The layers this collider interacts with.
+    pub filters: u32,
+}
+
+impl CollisionLayers {
+    /// Member of every layer, interacting with every layer (the default).
+    pub const ALL: Self = Self::new(u32::MAX, u32::MAX);
+    /// Member of no layer and interacting with none: never collides.
+    pub const NONE: Self = Self::new(0, 0);
+
+    /// Layers from membership and filter bit masks.
+    pub const fn new(memberships: u32, filters: u32) -> Self {
+        Self {
+            memberships,
+            filters,
+        }
+    }
+
+    /// Whether colliders with these layers and `other` are tested against
+    /// each other (symmetric).
+    #[inline]
+    pub const fn interacts_with(&self, other: &Self) -> bool {
+        (self.memberships & other.filters) != 0 && (other.memberships & self.filters) != 0
+    }
+}
+
+impl Default for CollisionLayers {
+    fn default() -> Self {
+        Self::ALL
+    }
+}
+
+/// The entities this collider touches now, updated by the plugin each
+/// detection from the same contact changes that send the collision events.
+///
+/// Iteration order is ascending [`Entity`] order, so it is deterministic.
+#[derive(Component, Clone, Debug, Default, PartialEq, Eq, Reflect)]
+#[reflect(Component, Debug, Default, PartialEq, Clone)]
+pub struct CollidingEntities {
+    sorted: Vec<Entity>,
+}
+
+impl CollidingEntities {
+    /// The touching entities, in ascending [`Entity`] order.
+    pub fn iter(&self) -> impl ExactSizeIterator<Item = Entity> + '_ {
+        self.sorted.iter().copied()
+    }
+
+    /// Whether this collider touches `entity`.
+    pub fn contains(&self, entity: &Entity) -> bool {
+        self.sorted.binary_search(entity).is_ok()
+    }
+
+    /// How many entities this collider touches.
+    pub fn len(&self) -> usize {
+        self.sorted.len()
+    }
+
+    /// Whether this collider touches nothing.
+    pub fn is_empty(&self) -> bool {
+        self.sorted.is_empty()
+    }
+
+    pub(crate) fn insert(&mut self, entity: Entity) {
+        if let Err(at) = self.sorted.binary_search(&entity) {
+            self.sorted.insert(at, entity);
+        }
+    }
+
+    pub(crate) fn remove(&mut self, entity: Entity) {
+        if let Ok(at) = self.sorted.binary_search(&entity) {
+            self.sorted.remove(at);
+        }
+    }
+}
+
+impl<'a> IntoIterator for &'a CollidingEntities {
+    type Item = &'a Entity;
+    type IntoIter = core::slice::Iter<'a, Entity>;
+
+    fn into_iter(self) -> Self::IntoIter {
+        self.sorted.iter()
+    }
+}

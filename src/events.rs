@@ -1,0 +1,183 @@
+//! Step 4 of detection: this detection's contact set diffed against the
+//! previous one. Every consumer — messages, observer events and
+//! [`CollidingEntities`] — is fed from that one diff, so they always agree.
+
+use bevy::prelude::*;
+
+use crate::collider::CollidingEntities;
+use crate::geometry::Contact;
+use crate::narrow_phase::Collisions;
+
+/// A collision starting or ending between two colliders, as a [`Message`]
+/// (read it with a [`MessageReader`]).
+///
+/// `a < b` in [`Entity`] order. Messages written during detection in
+/// `PostUpdate` are read in the next frame's `Update`. An `Ended` can name an
+/// entity that has been despawned since: that is how its contacts end.
+#[derive(Message, Clone, Copy, Debug, PartialEq, Reflect)]
+pub enum CollisionEvent {
+    /// `a` and `b` started touching this detection.
+    Started {
+        /// The lower entity.
+        a: Entity,
+        /// The higher entity.
+        b: Entity,
+        /// The contact when they started touching, seen from `a` (the normal
+        /// points from `a` to `b`).
+        contact: Contact,
+    },
+    /// `a` and `b` stopped touching, or one of them was despawned, lost its
+    /// collider, became invalid, or their layers stopped matching.
+    Ended {
+        /// The lower entity.
+        a: Entity,
+        /// The higher entity.
+        b: Entity,
+    },
+}
+
+impl CollisionEvent {
+    /// The two entities, `a < b`.
+    pub fn entities(&self) -> (Entity, Entity) {
+        match *self {
+            Self::Started { a, b, .. } | Self::Ended { a, b } => (a, b),
+        }
+    }
+
+    /// Whether this event involves `entity`.
+    pub fn involves(&self, entity: Entity) -> bool {
+        let (a, b) = self.entities();
+        a == entity || b == entity
+    }
+}
+
+/// Triggered on each of the two entities when they start touching; observe it
+/// with `.observe(|event: On<CollisionStarted>| ...)`.
+#[derive(EntityEvent, Clone, Copy, Debug, PartialEq, Reflect)]
+pub struct CollisionStarted {
+    /// The entity the event is triggered on.
+    pub entity: Entity,
+    /// The entity it started touching.
+    pub other: Entity,
+    /// The contact seen from `entity`: the normal points from `entity` to
+    /// `other`.
+    pub contact: Contact,
+}
+
+/// Triggered on each of the two entities when they stop touching; when one of
+/// them was despawned, only on the survivor.
+#[derive(EntityEvent, Clone, Copy, Debug, PartialEq, Reflect)]
+pub struct CollisionEnded {
+    /// The entity the event is triggered on.
+    pub entity: Entity,
+    /// The entity it stopped touching (possibly despawned already).
+    pub other: Entity,
+}
+
+/// The pairs that were in contact at the previous detection, sorted.
+#[derive(Resource, Default, Debug)]
+pub(crate) struct PreviousPairs(Vec<(Entity, Entity)>);
+
+/// A change in the contact set.
+enum PairChange {
+    Started(Entity, Entity, Contact),
+    Ended(Entity, Entity),
+}
+
+/// Merges the sorted previous and current pair lists, calling `on_change`
+/// for each pair only in one of them, in `(a, b)` order.
+fn diff_pairs(
+    previous: &[(Entity, Entity)],
+    current: &Collisions,
+    mut on_change: impl FnMut(PairChange),
+) {
+    let current = current.as_slice();
+    let (mut p, mut c) = (0, 0);
+    while p < previous.len() || c < current.len() {
+        let old = previous.get(p).copied();
+        let new = current.get(c).map(|pair| (pair.a, pair.b));
+        match (old, new) {
+            (Some(old), Some(new)) if old == new => {
+                p += 1;
+                c += 1;
+            }
+            (Some(old), Some(new)) if old < new => {
+                on_change(PairChange::Ended(old.0, old.1));
+                p += 1;
+            }
+            (Some(old), None) => {
+                on_change(PairChange::Ended(old.0, old.1));
+                p += 1;
+            }
+            _ => {
+                let pair = current[c];
+                on_change(PairChange::Started(pair.a, pair.b, pair.contact));
+                c += 1;
+            }
+        }
+    }
+}
+
+/// Sends [`CollisionEvent`]s, triggers [`CollisionStarted`] /
+/// [`CollisionEnded`] on both entities, and updates [`CollidingEntities`],
+/// all from the diff of [`Collisions`] against the previous detection.
+pub(crate) fn report_collision_changes(
+    collisions: Res<Collisions>,
+    mut previous: ResMut<PreviousPairs>,
+    mut messages: MessageWriter<CollisionEvent>,
+    mut colliding: Query<&mut CollidingEntities>,
+    mut commands: Commands,
+) {
+    diff_pairs(&previous.0, &collisions, |change| match change {
+        PairChange::Started(a, b, contact) => {
+            messages.write(CollisionEvent::Started { a, b, contact });
+            for (entity, other) in [(a, b), (b, a)] {
+                if let Ok(mut set) = colliding.get_mut(entity) {
+                    set.insert(other);
+                }
+            }
+            trigger_if_alive(
+                &mut commands,
+                CollisionStarted {
+                    entity: a,
+                    other: b,
+                    contact,
+                },
+            );
+            trigger_if_alive(
+                &mut commands,
+                CollisionStarted {
+                    entity: b,
+                    other: a,
+                    contact: contact.flipped(),
+                },
+            );
+        }
+        PairChange::Ended(a, b) => {
+            messages.write(CollisionEvent::Ended { a, b });
+            for (entity, other) in [(a, b), (b, a)] {
+                if let Ok(mut set) = colliding.get_mut(entity) {
+                    set.remove(other);
+                }
+                trigger_if_alive(&mut commands, CollisionEnded { entity, other });
+            }
+        }
+    });
+    previous.0.clear();
+    previous
+        .0
+        .extend(collisions.iter().map(|pair| (pair.a, pair.b)));
+}
+
+/// Triggers an entity event unless its target is gone by the time the command
+/// runs (an earlier observer may have despawned it).
+fn trigger_if_alive<E>(commands: &mut Commands, event: E)
+where
+    E: EntityEvent + Event<Trigger<'static>: Default>,
+{
+    commands.queue(move |world: &mut World| {
+        if world.get_entity(event.event_target()).is_ok() {
+            world.trigger(event);
+        }
+    });
+}

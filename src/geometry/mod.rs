@@ -1,0 +1,20 @@
+//! Pure 2D collision geometry: shapes, exact overlap tests and contacts.
+//!
+//! Nothing here knows about the ECS. Shapes are centred at their local origin
+//! and a pose ([`Isometry2d`](bevy::math::Isometry2d)) places them in the
+//! world, as in `bevy_math::bounding`. Every function is deterministic and
+//! never returns NaN for valid shapes and finite poses.
+
+mod contact;
+mod pairs;
+mod shape;
+
+#[cfg(test)]
+mod reference_tests;
+
+pub use contact::Contact;
+pub use pairs::{
+    circle_circle_contact, circle_circle_intersects, circle_rect_contact, circle_rect_intersects,
+    rect_rect_contact, rect_rect_intersects,
+};
+pub use shape::{Shape, ShapeError, validate_pose};

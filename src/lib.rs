@@ -1,0 +1,24 @@
+#![doc = include_str!("../README.md")]
+#![warn(missing_docs)]
+
+pub mod broad_phase;
+mod collider;
+mod events;
+pub mod geometry;
+pub mod narrow_phase;
+mod plugin;
+pub mod snapshot;
+
+pub use collider::{Collider, CollidingEntities, CollisionLayers};
+pub use events::{CollisionEnded, CollisionEvent, CollisionStarted};
+pub use geometry::Contact;
+pub use narrow_phase::{Collisions, ContactPair};
+pub use plugin::{CollisionPlugin, CollisionSystems};
+
+/// Everything a game needs: `use bevy_collide2d::prelude::*;`.
+pub mod prelude {
+    pub use crate::{
+        Collider, CollidingEntities, CollisionEnded, CollisionEvent, CollisionLayers,
+        CollisionPlugin, CollisionStarted, CollisionSystems, Collisions, Contact, ContactPair,
+    };
+}

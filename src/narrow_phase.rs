@@ -1,0 +1,152 @@
+//! Step 3 of detection: exact contacts for the candidate pairs, in parallel
+//! on the compute task pool when there are many, always in the same order.
+
+use bevy::prelude::*;
+
+use crate::broad_phase::BroadPhasePairs;
+use crate::geometry::Contact;
+use crate::snapshot::ColliderSnapshot;
+
+/// Below this many candidate pairs the narrow phase runs on the calling
+/// thread: spreading a few hundred tests over tasks costs more than it saves.
+#[cfg(feature = "parallel")]
+const PARALLEL_THRESHOLD: usize = 2048;
+
+/// Two colliders in contact, `a < b` in [`Entity`] order, with the contact
+/// seen from `a` (the normal points from `a` to `b`).
+#[derive(Clone, Copy, Debug, PartialEq, Reflect)]
+pub struct ContactPair {
+    /// The lower entity of the pair.
+    pub a: Entity,
+    /// The higher entity of the pair.
+    pub b: Entity,
+    /// Contact seen from `a`.
+    pub contact: Contact,
+}
+
+/// Every pair of colliders in contact at the last detection, sorted by
+/// `(a, b)`. The source of all collision events and of [`CollidingEntities`].
+///
+/// [`CollidingEntities`]: crate::collider::CollidingEntities
+#[derive(Resource, Default, Debug)]
+pub struct Collisions {
+    pairs: Vec<ContactPair>,
+}
+
+impl Collisions {
+    /// All contact pairs, sorted by `(a, b)`.
+    pub fn iter(&self) -> impl ExactSizeIterator<Item = &ContactPair> {
+        self.pairs.iter()
+    }
+
+    /// All contact pairs as a slice, sorted by `(a, b)`.
+    pub fn as_slice(&self) -> &[ContactPair] {
+        &self.pairs
+    }
+
+    /// Number of pairs in contact.
+    pub fn len(&self) -> usize {
+        self.pairs.len()
+    }
+
+    /// Whether nothing is in contact.
+    pub fn is_empty(&self) -> bool {
+        self.pairs.is_empty()
+    }
+
+    /// The contact between `entity` and `other` seen from `entity` (normal
+    /// pointing towards `other`), if they touch.
+    pub fn get(&self, entity: Entity, other: Entity) -> Option<Contact> {
+        let (a, b) = if entity < other {
+            (entity, other)
+        } else {
+            (other, entity)
+        };
+        let index = self
+            .pairs
+            .binary_search_by(|pair| (pair.a, pair.b).cmp(&(a, b)))
+            .ok()?;
+        let contact = self.pairs[index].contact;
+        Some(if entity == a {
+            contact
+        } else {
+            contact.flipped()
+        })
+    }
+
+    /// Whether `entity` and `other` touch.
+    pub fn contains(&self, entity: Entity, other: Entity) -> bool {
+        self.get(entity, other).is_some()
+    }
+}
+
+/// The contact of candidate `(i, j)`, ordered by entity.
+#[inline]
+fn contact_pair(snapshot: &ColliderSnapshot, (i, j): (u32, u32)) -> Option<ContactPair> {
+    let (i, j) = (i as usize, j as usize);
+    let contact =
+        snapshot.shapes[i].contact(snapshot.poses[i], &snapshot.shapes[j], snapshot.poses[j])?;
+    let (ei, ej) = (snapshot.entities[i], snapshot.entities[j]);
+    Some(if ei < ej {
+        ContactPair {
+            a: ei,
+            b: ej,
+            contact,
+        }
+    } else {
+        ContactPair {
+            a: ej,
+            b: ei,
+            contact: contact.flipped(),
+        }
+    })
+}
+
+/// Computes exact contacts for [`BroadPhasePairs`] into [`Collisions`].
+pub(crate) fn compute_contacts(
+    snapshot: Res<ColliderSnapshot>,
+    candidates: Res<BroadPhasePairs>,
+    mut collisions: ResMut<Collisions>,
+) {
+    let snapshot = &*snapshot;
+    let pairs = &mut collisions.pairs;
+    pairs.clear();
+    let candidates = &candidates.pairs;
+    match contacts_in_parallel(snapshot, candidates) {
+        Some(chunks) => chunks.into_iter().for_each(|chunk| pairs.extend(chunk)),
+        None => pairs.extend(candidates.iter().filter_map(|&c| contact_pair(snapshot, c))),
+    }
+    // Pairs are unique, so an unstable sort is still deterministic.
+    pairs.sort_unstable_by(|p, q| (p.a, p.b).cmp(&(q.a, q.b)));
+}
+
+/// Contacts computed in chunks on the compute task pool, in chunk order (so
+/// the result does not depend on scheduling), or `None` when there are too
+/// few candidates to be worth it or no pool.
+#[cfg(feature = "parallel")]
+fn contacts_in_parallel(
+    snapshot: &ColliderSnapshot,
+    candidates: &[(u32, u32)],
+) -> Option<Vec<Vec<ContactPair>>> {
+    let pool = bevy::tasks::ComputeTaskPool::try_get()?;
+    if candidates.len() < PARALLEL_THRESHOLD {
+        return None;
+    }
+    // The calling thread works in the scope too, hence the + 1.
+    let chunk_size = candidates.len().div_ceil((pool.thread_num() + 1) * 4);
+    Some(pool.scope(|scope| {
+        for chunk in candidates.chunks(chunk_size) {
+            scope.spawn(async move {
+                chunk
+                    .iter()
+                    .filter_map(|&candidate| contact_pair(snapshot, candidate))
+                    .collect::<Vec<_>>()
+            });
+        }
+    }))
+}
+
+#[cfg(not(feature = "parallel"))]
+fn contacts_in_parallel(_: &ColliderSnapshot, _: &[(u32, u32)]) -> Option<Vec<Vec<ContactPair>>> {
+    None
+}

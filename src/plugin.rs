@@ -1,0 +1,128 @@
+//! [`CollisionPlugin`]: wires the detection steps into a schedule.
+
+use bevy::ecs::schedule::{InternedScheduleLabel, ScheduleLabel};
+use bevy::prelude::*;
+use bevy::transform::TransformSystems;
+use bevy::transform::systems::{
+    mark_dirty_trees, propagate_parent_transforms, sync_simple_transforms,
+};
+
+use crate::broad_phase::{BroadPhasePairs, find_candidate_pairs};
+use crate::collider::{Collider, CollidingEntities, CollisionLayers};
+use crate::events::{
+    CollisionEnded, CollisionEvent, CollisionStarted, PreviousPairs, report_collision_changes,
+};
+use crate::geometry::Contact;
+use crate::narrow_phase::{Collisions, ContactPair, compute_contacts};
+use crate::snapshot::{ColliderSnapshot, WarnedColliders, snapshot_colliders};
+
+/// Collision detection for 2D colliders.
+///
+/// Each run of its schedule it reads every [`Collider`]'s pose from its
+/// [`GlobalTransform`], finds all touching pairs exactly, and reports the
+/// changes as [`CollisionEvent`] messages, [`CollisionStarted`] /
+/// [`CollisionEnded`] observer events and [`CollidingEntities`].
+///
+/// By default it runs in [`PostUpdate`] after transform propagation, so what
+/// `Update` moved is detected in the same frame. A game that moves things in
+/// a fixed timestep can run detection there instead with
+/// `CollisionPlugin::new(FixedPostUpdate)`; transforms are then propagated
+/// before detection so poses are current.
+pub struct CollisionPlugin {
+    schedule: InternedScheduleLabel,
+}
+
+impl CollisionPlugin {
+    /// Detection in the given schedule.
+    pub fn new(schedule: impl ScheduleLabel) -> Self {
+        Self {
+            schedule: schedule.intern(),
+        }
+    }
+}
+
+impl Default for CollisionPlugin {
+    fn default() -> Self {
+        Self::new(PostUpdate)
+    }
+}
+
+/// The plugin's system sets, run in this order in the plugin's schedule.
+/// Order your systems against them, e.g. `.after(CollisionSystems::Events)`.
+#[derive(SystemSet, Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum CollisionSystems {
+    /// Poses, shapes and bounds are copied into [`ColliderSnapshot`]
+    /// (transforms are propagated first when not in `PostUpdate`).
+    Prepare,
+    /// Candidate pairs from bounding boxes ([`BroadPhasePairs`]).
+    BroadPhase,
+    /// Exact contacts for the candidates ([`Collisions`]).
+    NarrowPhase,
+    /// Messages, observer events and [`CollidingEntities`] from the change
+    /// in [`Collisions`].
+    Events,
+}
+
+impl Plugin for CollisionPlugin {
+    fn build(&self, app: &mut App) {
+        app.add_message::<CollisionEvent>()
+            .register_type::<Collider>()
+            .register_type::<CollisionLayers>()
+            .register_type::<CollidingEntities>()
+            .register_type::<Contact>()
+            .register_type::<ContactPair>()
+            .register_type::<CollisionEvent>()
+            .register_type::<CollisionStarted>()
+            .register_type::<CollisionEnded>()
+            .init_resource::<ColliderSnapshot>()
+            .init_resource::<BroadPhasePairs>()
+            .init_resource::<Collisions>()
+            .init_resource::<PreviousPairs>()
+            .init_resource::<WarnedColliders>();
+
+        let schedule = self.schedule;
+        app.configure_sets(
+            schedule,
+            (
+                CollisionSystems::Prepare,
+                CollisionSystems::BroadPhase,
+                CollisionSystems::NarrowPhase,
+                CollisionSystems::Events,
+            )
+                .chain(),
+        );
+        if schedule == PostUpdate.intern() {
+            app.configure_sets(
+                schedule,
+                CollisionSystems::Prepare.after(TransformSystems::Propagate),
+            );
+            app.add_systems(
+                schedule,
+                snapshot_colliders.in_set(CollisionSystems::Prepare),
+            );
+        } else {
+            // Outside PostUpdate, GlobalTransform may be a frame old: run
+            // Bevy's own propagation first (its change ticks are per system,
+            // so this does not disturb the regular PostUpdate pass).
+            app.add_systems(
+                schedule,
+                (
+                    mark_dirty_trees,
+                    propagate_parent_transforms,
+                    sync_simple_transforms,
+                    snapshot_colliders,
+                )
+                    .chain()
+                    .in_set(CollisionSystems::Prepare),
+            );
+        }
+        app.add_systems(
+            schedule,
+            (
+                find_candidate_pairs.in_set(CollisionSystems::BroadPhase),
+                compute_contacts.in_set(CollisionSystems::NarrowPhase),
+                report_collision_changes.in_set(CollisionSystems::Events),
+            ),
+        );
+    }
+}

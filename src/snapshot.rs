@@ -1,0 +1,122 @@
+//! Step 1 of detection: copy every valid collider's world shape, pose, bounds
+//! and layers into flat arrays that the later steps read as plain data.
+
+use bevy::ecs::entity::EntityHashSet;
+use bevy::math::{Isometry2d, Rot2, Vec2, bounding::Aabb2d};
+use bevy::prelude::*;
+
+use crate::collider::{Collider, CollisionLayers};
+use crate::geometry::{Shape, ShapeError, validate_pose};
+
+/// This detection's colliders as plain data, one index per collider, in the
+/// order the query yielded them. Rebuilt every detection; allocations are
+/// reused.
+#[derive(Resource, Default, Debug)]
+pub struct ColliderSnapshot {
+    /// The collider entities.
+    pub entities: Vec<Entity>,
+    /// World-space shapes (scale applied).
+    pub shapes: Vec<Shape>,
+    /// World poses: position and rotation about z.
+    pub poses: Vec<Isometry2d>,
+    /// World-space bounding boxes.
+    pub aabbs: Vec<Aabb2d>,
+    /// Collision layers.
+    pub layers: Vec<CollisionLayers>,
+}
+
+impl ColliderSnapshot {
+    /// Number of colliders.
+    pub fn len(&self) -> usize {
+        self.entities.len()
+    }
+
+    /// Whether there are no colliders.
+    pub fn is_empty(&self) -> bool {
+        self.entities.is_empty()
+    }
+
+    fn clear(&mut self) {
+        self.entities.clear();
+        self.shapes.clear();
+        self.poses.clear();
+        self.aabbs.clear();
+        self.layers.clear();
+    }
+
+    fn push(&mut self, entity: Entity, shape: Shape, pose: Isometry2d, layers: CollisionLayers) {
+        self.entities.push(entity);
+        self.shapes.push(shape);
+        self.aabbs.push(shape.aabb(pose));
+        self.poses.push(pose);
+        self.layers.push(layers);
+    }
+}
+
+/// A 2D pose and scale read from a [`GlobalTransform`]: translation, the
+/// rotation of its x axis about z, and the lengths of its x and y axes
+/// projected on the xy plane (shear is ignored).
+pub fn pose_and_scale(transform: &GlobalTransform) -> (Isometry2d, Vec2) {
+    let affine = transform.affine();
+    let x_axis = affine.matrix3.x_axis.truncate();
+    let y_axis = affine.matrix3.y_axis.truncate();
+    let scale = Vec2::new(x_axis.length(), y_axis.length());
+    // The x axis gives the angle; a zero-length x axis has none, so fall back
+    // to the identity (such a shape has zero width and is rejected anyway).
+    // Built field by field: `Rot2::from_sin_cos` asserts unit length in debug
+    // builds, and a NaN transform must be reported, not panic.
+    let rotation = if scale.x > 0.0 {
+        Rot2 {
+            cos: x_axis.x / scale.x,
+            sin: x_axis.y / scale.x,
+        }
+    } else {
+        Rot2::IDENTITY
+    };
+    (
+        Isometry2d::new(affine.translation.truncate(), rotation),
+        scale,
+    )
+}
+
+/// The world shape and pose of a collider, or why it cannot be used.
+pub fn world_shape(
+    collider: &Collider,
+    transform: &GlobalTransform,
+) -> Result<(Shape, Isometry2d), ShapeError> {
+    collider.validate()?;
+    let (pose, scale) = pose_and_scale(transform);
+    validate_pose(pose)?;
+    let shape = collider.shape().scaled(scale);
+    shape.validate()?;
+    Ok((shape, pose))
+}
+
+/// Entities already warned about, so each bad collider is reported once.
+#[derive(Resource, Default, Debug)]
+pub(crate) struct WarnedColliders(EntityHashSet);
+
+/// Fills [`ColliderSnapshot`] from the ECS, skipping (and warning once about)
+/// colliders with invalid sizes, scales or transforms.
+pub(crate) fn snapshot_colliders(
+    colliders: Query<(Entity, &Collider, &GlobalTransform, &CollisionLayers)>,
+    mut snapshot: ResMut<ColliderSnapshot>,
+    mut warned: ResMut<WarnedColliders>,
+) {
+    snapshot.clear();
+    for (entity, collider, transform, layers) in &colliders {
+        match world_shape(collider, transform) {
+            Ok((shape, pose)) => snapshot.push(entity, shape, pose, *layers),
+            Err(error) => {
+                if warned.0.insert(entity) {
+                    warn!("bevy_collide2d: collider on {entity} is skipped until fixed: {error}");
+                }
+            }
+        }
+    }
+    // Forget warnings about entities that no longer have a collider, so the
+    // set does not grow with despawned entities.
+    if !warned.0.is_empty() {
+        warned.0.retain(|entity| colliders.contains(*entity));
+    }
+}

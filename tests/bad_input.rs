@@ -1,0 +1,150 @@
+//! Invalid sizes and transforms are skipped with one warning per entity,
+//! never panic, never produce NaN, and never disturb valid pairs.
+
+mod common;
+
+use std::sync::Mutex;
+
+use bevy::log::tracing::{self, Event, Level, Subscriber, field::Field, field::Visit};
+use bevy::log::tracing_subscriber::{self, Layer, layer::Context, layer::SubscriberExt};
+use bevy::prelude::*;
+use bevy_collide2d::prelude::*;
+use common::*;
+
+/// Every WARN message logged anywhere in this test binary.
+static WARNINGS: Mutex<Vec<String>> = Mutex::new(Vec::new());
+
+struct WarningRecorder;
+
+impl<S: Subscriber> Layer<S> for WarningRecorder {
+    fn on_event(&self, event: &Event<'_>, _: Context<'_, S>) {
+        if *event.metadata().level() == Level::WARN {
+            struct Message(String);
+            impl Visit for Message {
+                fn record_debug(&mut self, field: &Field, value: &dyn std::fmt::Debug) {
+                    if field.name() == "message" {
+                        self.0 = format!("{value:?}");
+                    }
+                }
+            }
+            let mut message = Message(String::new());
+            event.record(&mut message);
+            WARNINGS.lock().unwrap().push(message.0);
+        }
+    }
+}
+
+#[test]
+fn invalid_colliders_are_skipped_and_warned_once() {
+    // Systems may run on any thread, so the recorder is global.
+    tracing::subscriber::set_global_default(tracing_subscriber::registry().with(WarningRecorder))
+        .unwrap();
+
+    let mut app = test_app();
+    let mut log = MessageLog::default();
+    let a = app
+        .world_mut()
+        .spawn((Collider::circle(5.0), Transform::default()))
+        .id();
+    let b = app
+        .world_mut()
+        .spawn((Collider::rect(4.0, 4.0), Transform::from_xyz(6.0, 0.0, 0.0)))
+        .id();
+    // All of these overlap a and b if they were valid.
+    let at_origin = Transform::from_xyz(1.0, 0.0, 0.0);
+    let bad = [
+        app.world_mut()
+            .spawn((Collider::circle(-3.0), at_origin))
+            .id(),
+        app.world_mut()
+            .spawn((Collider::circle(f32::NAN), at_origin))
+            .id(),
+        app.world_mut()
+            .spawn((Collider::circle(0.0), at_origin))
+            .id(),
+        app.world_mut()
+            .spawn((Collider::rect(0.0, 4.0), at_origin))
+            .id(),
+        app.world_mut()
+            .spawn((Collider::rect(4.0, f32::INFINITY), at_origin))
+            .id(),
+        app.world_mut()
+            .spawn((
+                Collider::circle(3.0),
+                Transform::from_xyz(f32::NAN, 0.0, 0.0),
+            ))
+            .id(),
+        app.world_mut()
+            .spawn((
+                Collider::circle(3.0),
+                Transform::from_xyz(f32::INFINITY, 0.0, 0.0),
+            ))
+            .id(),
+        app.world_mut()
+            .spawn((
+                Collider::rect(3.0, 3.0),
+                at_origin.with_rotation(Quat::from_xyzw(f32::NAN, 0.0, 0.0, 1.0)),
+            ))
+            .id(),
+        app.world_mut()
+            .spawn((Collider::circle(3.0), at_origin.with_scale(Vec3::ZERO)))
+            .id(),
+        app.world_mut()
+            .spawn((
+                Collider::rect(3.0, 3.0),
+                at_origin.with_scale(Vec3::new(1.0, 0.0, 1.0)),
+            ))
+            .id(),
+    ];
+
+    let mut events = Vec::new();
+    for _ in 0..5 {
+        app.update();
+        events.extend(log.read(&app));
+    }
+
+    // The valid pair is reported exactly as without the bad ones.
+    let (lo, hi) = ordered(a, b);
+    assert_eq!(events.len(), 1, "{events:?}");
+    let CollisionEvent::Started {
+        a: ea,
+        b: eb,
+        contact,
+    } = events[0]
+    else {
+        panic!("{events:?}")
+    };
+    assert_eq!((ea, eb), (lo, hi));
+    assert!(contact.point.is_finite() && contact.depth.is_finite() && contact.normal.is_finite());
+    assert_eq!(colliding(&app, a), vec![b]);
+    for &entity in &bad {
+        assert!(colliding(&app, entity).is_empty());
+    }
+
+    // One warning per bad entity, naming it, over five frames.
+    let warnings = WARNINGS.lock().unwrap().clone();
+    assert_eq!(warnings.len(), bad.len(), "{warnings:#?}");
+    for entity in bad {
+        let named = warnings
+            .iter()
+            .filter(|w| w.contains(&entity.to_string()))
+            .count();
+        assert_eq!(named, 1, "{entity}: {warnings:#?}");
+    }
+
+    // A fixed collider takes part from the next detection on.
+    let nan_transform = bad[5];
+    app.world_mut()
+        .get_mut::<Transform>(nan_transform)
+        .unwrap()
+        .translation = Vec3::new(1.0, 0.0, 0.0);
+    app.update();
+    let events = log.read(&app);
+    assert_eq!(events.len(), 2, "{events:?}");
+    assert!(
+        events
+            .iter()
+            .all(|e| matches!(e, CollisionEvent::Started { .. }) && e.involves(nan_transform))
+    );
+    assert_eq!(WARNINGS.lock().unwrap().len(), bad.len(), "no new warnings");
+}

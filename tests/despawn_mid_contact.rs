@@ -1,0 +1,175 @@
+//! Contacts end exactly once when an entity is despawned or loses its
+//! collider mid-contact, and the survivor hears about it.
+
+mod common;
+
+use bevy::prelude::*;
+use bevy_collide2d::prelude::*;
+use common::*;
+
+fn touching_pair(app: &mut App) -> (Entity, Entity) {
+    let survivor = app
+        .world_mut()
+        .spawn((Collider::circle(10.0), Transform::default()))
+        .id();
+    let doomed = app
+        .world_mut()
+        .spawn((
+            Collider::rect(10.0, 10.0),
+            Transform::from_xyz(12.0, 0.0, 0.0),
+        ))
+        .id();
+    (survivor, doomed)
+}
+
+fn count(events: &[CollisionEvent]) -> (usize, usize) {
+    let started = events
+        .iter()
+        .filter(|e| matches!(e, CollisionEvent::Started { .. }))
+        .count();
+    (started, events.len() - started)
+}
+
+#[test]
+fn despawn_ends_the_contact_once_and_the_survivor_hears_it() {
+    let mut app = test_app();
+    let mut log = MessageLog::default();
+    let (survivor, doomed) = touching_pair(&mut app);
+    let survivor_heard = app.world_mut().spawn_empty().id();
+    app.world_mut().entity_mut(survivor).observe(
+        move |end: On<CollisionEnded>, mut commands: Commands| {
+            commands
+                .entity(survivor_heard)
+                .insert(Name::new(format!("ended with {}", end.other)));
+        },
+    );
+    app.update();
+    assert_eq!(count(&log.read(&app)), (1, 0));
+    assert_eq!(colliding(&app, survivor), vec![doomed]);
+    take_observed(&mut app);
+
+    app.world_mut().despawn(doomed);
+    app.update();
+    let (a, b) = ordered(survivor, doomed);
+    assert_eq!(log.read(&app), vec![CollisionEvent::Ended { a, b }]);
+    assert!(colliding(&app, survivor).is_empty());
+    // Only the survivor is still there to hear it.
+    assert_eq!(
+        take_observed(&mut app),
+        vec![ObservedEvent::Ended {
+            entity: survivor,
+            other: doomed
+        }]
+    );
+    assert_eq!(
+        app.world()
+            .get::<Name>(survivor_heard)
+            .map(|n| n.as_str().to_owned()),
+        Some(format!("ended with {doomed}"))
+    );
+
+    for _ in 0..5 {
+        app.update();
+    }
+    assert!(log.read(&app).is_empty(), "no second Ended");
+    assert!(take_observed(&mut app).is_empty());
+}
+
+#[test]
+fn removing_the_collider_ends_the_contact_and_clears_both_sides() {
+    let mut app = test_app();
+    let mut log = MessageLog::default();
+    let (survivor, stripped) = touching_pair(&mut app);
+    app.update();
+    assert_eq!(count(&log.read(&app)), (1, 0));
+    take_observed(&mut app);
+
+    app.world_mut().entity_mut(stripped).remove::<Collider>();
+    app.update();
+    assert_eq!(count(&log.read(&app)), (0, 1));
+    assert!(colliding(&app, survivor).is_empty());
+    // The entity without a collider is still alive: it hears the end too,
+    // and its CollidingEntities is emptied.
+    assert!(colliding(&app, stripped).is_empty());
+    assert_eq!(take_observed(&mut app).len(), 2);
+
+    // Putting the collider back starts a new contact.
+    app.world_mut()
+        .entity_mut(stripped)
+        .insert(Collider::rect(10.0, 10.0));
+    app.update();
+    assert_eq!(count(&log.read(&app)), (1, 0));
+    assert_eq!(colliding(&app, survivor), vec![stripped]);
+}
+
+#[test]
+fn despawning_from_a_started_observer_is_safe() {
+    // The breakout pattern: a brick despawns itself when hit.
+    let mut app = test_app();
+    let mut log = MessageLog::default();
+    let ball = app
+        .world_mut()
+        .spawn((Collider::circle(10.0), Transform::default()))
+        .id();
+    let bricks: Vec<Entity> = (0..3)
+        .map(|i| {
+            let y = 8.0 * (i as f32 - 1.0);
+            let brick = app
+                .world_mut()
+                .spawn((Collider::rect(10.0, 6.0), Transform::from_xyz(12.0, y, 0.0)))
+                .id();
+            app.world_mut().entity_mut(brick).observe(
+                |hit: On<CollisionStarted>, mut commands: Commands| {
+                    commands.entity(hit.entity).despawn();
+                },
+            );
+            brick
+        })
+        .collect();
+    app.update();
+    assert_eq!(
+        count(&log.read(&app)),
+        (3, 0),
+        "ball touches all three bricks"
+    );
+    for &brick in &bricks {
+        assert!(
+            app.world().get_entity(brick).is_err(),
+            "brick despawned by its observer"
+        );
+    }
+    // The ball's CollidingEntities listed them this frame; next frame ends
+    // every contact once.
+    app.update();
+    assert_eq!(count(&log.read(&app)), (0, 3));
+    assert!(colliding(&app, ball).is_empty());
+    let ended = take_observed(&mut app)
+        .into_iter()
+        .filter(|e| matches!(e, ObservedEvent::Ended { .. }))
+        .collect::<Vec<_>>();
+    assert_eq!(ended.len(), 3);
+    assert!(
+        ended
+            .iter()
+            .all(|e| matches!(e, ObservedEvent::Ended { entity, .. } if *entity == ball))
+    );
+}
+
+#[test]
+fn collider_added_and_removed_in_the_same_frame_reports_nothing() {
+    let mut app = test_app();
+    let mut log = MessageLog::default();
+    let base = app
+        .world_mut()
+        .spawn((Collider::circle(10.0), Transform::default()))
+        .id();
+    app.update();
+    let ghost = app
+        .world_mut()
+        .spawn((Collider::circle(10.0), Transform::default()))
+        .id();
+    app.world_mut().despawn(ghost);
+    app.update();
+    assert!(log.read(&app).is_empty());
+    assert!(colliding(&app, base).is_empty());
+}

@@ -1,0 +1,86 @@
+//! `CollisionPlugin::new(FixedPostUpdate)` sees the poses that `FixedUpdate`
+//! just wrote, including through the hierarchy.
+
+mod common;
+
+use bevy::prelude::*;
+use bevy_collide2d::prelude::*;
+use common::*;
+
+#[derive(Component)]
+struct Mover;
+
+/// `CollidingEntities::len()` of the mover, read right after each fixed
+/// detection.
+#[derive(Resource, Default)]
+struct FixedStepContacts(Vec<usize>);
+
+#[test]
+fn fixed_post_update_detection_sees_current_poses() {
+    let mut app = app_with(CollisionPlugin::new(FixedPostUpdate));
+    // One fixed step per 1/60 s update.
+    app.insert_resource(Time::<Fixed>::from_hz(60.0))
+        .init_resource::<FixedStepContacts>()
+        .add_systems(
+            FixedUpdate,
+            |mut movers: Query<&mut Transform, With<Mover>>| {
+                for mut transform in &mut movers {
+                    transform.translation.x += 10.0;
+                }
+            },
+        )
+        .add_systems(
+            FixedPostUpdate,
+            (|movers: Query<&CollidingEntities, With<Mover>>,
+              mut seen: ResMut<FixedStepContacts>| {
+                seen.0.push(movers.iter().map(|c| c.len()).sum());
+            })
+            .after(CollisionSystems::Events),
+        );
+    // The mover is a parent: its child's collider moves through the
+    // hierarchy, which only propagation in the fixed schedule can see.
+    let parent = app
+        .world_mut()
+        .spawn((
+            Mover,
+            Collider::circle(1.0),
+            Transform::from_xyz(-30.0, 0.0, 0.0),
+        ))
+        .id();
+    let child = app
+        .world_mut()
+        .spawn((
+            Collider::circle(1.0),
+            Transform::from_xyz(0.0, 5.0, 0.0),
+            ChildOf(parent),
+        ))
+        .id();
+    let wall = app
+        .world_mut()
+        .spawn((Collider::rect(2.0, 20.0), Transform::default()))
+        .id();
+
+    let mut log = MessageLog::default();
+    let mut started = Vec::new();
+    let mut updates = 0;
+    while app.world().resource::<FixedStepContacts>().0.len() < 4 && updates < 20 {
+        app.update();
+        updates += 1;
+        started.extend(
+            log.read(&app)
+                .into_iter()
+                .filter(|e| matches!(e, CollisionEvent::Started { .. }))
+                .map(|e| e.entities()),
+        );
+    }
+    // Fixed steps move the parent to -20, -10, 0 (onto the wall), 10.
+    let seen = &app.world().resource::<FixedStepContacts>().0;
+    assert_eq!(
+        &seen[..4],
+        &[0, 0, 1, 0],
+        "contacts seen in the step that made them"
+    );
+    // The child followed its parent into the wall.
+    assert!(started.contains(&ordered(parent, wall)), "{started:?}");
+    assert!(started.contains(&ordered(child, wall)), "{started:?}");
+}
