@@ -3,6 +3,8 @@
 
 pub mod broad_phase;
 mod collider;
+#[cfg(feature = "debug")]
+pub mod debug;
 mod events;
 pub mod geometry;
 pub mod narrow_phase;
@@ -15,10 +17,16 @@ pub use geometry::Contact;
 pub use narrow_phase::{Collisions, ContactPair};
 pub use plugin::{CollisionPlugin, CollisionSystems};
 
+#[cfg(feature = "debug")]
+pub use debug::{CollisionDebugPlugin, CollisionGizmos};
+
 /// Everything a game needs: `use bevy_collide2d::prelude::*;`.
 pub mod prelude {
     pub use crate::{
         Collider, CollidingEntities, CollisionEnded, CollisionEvent, CollisionLayers,
         CollisionPlugin, CollisionStarted, CollisionSystems, Collisions, Contact, ContactPair,
     };
+
+    #[cfg(feature = "debug")]
+    pub use crate::{CollisionDebugPlugin, CollisionGizmos};
 }

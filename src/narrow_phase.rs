@@ -117,7 +117,7 @@ pub(crate) fn compute_contacts(
         None => pairs.extend(candidates.iter().filter_map(|&c| contact_pair(snapshot, c))),
     }
     // Pairs are unique, so an unstable sort is still deterministic.
-    pairs.sort_unstable_by(|p, q| (p.a, p.b).cmp(&(q.a, q.b)));
+    pairs.sort_unstable_by_key(|p| (p.a, p.b));
 }
 
 /// Contacts computed in chunks on the compute task pool, in chunk order (so

@@ -1,0 +1,284 @@
+//! [`CollisionDebugPlugin`]: draws every collider and every contact with
+//! gizmos, so what the plugin detects can be seen.
+//!
+//! Requires Bevy's `GizmoPlugin` (part of `DefaultPlugins` when the
+//! `bevy_gizmos` feature is on) and [`CollisionPlugin`](crate::CollisionPlugin).
+//!
+//! The overlay is a gizmo config group, [`CollisionGizmos`], so it is switched
+//! on and off, recoloured and restyled at runtime through Bevy's
+//! [`GizmoConfigStore`]:
+//!
+//! ```no_run
+//! # use bevy::prelude::*;
+//! # use bevy_collide2d::debug::CollisionGizmos;
+//! fn toggle_overlay(keys: Res<ButtonInput<KeyCode>>, mut store: ResMut<GizmoConfigStore>) {
+//!     if keys.just_pressed(KeyCode::KeyD) {
+//!         let (config, style) = store.config_mut::<CollisionGizmos>();
+//!         config.enabled = !config.enabled;
+//!         style.normal_length = 40.0;
+//!     }
+//! }
+//! ```
+//!
+//! While the group is disabled the drawing systems do not run at all (a run
+//! condition checks the flag), so a disabled overlay costs one resource read
+//! per frame.
+
+use bevy::color::Color;
+use bevy::gizmos::GizmoPlugin;
+use bevy::gizmos::config::{GizmoConfigGroup, GizmoConfigStore};
+use bevy::gizmos::gizmos::Gizmos;
+use bevy::prelude::*;
+use bevy::transform::TransformSystems;
+
+use crate::collider::{Collider, CollidingEntities};
+use crate::geometry::Shape;
+use crate::narrow_phase::Collisions;
+use crate::plugin::CollisionSystems;
+use crate::snapshot::world_shape;
+
+/// Draws colliders and contacts with gizmos.
+///
+/// Every collider's outline is drawn at its true pose (position, rotation and
+/// scale from its [`GlobalTransform`]), in
+/// [`CollisionGizmos::collider_color`] or, while it touches something
+/// ([`CollidingEntities`] not empty), in
+/// [`CollisionGizmos::colliding_color`]. Every contact in [`Collisions`] is
+/// drawn as a small circle at its point, an arrow along its normal (from the
+/// first entity of the pair towards the second) and a segment as long as its
+/// depth.
+///
+/// Drawing happens in [`PostUpdate`] after transform propagation and after
+/// [`CollisionSystems::Events`], so it shows this frame's detection. When the
+/// [`CollisionPlugin`](crate::CollisionPlugin) runs in another schedule
+/// (e.g. `FixedPostUpdate`), the contacts drawn are the latest ones it found.
+///
+/// Configure it through [`GizmoConfigStore`] with
+/// `store.config_mut::<CollisionGizmos>()`: the [`GizmoConfig`] half holds
+/// `enabled` and the line width, the [`CollisionGizmos`] half holds colours
+/// and sizes.
+#[derive(Clone, Copy, Debug)]
+pub struct CollisionDebugPlugin {
+    /// Whether the overlay is drawn from the start (default `true`). Either
+    /// way it can be toggled later through [`GizmoConfigStore`].
+    pub enabled: bool,
+}
+
+impl CollisionDebugPlugin {
+    /// The overlay registered but switched off, to be enabled at runtime.
+    pub const fn disabled() -> Self {
+        Self { enabled: false }
+    }
+}
+
+impl Default for CollisionDebugPlugin {
+    fn default() -> Self {
+        Self { enabled: true }
+    }
+}
+
+/// The gizmo config group of [`CollisionDebugPlugin`]: colours and sizes of
+/// the overlay. Read and change it with
+/// `GizmoConfigStore::config_mut::<CollisionGizmos>()`.
+#[derive(Clone, Debug, Reflect, GizmoConfigGroup)]
+#[reflect(Default, Clone)]
+pub struct CollisionGizmos {
+    /// Outline of a collider that touches nothing.
+    pub collider_color: Color,
+    /// Outline of a collider that touches at least one other.
+    pub colliding_color: Color,
+    /// The circle marking a contact point.
+    pub point_color: Color,
+    /// The arrow along a contact normal.
+    pub normal_color: Color,
+    /// The segment showing a contact's depth.
+    pub depth_color: Color,
+    /// Length of the normal arrow, in world units.
+    pub normal_length: f32,
+    /// Radius of the circle marking a contact point, in world units.
+    pub point_radius: f32,
+    /// Draw collider outlines.
+    pub draw_colliders: bool,
+    /// Draw contact points, normals and depths.
+    pub draw_contacts: bool,
+    /// Also draw each collider's axis-aligned bounding box (what the broad
+    /// phase compares), faintly. Off by default.
+    pub draw_aabbs: bool,
+}
+
+impl Default for CollisionGizmos {
+    fn default() -> Self {
+        Self {
+            collider_color: Color::srgb(0.35, 0.85, 1.0),
+            colliding_color: Color::srgb(1.0, 0.3, 0.25),
+            point_color: Color::srgb(1.0, 0.95, 0.2),
+            normal_color: Color::srgb(1.0, 0.55, 0.1),
+            depth_color: Color::srgb(1.0, 0.1, 0.9),
+            normal_length: 30.0,
+            point_radius: 3.0,
+            draw_colliders: true,
+            draw_contacts: true,
+            draw_aabbs: false,
+        }
+    }
+}
+
+impl Plugin for CollisionDebugPlugin {
+    fn build(&self, app: &mut App) {
+        app.init_gizmo_group::<CollisionGizmos>();
+        app.world_mut()
+            .resource_mut::<GizmoConfigStore>()
+            .config_mut::<CollisionGizmos>()
+            .0
+            .enabled = self.enabled;
+
+        app.add_systems(
+            PostUpdate,
+            (draw_colliders, draw_contacts)
+                .after(TransformSystems::Propagate)
+                .after(CollisionSystems::Events)
+                .run_if(collision_gizmos_enabled),
+        );
+    }
+
+    fn finish(&self, app: &mut App) {
+        assert!(
+            app.is_plugin_added::<GizmoPlugin>(),
+            "CollisionDebugPlugin needs Bevy's GizmoPlugin (in DefaultPlugins with the `bevy_gizmos` feature)"
+        );
+        assert!(
+            app.world().contains_resource::<Collisions>(),
+            "CollisionDebugPlugin needs CollisionPlugin"
+        );
+    }
+}
+
+/// Run condition: whether the [`CollisionGizmos`] group is enabled in the
+/// [`GizmoConfigStore`]. The overlay's systems use it so that they do not run
+/// at all while it is off; use it for your own debug drawing too.
+pub fn collision_gizmos_enabled(store: Res<GizmoConfigStore>) -> bool {
+    store
+        .get_config::<CollisionGizmos>()
+        .is_some_and(|(config, _)| config.enabled)
+}
+
+/// Outlines every valid collider at its world pose, coloured by whether it is
+/// colliding. Invalid colliders (which detection skips) are not drawn.
+fn draw_colliders(
+    mut gizmos: Gizmos<CollisionGizmos>,
+    colliders: Query<(&Collider, &GlobalTransform, &CollidingEntities)>,
+) {
+    // A copy of the `&'w` reference, so `gizmos` stays free to draw with.
+    let style = gizmos.config_ext;
+    if !style.draw_colliders && !style.draw_aabbs {
+        return;
+    }
+    for (collider, transform, colliding) in &colliders {
+        // The same pose and scaled shape that detection uses.
+        let Ok((shape, pose)) = world_shape(collider, transform) else {
+            continue;
+        };
+        let color = if colliding.is_empty() {
+            style.collider_color
+        } else {
+            style.colliding_color
+        };
+        if style.draw_colliders {
+            match shape {
+                Shape::Circle { radius } => {
+                    gizmos.circle_2d(pose, radius, color).resolution(48);
+                    // A radius along the local x axis shows the rotation.
+                    gizmos.line_2d(pose.translation, pose * Vec2::new(radius, 0.0), color);
+                }
+                Shape::Rect { half_size } => {
+                    gizmos.rect_2d(pose, half_size * 2.0, color);
+                }
+            }
+        }
+        if style.draw_aabbs {
+            let aabb = shape.aabb(pose);
+            gizmos.rect_2d(
+                (aabb.min + aabb.max) * 0.5,
+                aabb.max - aabb.min,
+                color.with_alpha(0.3),
+            );
+        }
+    }
+}
+
+/// Draws each contact of the last detection: its point, its normal (from the
+/// pair's first entity to its second) and its depth along the normal.
+fn draw_contacts(mut gizmos: Gizmos<CollisionGizmos>, collisions: Res<Collisions>) {
+    let style = gizmos.config_ext;
+    if !style.draw_contacts {
+        return;
+    }
+    for pair in collisions.iter() {
+        let contact = pair.contact;
+        let normal = *contact.normal;
+        gizmos.circle_2d(contact.point, style.point_radius, style.point_color);
+        gizmos
+            .arrow_2d(
+                contact.point,
+                contact.point + normal * style.normal_length,
+                style.normal_color,
+            )
+            .with_tip_length(style.normal_length * 0.3);
+        if contact.depth > 0.0 {
+            // The overlap along the normal, centred on the contact point.
+            let half_depth = normal * (contact.depth * 0.5);
+            gizmos.line_2d(
+                contact.point - half_depth,
+                contact.point + half_depth,
+                style.depth_color,
+            );
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use bevy::ecs::system::RunSystemOnce;
+    use bevy::gizmos::config::GizmoConfig;
+
+    use super::*;
+
+    fn overlay_enabled(world: &mut World) -> bool {
+        world
+            .run_system_once(collision_gizmos_enabled)
+            .expect("the run condition only reads GizmoConfigStore")
+    }
+
+    #[test]
+    fn run_condition_follows_the_enabled_flag() {
+        let mut world = World::new();
+        world.init_resource::<GizmoConfigStore>();
+        // Group not registered: nothing to draw, and no panic.
+        assert!(!overlay_enabled(&mut world));
+
+        world
+            .resource_mut::<GizmoConfigStore>()
+            .insert(GizmoConfig::default(), CollisionGizmos::default());
+        assert!(overlay_enabled(&mut world));
+
+        world
+            .resource_mut::<GizmoConfigStore>()
+            .config_mut::<CollisionGizmos>()
+            .0
+            .enabled = false;
+        assert!(!overlay_enabled(&mut world));
+    }
+
+    // Building needs no GizmoPlugin (only running the app does), so this
+    // checks the registration without a window or renderer.
+    #[test]
+    fn plugin_registers_the_group_with_its_start_state() {
+        for enabled in [true, false] {
+            let mut app = App::new();
+            app.add_plugins(CollisionDebugPlugin { enabled });
+            let store = app.world().resource::<GizmoConfigStore>();
+            assert_eq!(store.config::<CollisionGizmos>().0.enabled, enabled);
+            assert_eq!(store.config::<CollisionGizmos>().1.normal_length, 30.0);
+        }
+    }
+}
