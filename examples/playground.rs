@@ -329,24 +329,17 @@ fn spawn_shapes(
 ) {
     let at = cursor.0.unwrap_or(Vec2::ZERO);
     let variant = spawned.0 as usize;
-    if keys.just_pressed(KeyCode::KeyC) {
-        let radius = [35.0, 50.0, 22.0, 65.0][variant % 4];
-        let collider = Collider::circle(radius);
-        spawn_body(
-            &mut commands,
-            &mut meshes,
-            &mut materials,
-            &mut spawned,
-            collider,
-            at,
-            0.0,
-        );
-    }
-    if keys.just_pressed(KeyCode::KeyR) {
+    // Each press spawns the next of a few sizes, so new shapes differ.
+    let new_shape = if keys.just_pressed(KeyCode::KeyC) {
+        Some((Collider::circle([35.0, 50.0, 22.0, 65.0][variant % 4]), 0.0))
+    } else if keys.just_pressed(KeyCode::KeyR) {
         let (width, height) =
             [(180.0, 40.0), (90.0, 90.0), (260.0, 24.0), (60.0, 140.0)][variant % 4];
-        let collider = Collider::rect(width, height);
-        let angle = 0.35 * variant as f32;
+        Some((Collider::rect(width, height), 0.35 * variant as f32))
+    } else {
+        None
+    };
+    if let Some((collider, angle)) = new_shape {
         spawn_body(
             &mut commands,
             &mut meshes,

@@ -42,60 +42,35 @@ fn invalid_colliders_are_skipped_and_warned_once() {
 
     let mut app = test_app();
     let mut log = MessageLog::default();
-    let a = app
-        .world_mut()
-        .spawn((Collider::circle(5.0), Transform::default()))
-        .id();
-    let b = app
-        .world_mut()
-        .spawn((Collider::rect(4.0, 4.0), Transform::from_xyz(6.0, 0.0, 0.0)))
-        .id();
-    // All of these overlap a and b if they were valid.
-    let at_origin = Transform::from_xyz(1.0, 0.0, 0.0);
-    let bad = [
-        app.world_mut()
-            .spawn((Collider::circle(-3.0), at_origin))
-            .id(),
-        app.world_mut()
-            .spawn((Collider::circle(f32::NAN), at_origin))
-            .id(),
-        app.world_mut()
-            .spawn((Collider::circle(0.0), at_origin))
-            .id(),
-        app.world_mut()
-            .spawn((Collider::rect(0.0, 4.0), at_origin))
-            .id(),
-        app.world_mut()
-            .spawn((Collider::rect(4.0, f32::INFINITY), at_origin))
-            .id(),
-        app.world_mut()
-            .spawn((
-                Collider::circle(3.0),
-                Transform::from_xyz(f32::NAN, 0.0, 0.0),
-            ))
-            .id(),
-        app.world_mut()
-            .spawn((
-                Collider::circle(3.0),
-                Transform::from_xyz(f32::INFINITY, 0.0, 0.0),
-            ))
-            .id(),
-        app.world_mut()
-            .spawn((
-                Collider::rect(3.0, 3.0),
-                at_origin.with_rotation(Quat::from_xyzw(f32::NAN, 0.0, 0.0, 1.0)),
-            ))
-            .id(),
-        app.world_mut()
-            .spawn((Collider::circle(3.0), at_origin.with_scale(Vec3::ZERO)))
-            .id(),
-        app.world_mut()
-            .spawn((
-                Collider::rect(3.0, 3.0),
-                at_origin.with_scale(Vec3::new(1.0, 0.0, 1.0)),
-            ))
-            .id(),
-    ];
+    let a = spawn_at(&mut app, Collider::circle(5.0), 0.0, 0.0);
+    let b = spawn_at(&mut app, Collider::rect(4.0, 4.0), 6.0, 0.0);
+    // All of these would overlap a and b if they were valid.
+    let near = Transform::from_xyz(1.0, 0.0, 0.0);
+    let nan_rotation = Quat::from_xyzw(f32::NAN, 0.0, 0.0, 1.0);
+    let bad: Vec<Entity> = [
+        (Collider::circle(-3.0), near),
+        (Collider::circle(f32::NAN), near),
+        (Collider::circle(0.0), near),
+        (Collider::rect(0.0, 4.0), near),
+        (Collider::rect(4.0, f32::INFINITY), near),
+        (
+            Collider::circle(3.0),
+            Transform::from_xyz(f32::NAN, 0.0, 0.0),
+        ),
+        (
+            Collider::circle(3.0),
+            Transform::from_xyz(f32::INFINITY, 0.0, 0.0),
+        ),
+        (Collider::rect(3.0, 3.0), near.with_rotation(nan_rotation)),
+        (Collider::circle(3.0), near.with_scale(Vec3::ZERO)),
+        (
+            Collider::rect(3.0, 3.0),
+            near.with_scale(Vec3::new(1.0, 0.0, 1.0)),
+        ),
+    ]
+    .into_iter()
+    .map(|bundle| app.world_mut().spawn(bundle).id())
+    .collect();
 
     let mut events = Vec::new();
     for _ in 0..5 {
@@ -124,7 +99,7 @@ fn invalid_colliders_are_skipped_and_warned_once() {
     // One warning per bad entity, naming it, over five frames.
     let warnings = WARNINGS.lock().unwrap().clone();
     assert_eq!(warnings.len(), bad.len(), "{warnings:#?}");
-    for entity in bad {
+    for &entity in &bad {
         let named = warnings
             .iter()
             .filter(|w| w.contains(&entity.to_string()))

@@ -8,17 +8,8 @@ use bevy_collide2d::prelude::*;
 use common::*;
 
 fn touching_pair(app: &mut App) -> (Entity, Entity) {
-    let survivor = app
-        .world_mut()
-        .spawn((Collider::circle(10.0), Transform::default()))
-        .id();
-    let doomed = app
-        .world_mut()
-        .spawn((
-            Collider::rect(10.0, 10.0),
-            Transform::from_xyz(12.0, 0.0, 0.0),
-        ))
-        .id();
+    let survivor = spawn_at(app, Collider::circle(10.0), 0.0, 0.0);
+    let doomed = spawn_at(app, Collider::rect(10.0, 10.0), 12.0, 0.0);
     (survivor, doomed)
 }
 
@@ -107,17 +98,11 @@ fn despawning_from_a_started_observer_is_safe() {
     // The breakout pattern: a brick despawns itself when hit.
     let mut app = test_app();
     let mut log = MessageLog::default();
-    let ball = app
-        .world_mut()
-        .spawn((Collider::circle(10.0), Transform::default()))
-        .id();
+    let ball = spawn_at(&mut app, Collider::circle(10.0), 0.0, 0.0);
     let bricks: Vec<Entity> = (0..3)
         .map(|i| {
             let y = 8.0 * (i as f32 - 1.0);
-            let brick = app
-                .world_mut()
-                .spawn((Collider::rect(10.0, 6.0), Transform::from_xyz(12.0, y, 0.0)))
-                .id();
+            let brick = spawn_at(&mut app, Collider::rect(10.0, 6.0), 12.0, y);
             app.world_mut().entity_mut(brick).observe(
                 |hit: On<CollisionStarted>, mut commands: Commands| {
                     commands.entity(hit.entity).despawn();
@@ -159,15 +144,9 @@ fn despawning_from_a_started_observer_is_safe() {
 fn collider_added_and_removed_in_the_same_frame_reports_nothing() {
     let mut app = test_app();
     let mut log = MessageLog::default();
-    let base = app
-        .world_mut()
-        .spawn((Collider::circle(10.0), Transform::default()))
-        .id();
+    let base = spawn_at(&mut app, Collider::circle(10.0), 0.0, 0.0);
     app.update();
-    let ghost = app
-        .world_mut()
-        .spawn((Collider::circle(10.0), Transform::default()))
-        .id();
+    let ghost = spawn_at(&mut app, Collider::circle(10.0), 0.0, 0.0);
     app.world_mut().despawn(ghost);
     app.update();
     assert!(log.read(&app).is_empty());

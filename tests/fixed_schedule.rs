@@ -55,10 +55,7 @@ fn fixed_post_update_detection_sees_current_poses() {
             ChildOf(parent),
         ))
         .id();
-    let wall = app
-        .world_mut()
-        .spawn((Collider::rect(2.0, 20.0), Transform::default()))
-        .id();
+    let wall = spawn_at(&mut app, Collider::rect(2.0, 20.0), 0.0, 0.0);
 
     let mut log = MessageLog::default();
     let mut started = Vec::new();

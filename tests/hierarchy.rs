@@ -11,9 +11,7 @@ use common::*;
 
 /// A small probe circle at a world position.
 fn probe(app: &mut App, x: f32, y: f32) -> Entity {
-    app.world_mut()
-        .spawn((Collider::circle(0.5), Transform::from_xyz(x, y, 0.0)))
-        .id()
+    spawn_at(app, Collider::circle(0.5), x, y)
 }
 
 #[test]

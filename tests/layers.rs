@@ -24,10 +24,7 @@ fn only_matching_layers_interact() {
     let pickup = spawn(&mut app, CollisionLayers::new(PICKUP, PLAYER));
     // Default layers: everything, so it meets all three (each of them has
     // some filter bit that the default memberships include, and vice versa).
-    let everything = app
-        .world_mut()
-        .spawn((Collider::circle(10.0), Transform::default()))
-        .id();
+    let everything = spawn_at(&mut app, Collider::circle(10.0), 0.0, 0.0);
     let ghost = spawn(&mut app, CollisionLayers::NONE);
     app.update();
 
@@ -69,14 +66,8 @@ fn filtering_is_mutual() {
 fn changing_layers_mid_contact_ends_and_restarts_it() {
     let mut app = test_app();
     let mut log = MessageLog::default();
-    let a = app
-        .world_mut()
-        .spawn((Collider::circle(1.0), Transform::default()))
-        .id();
-    let b = app
-        .world_mut()
-        .spawn((Collider::circle(1.0), Transform::from_xyz(1.0, 0.0, 0.0)))
-        .id();
+    let a = spawn_at(&mut app, Collider::circle(1.0), 0.0, 0.0);
+    let b = spawn_at(&mut app, Collider::circle(1.0), 1.0, 0.0);
     app.update();
     assert_eq!(log.read(&app).len(), 1);
 

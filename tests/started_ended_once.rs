@@ -11,17 +11,8 @@ use common::*;
 fn approach_overlap_and_part() {
     let mut app = test_app();
     let mut log = MessageLog::default();
-    let left = app
-        .world_mut()
-        .spawn((Collider::circle(10.0), Transform::from_xyz(-50.0, 0.0, 0.0)))
-        .id();
-    let right = app
-        .world_mut()
-        .spawn((
-            Collider::rect(20.0, 20.0),
-            Transform::from_xyz(50.0, 0.0, 0.0),
-        ))
-        .id();
+    let left = spawn_at(&mut app, Collider::circle(10.0), -50.0, 0.0);
+    let right = spawn_at(&mut app, Collider::rect(20.0, 20.0), 50.0, 0.0);
     let (a, b) = ordered(left, right);
 
     let mut started = Vec::new();
@@ -85,14 +76,8 @@ fn approach_overlap_and_part() {
 #[test]
 fn observers_hear_both_sides_with_their_own_normal() {
     let mut app = test_app();
-    let ball = app
-        .world_mut()
-        .spawn((Collider::circle(1.0), Transform::from_xyz(0.0, 1.5, 0.0)))
-        .id();
-    let floor = app
-        .world_mut()
-        .spawn((Collider::rect(10.0, 2.0), Transform::default()))
-        .id();
+    let ball = spawn_at(&mut app, Collider::circle(1.0), 0.0, 1.5);
+    let floor = spawn_at(&mut app, Collider::rect(10.0, 2.0), 0.0, 0.0);
     // Entity observers too, not only the global ones.
     app.world_mut().entity_mut(floor).observe(
         |hit: On<CollisionStarted>, mut commands: Commands| {
@@ -163,18 +148,9 @@ fn observers_hear_both_sides_with_their_own_normal() {
 #[test]
 fn collisions_resource_matches_colliding_entities() {
     let mut app = test_app();
-    let a = app
-        .world_mut()
-        .spawn((Collider::circle(5.0), Transform::default()))
-        .id();
-    let b = app
-        .world_mut()
-        .spawn((Collider::circle(5.0), Transform::from_xyz(8.0, 0.0, 0.0)))
-        .id();
-    let c = app
-        .world_mut()
-        .spawn((Collider::circle(5.0), Transform::from_xyz(-100.0, 0.0, 0.0)))
-        .id();
+    let a = spawn_at(&mut app, Collider::circle(5.0), 0.0, 0.0);
+    let b = spawn_at(&mut app, Collider::circle(5.0), 8.0, 0.0);
+    let c = spawn_at(&mut app, Collider::circle(5.0), -100.0, 0.0);
     app.update();
     let collisions = app.world().resource::<Collisions>();
     assert_eq!(collisions.len(), 1);

@@ -95,3 +95,10 @@ pub fn set_translation(app: &mut App, entity: Entity, x: f32, y: f32) {
     transform.translation.x = x;
     transform.translation.y = y;
 }
+
+/// Spawns a root collider at `(x, y)`.
+pub fn spawn_at(app: &mut App, collider: Collider, x: f32, y: f32) -> Entity {
+    app.world_mut()
+        .spawn((collider, Transform::from_xyz(x, y, 0.0)))
+        .id()
+}
