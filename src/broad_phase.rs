@@ -35,6 +35,8 @@ pub struct SpatialGrid {
     entries: Vec<CellEntry>,
     sorted: Vec<CellEntry>,
     bucket_starts: Vec<u32>,
+    /// Scratch for the counting sort: the next free slot of each bucket.
+    bucket_cursors: Vec<u32>,
 }
 
 impl SpatialGrid {
@@ -137,9 +139,9 @@ impl SpatialGrid {
         }
         self.sorted.clear();
         self.sorted.resize(self.entries.len(), CellEntry::default());
-        let mut cursor = self.bucket_starts.clone();
+        self.bucket_cursors.clone_from(&self.bucket_starts);
         for entry in &self.entries {
-            let slot = &mut cursor[(cell_hash(entry.cell) & mask) as usize];
+            let slot = &mut self.bucket_cursors[(cell_hash(entry.cell) & mask) as usize];
             self.sorted[*slot as usize] = *entry;
             *slot += 1;
         }
@@ -198,4 +200,108 @@ pub(crate) fn find_candidate_pairs(
         |i, j| layers[i as usize].interacts_with(&layers[j as usize]),
         &mut candidates.pairs,
     );
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use rand::{Rng, SeedableRng, rngs::StdRng};
+
+    fn boxes_overlapping_by_brute_force(aabbs: &[Aabb2d]) -> Vec<(u32, u32)> {
+        let mut pairs = Vec::new();
+        for i in 0..aabbs.len() {
+            for j in i + 1..aabbs.len() {
+                if aabbs_overlap(&aabbs[i], &aabbs[j]) {
+                    pairs.push((i as u32, j as u32));
+                }
+            }
+        }
+        pairs
+    }
+
+    fn grid_pairs(grid: &mut SpatialGrid, aabbs: &[Aabb2d]) -> Vec<(u32, u32)> {
+        let mut pairs = Vec::new();
+        grid.overlapping_pairs(aabbs, |_, _| true, &mut pairs);
+        let before = pairs.len();
+        pairs.sort_unstable();
+        pairs.dedup();
+        assert_eq!(pairs.len(), before, "a pair was reported twice");
+        pairs
+    }
+
+    fn aabb(min: Vec2, size: Vec2) -> Aabb2d {
+        Aabb2d {
+            min,
+            max: min + size,
+        }
+    }
+
+    #[test]
+    fn matches_brute_force_with_mixed_sizes() {
+        let mut rng = StdRng::seed_from_u64(11);
+        let mut grid = SpatialGrid::default();
+        for round in 0..20 {
+            let count = rng.random_range(0..600);
+            let aabbs: Vec<Aabb2d> = (0..count)
+                .map(|_| {
+                    // Mostly small boxes, some long walls and a few giants
+                    // that take the oversized path.
+                    let size = match rng.random_range(0..20) {
+                        0 => Vec2::new(rng.random_range(100.0..400.0), rng.random_range(1.0..5.0)),
+                        1 => Vec2::splat(rng.random_range(300.0..800.0)),
+                        _ => Vec2::new(rng.random_range(0.5..12.0), rng.random_range(0.5..12.0)),
+                    };
+                    let min = Vec2::new(
+                        rng.random_range(-300.0..300.0),
+                        rng.random_range(-300.0..300.0),
+                    );
+                    aabb(min, size)
+                })
+                .collect();
+            assert_eq!(
+                grid_pairs(&mut grid, &aabbs),
+                boxes_overlapping_by_brute_force(&aabbs),
+                "round {round}"
+            );
+        }
+    }
+
+    #[test]
+    fn touching_boxes_and_cell_borders() {
+        // Boxes meeting exactly on edges and corners, placed on cell borders.
+        let aabbs = [
+            aabb(Vec2::ZERO, Vec2::ONE),
+            aabb(Vec2::new(1.0, 0.0), Vec2::ONE),
+            aabb(Vec2::new(1.0, 1.0), Vec2::ONE),
+            aabb(Vec2::new(3.0, 3.0), Vec2::ONE),
+        ];
+        let mut grid = SpatialGrid::default();
+        assert_eq!(grid_pairs(&mut grid, &aabbs), vec![(0, 1), (0, 2), (1, 2)]);
+    }
+
+    #[test]
+    fn far_apart_and_huge_coordinates() {
+        let aabbs = [
+            aabb(Vec2::splat(-1e30), Vec2::ONE),
+            aabb(Vec2::splat(1e30), Vec2::ONE),
+            aabb(Vec2::new(1e9, 0.0), Vec2::ONE),
+            aabb(Vec2::new(1e9 + 0.5, 0.0), Vec2::ONE),
+            aabb(Vec2::new(-5e8, -5e8), Vec2::splat(1e9)),
+        ];
+        let mut grid = SpatialGrid::default();
+        assert_eq!(
+            grid_pairs(&mut grid, &aabbs),
+            boxes_overlapping_by_brute_force(&aabbs)
+        );
+    }
+
+    #[test]
+    fn empty_and_rejected_pairs() {
+        let mut grid = SpatialGrid::default();
+        assert!(grid_pairs(&mut grid, &[]).is_empty());
+        let aabbs = [aabb(Vec2::ZERO, Vec2::ONE), aabb(Vec2::ZERO, Vec2::ONE)];
+        let mut pairs = vec![(7, 7)];
+        grid.overlapping_pairs(&aabbs, |_, _| false, &mut pairs);
+        assert!(pairs.is_empty(), "cleared, and the filter is applied");
+    }
 }

@@ -224,3 +224,68 @@ impl<'a> IntoIterator for &'a CollidingEntities {
         self.sorted.iter()
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::geometry::ShapeError;
+
+    #[test]
+    fn rect_takes_width_and_height() {
+        assert_eq!(
+            Collider::rect(200.0, 20.0),
+            Collider::OrientedRect {
+                half_size: Vec2::new(100.0, 10.0)
+            }
+        );
+    }
+
+    #[test]
+    fn invalid_input_is_an_error_not_a_contact() {
+        let pose = Isometry2d::IDENTITY;
+        let good = Collider::circle(1.0);
+        let bad = Collider::circle(-1.0);
+        assert_eq!(
+            good.try_contact(pose, &bad, pose),
+            Err(ShapeError::InvalidRadius(-1.0))
+        );
+        assert!(!good.intersects(pose, &bad, pose));
+        assert!(good.contact(pose, &bad, pose).is_none());
+        let nan_pose = Isometry2d::from_xy(f32::NAN, 0.0);
+        assert!(matches!(
+            good.try_contact(nan_pose, &good, pose),
+            Err(ShapeError::InvalidPose(_))
+        ));
+        assert_eq!(
+            good.try_contact(pose, &good, Isometry2d::from_xy(5.0, 0.0)),
+            Ok(None)
+        );
+        assert!(good.try_contact(pose, &good, pose).unwrap().is_some());
+    }
+
+    #[test]
+    fn colliding_entities_stay_sorted_and_unique() {
+        let mut set = CollidingEntities::default();
+        let [a, b, c] = [3, 1, 2].map(|i| Entity::from_raw_u32(i).unwrap());
+        for e in [a, b, c, a] {
+            set.insert(e);
+        }
+        // Entity order compares the entities' bits, which is not index order.
+        let mut expected = vec![a, b, c];
+        expected.sort();
+        assert_eq!(set.iter().collect::<Vec<_>>(), expected);
+        assert!(set.contains(&c) && set.len() == 3);
+        set.remove(c);
+        set.remove(c);
+        expected.retain(|&e| e != c);
+        assert_eq!(set.iter().collect::<Vec<_>>(), expected);
+        assert!(!set.is_empty());
+    }
+
+    #[test]
+    fn layers_default_to_everything() {
+        assert_eq!(CollisionLayers::default(), CollisionLayers::ALL);
+        assert!(CollisionLayers::ALL.interacts_with(&CollisionLayers::ALL));
+        assert!(!CollisionLayers::ALL.interacts_with(&CollisionLayers::NONE));
+    }
+}
