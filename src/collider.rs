@@ -76,7 +76,7 @@ impl Collider {
     /// [`Collider::try_contact`] to learn why.
     pub fn intersects(&self, pose: Isometry2d, other: &Collider, other_pose: Isometry2d) -> bool {
         self.validated_pair(pose, other, other_pose)
-            .is_ok_and(|(a, b)| a.intersects(pose, &b, other_pose))
+            .is_ok_and(|(a, pose, b, other_pose)| a.intersects(pose, &b, other_pose))
     }
 
     /// The contact between this collider at `pose` and `other` at
@@ -100,22 +100,26 @@ impl Collider {
         other: &Collider,
         other_pose: Isometry2d,
     ) -> Result<Option<Contact>, ShapeError> {
-        let (a, b) = self.validated_pair(pose, other, other_pose)?;
+        let (a, pose, b, other_pose) = self.validated_pair(pose, other, other_pose)?;
         Ok(a.contact(pose, &b, other_pose))
     }
 
+    /// Both shapes and poses, checked, with the rotations renormalised (they
+    /// may be up to 1e-4 off unit length, which would otherwise scale the
+    /// shapes).
     fn validated_pair(
         &self,
         pose: Isometry2d,
         other: &Collider,
         other_pose: Isometry2d,
-    ) -> Result<(Shape, Shape), ShapeError> {
+    ) -> Result<(Shape, Isometry2d, Shape, Isometry2d), ShapeError> {
         let (a, b) = (self.shape(), other.shape());
         a.validate()?;
         b.validate()?;
         validate_pose(pose)?;
         validate_pose(other_pose)?;
-        Ok((a, b))
+        let unit = |p: Isometry2d| Isometry2d::new(p.translation, p.rotation.normalize());
+        Ok((a, unit(pose), b, unit(other_pose)))
     }
 }
 

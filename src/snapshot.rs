@@ -92,21 +92,43 @@ pub fn world_shape(
     Ok((shape, pose))
 }
 
-/// Entities already warned about, so each bad collider is reported once.
+/// Whether the transform flattens shapes to nothing on its x or y axis.
+fn has_zero_scale(transform: &GlobalTransform) -> bool {
+    let (_, scale) = pose_and_scale(transform);
+    scale.x == 0.0 || scale.y == 0.0
+}
+
+/// Entities warned about and still invalid, so each bad collider is reported
+/// once (again only if it is fixed and then breaks again).
 #[derive(Resource, Default, Debug)]
 pub(crate) struct WarnedColliders(EntityHashSet);
 
 /// Fills [`ColliderSnapshot`] from the ECS, skipping (and warning once about)
 /// colliders with invalid sizes, scales or transforms.
 pub(crate) fn snapshot_colliders(
-    colliders: Query<(Entity, &Collider, &GlobalTransform, &CollisionLayers)>,
+    colliders: Query<(
+        Entity,
+        &Collider,
+        &GlobalTransform,
+        Option<&CollisionLayers>,
+    )>,
     mut snapshot: ResMut<ColliderSnapshot>,
     mut warned: ResMut<WarnedColliders>,
 ) {
     snapshot.clear();
     for (entity, collider, transform, layers) in &colliders {
         match world_shape(collider, transform) {
-            Ok((shape, pose)) => snapshot.push(entity, shape, pose, *layers),
+            Ok((shape, pose)) => {
+                // A removed CollisionLayers means the default: everything.
+                snapshot.push(entity, shape, pose, layers.copied().unwrap_or_default());
+                // Recovered: warn again if it ever goes bad again.
+                if !warned.0.is_empty() {
+                    warned.0.remove(&entity);
+                }
+            }
+            // Scaled to nothing (a common way to hide or grow things in):
+            // skipped without a warning.
+            Err(_) if collider.validate().is_ok() && has_zero_scale(transform) => {}
             Err(error) => {
                 if warned.0.insert(entity) {
                     warn!("bevy_collide2d: collider on {entity} is skipped until fixed: {error}");

@@ -62,6 +62,15 @@ fn invalid_colliders_are_skipped_and_warned_once() {
             Transform::from_xyz(f32::INFINITY, 0.0, 0.0),
         ),
         (Collider::rect(3.0, 3.0), near.with_rotation(nan_rotation)),
+        (Collider::circle(1e19), near),
+        (Collider::rect(3.0, 1e16), near),
+    ]
+    .into_iter()
+    .map(|bundle| app.world_mut().spawn(bundle).id())
+    .collect();
+    // Scaled to nothing: skipped too, but that is a normal way to hide
+    // things, so without a warning.
+    let hidden: Vec<Entity> = [
         (Collider::circle(3.0), near.with_scale(Vec3::ZERO)),
         (
             Collider::rect(3.0, 3.0),
@@ -92,7 +101,7 @@ fn invalid_colliders_are_skipped_and_warned_once() {
     assert_eq!((ea, eb), (lo, hi));
     assert!(contact.point.is_finite() && contact.depth.is_finite() && contact.normal.is_finite());
     assert_eq!(colliding(&app, a), vec![b]);
-    for &entity in &bad {
+    for &entity in bad.iter().chain(&hidden) {
         assert!(colliding(&app, entity).is_empty());
     }
 
@@ -122,4 +131,21 @@ fn invalid_colliders_are_skipped_and_warned_once() {
             .all(|e| matches!(e, CollisionEvent::Started { .. }) && e.involves(nan_transform))
     );
     assert_eq!(WARNINGS.lock().unwrap().len(), bad.len(), "no new warnings");
+
+    // Broken again after being fixed: warned again, once, and its contacts end.
+    app.world_mut()
+        .get_mut::<Transform>(nan_transform)
+        .unwrap()
+        .translation
+        .x = f32::NAN;
+    app.update();
+    app.update();
+    let events = log.read(&app);
+    assert_eq!(events.len(), 2, "{events:?}");
+    assert!(
+        events
+            .iter()
+            .all(|e| matches!(e, CollisionEvent::Ended { .. }))
+    );
+    assert_eq!(WARNINGS.lock().unwrap().len(), bad.len() + 1);
 }

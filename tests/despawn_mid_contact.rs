@@ -140,15 +140,56 @@ fn despawning_from_a_started_observer_is_safe() {
     );
 }
 
+/// Spawns a collider at the origin from a PostUpdate system that runs after
+/// detection, so it is added mid-frame, after this frame's poses were read.
+#[derive(Resource, Default)]
+struct SpawnAfterDetection(bool);
+
 #[test]
-fn collider_added_and_removed_in_the_same_frame_reports_nothing() {
+fn colliders_added_and_replaced_mid_frame() {
     let mut app = test_app();
     let mut log = MessageLog::default();
+    app.init_resource::<SpawnAfterDetection>().add_systems(
+        PostUpdate,
+        (|mut commands: Commands, mut request: ResMut<SpawnAfterDetection>| {
+            if std::mem::take(&mut request.0) {
+                commands.spawn((Collider::circle(10.0), Transform::default()));
+            }
+        })
+        .after(CollisionSystems::Events),
+    );
     let base = spawn_at(&mut app, Collider::circle(10.0), 0.0, 0.0);
     app.update();
-    let ghost = spawn_at(&mut app, Collider::circle(10.0), 0.0, 0.0);
-    app.world_mut().despawn(ghost);
+
+    // Added after detection: nothing this frame, a Started the next.
+    app.world_mut().resource_mut::<SpawnAfterDetection>().0 = true;
     app.update();
     assert!(log.read(&app).is_empty());
     assert!(colliding(&app, base).is_empty());
+    app.update();
+    let events = log.read(&app);
+    assert!(
+        matches!(events.as_slice(), [CollisionEvent::Started { .. }]),
+        "{events:?}"
+    );
+    let (lo, hi) = events[0].entities();
+    let first = if lo == base { hi } else { lo };
+
+    // Despawned and replaced at the same spot before the next detection: the
+    // old pair ends and the new one starts, in the same frame.
+    app.world_mut().despawn(first);
+    let second = spawn_at(&mut app, Collider::circle(10.0), 0.0, 0.0);
+    app.update();
+    let events = log.read(&app);
+    assert_eq!(events.len(), 2, "{events:?}");
+    assert!(events.contains(&CollisionEvent::Ended {
+        a: ordered(base, first).0,
+        b: ordered(base, first).1
+    }));
+    assert!(
+        events
+            .iter()
+            .any(|e| matches!(e, CollisionEvent::Started { .. }) && e.involves(second))
+    );
+    assert_eq!(colliding(&app, base), vec![second]);
 }

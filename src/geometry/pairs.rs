@@ -13,7 +13,7 @@ use super::Contact;
 #[inline]
 pub fn circle_circle_intersects(ra: f32, ca: Vec2, rb: f32, cb: Vec2) -> bool {
     let sum = ra + rb;
-    (cb - ca).length_squared() <= sum * sum
+    within((cb - ca).length_squared(), sum * sum)
 }
 
 /// Circle `a` vs circle `b`; the normal points from `a` to `b`.
@@ -24,11 +24,11 @@ pub fn circle_circle_contact(ra: f32, ca: Vec2, rb: f32, cb: Vec2) -> Option<Con
     let offset = cb - ca;
     let sum = ra + rb;
     let distance_squared = offset.length_squared();
-    if distance_squared > sum * sum {
+    if !within(distance_squared, sum * sum) {
         return None;
     }
     let distance = distance_squared.sqrt();
-    let normal = Dir2::new(offset).unwrap_or(Dir2::X);
+    let normal = unit_or(offset, distance_squared, Dir2::X);
     // Along the normal, a covers [-ra, ra] and b covers [d - rb, d + rb]; the
     // middle of their common part is inside both circles even when one
     // contains the other.
@@ -39,6 +39,33 @@ pub fn circle_circle_contact(ra: f32, ca: Vec2, rb: f32, cb: Vec2) -> Option<Con
         normal,
         depth: (sum - distance).max(0.0),
     })
+}
+
+/// The one comparison every test makes: `value <= limit`, touching included.
+/// The `*_contact` functions reject with `!within(..)` so that they are the
+/// exact negation of the `*_intersects` functions, NaN included (a NaN is
+/// never within).
+#[inline]
+fn within(value: f32, limit: f32) -> bool {
+    value <= limit
+}
+
+/// Whether a vector with this squared length can be normalised accurately:
+/// below the smallest normal f32 the square root loses precision and the
+/// "unit" vector can be 20% off.
+#[inline]
+fn normalizable(length_squared: f32) -> bool {
+    length_squared >= f32::MIN_POSITIVE
+}
+
+/// `v` normalised, or `fallback` when it is too short (or not finite).
+#[inline]
+fn unit_or(v: Vec2, length_squared: f32, fallback: Dir2) -> Dir2 {
+    if normalizable(length_squared) && length_squared.is_finite() {
+        Dir2::new_unchecked(v / length_squared.sqrt())
+    } else {
+        fallback
+    }
 }
 
 /// Circle vs rotated rectangle: the point of the rectangle nearest the circle
@@ -53,7 +80,7 @@ pub fn circle_rect_intersects(
     // Into the rectangle's frame: rotate by -angle (the inverse), not +angle.
     let local = rect.inverse_transform_point(center);
     let outside = local - local.clamp(-half_size, half_size);
-    outside.length_squared() <= radius * radius
+    within(outside.length_squared(), radius * radius)
 }
 
 /// Circle vs rotated rectangle, seen from the circle: the normal points from
@@ -77,25 +104,28 @@ pub fn circle_rect_contact(
     let local = rect.inverse_transform_point(center);
     let outside = local - local.clamp(-half_size, half_size);
     let distance_squared = outside.length_squared();
-    if distance_squared > radius * radius {
+    if !within(distance_squared, radius * radius) {
         return None;
     }
-    let (local_normal, depth) = match Dir2::new(-outside) {
-        Ok(towards_rect) if distance_squared > 0.0 => {
-            (towards_rect, (radius - distance_squared.sqrt()).max(0.0))
-        }
-        _ => {
-            let gap = half_size - local.abs();
-            let exit_sign = |v: f32| if v < 0.0 { -1.0 } else { 1.0 };
-            if gap.x <= gap.y {
-                // The circle exits through the face on its own side, so the
-                // rectangle must move the other way: the normal is opposite.
-                let n = Dir2::new_unchecked(Vec2::new(-exit_sign(local.x), 0.0));
-                (n, gap.x.max(0.0) + radius)
-            } else {
-                let n = Dir2::new_unchecked(Vec2::new(0.0, -exit_sign(local.y)));
-                (n, gap.y.max(0.0) + radius)
-            }
+    let (local_normal, depth) = if normalizable(distance_squared) {
+        let distance = distance_squared.sqrt();
+        (
+            Dir2::new_unchecked(-outside / distance),
+            (radius - distance).max(0.0),
+        )
+    } else {
+        // Inside, on the boundary, or too close to it for a direction: the
+        // circle leaves through the nearest face.
+        let gap = half_size - local.abs();
+        let exit_sign = |v: f32| if v < 0.0 { -1.0 } else { 1.0 };
+        if gap.x <= gap.y {
+            // The circle exits through the face on its own side, so the
+            // rectangle must move the other way: the normal is opposite.
+            let n = Dir2::new_unchecked(Vec2::new(-exit_sign(local.x), 0.0));
+            (n, gap.x.max(0.0) + radius)
+        } else {
+            let n = Dir2::new_unchecked(Vec2::new(0.0, -exit_sign(local.y)));
+            (n, gap.y.max(0.0) + radius)
         }
     };
     let (chord_start, chord_end) = line_box_chord(local, *local_normal, half_size);
@@ -174,7 +204,7 @@ pub fn rect_rect_intersects(ha: Vec2, a: Isometry2d, hb: Vec2, b: Isometry2d) ->
     RectPair::new(a, b)
         .separations(ha, hb)
         .iter()
-        .all(|&s| s <= 0.0)
+        .all(|&s| within(s, 0.0))
 }
 
 /// Rotated rectangle `a` vs rotated rectangle `b`; the normal points from `a`
@@ -190,7 +220,7 @@ pub fn rect_rect_contact(ha: Vec2, a: Isometry2d, hb: Vec2, b: Isometry2d) -> Op
     let separations = pair.separations(ha, hb);
     let mut best = 0;
     for (axis, &separation) in separations.iter().enumerate() {
-        if separation > 0.0 {
+        if !within(separation, 0.0) {
             return None;
         }
         if separation > separations[best] {
@@ -525,6 +555,43 @@ mod tests {
         .unwrap();
         assert_eq!(*c.normal, Vec2::NEG_X);
         assert_close(c.depth, 1.0);
+    }
+
+    #[test]
+    fn tiny_offsets_give_unit_normals() {
+        // Offsets whose squares are subnormal would normalise up to 20% off;
+        // they are treated like coincident centres / a centre on the edge.
+        let c = circle_circle_contact(1.0, Vec2::ZERO, 1.0, Vec2::new(3e-23, 0.0)).unwrap();
+        assert!(c.normal.is_normalized());
+        let c = circle_rect_contact(
+            1.0,
+            Vec2::new(1e-16 + 3.3e-23, 0.0),
+            Vec2::new(1e-16, 1.0),
+            Isometry2d::IDENTITY,
+        )
+        .unwrap();
+        assert!(c.normal.is_normalized() && c.point.is_finite(), "{c:?}");
+    }
+
+    #[test]
+    fn non_finite_input_is_never_a_contact() {
+        let far = Isometry2d::from_xy(-3e38, 0.0);
+        let center = Vec2::new(3e38, 0.0);
+        assert_eq!(
+            circle_rect_intersects(1.0, center, Vec2::ONE, far),
+            circle_rect_contact(1.0, center, Vec2::ONE, far).is_some()
+        );
+        let nan = Vec2::new(f32::NAN, 0.0);
+        assert!(circle_circle_contact(1.0, Vec2::ZERO, 1.0, nan).is_none());
+        assert!(
+            rect_rect_contact(
+                Vec2::ONE,
+                Isometry2d::from_translation(nan),
+                Vec2::ONE,
+                Isometry2d::IDENTITY
+            )
+            .is_none()
+        );
     }
 
     // ---- rectangle vs rectangle ----

@@ -20,16 +20,21 @@ pub enum Shape {
     },
 }
 
+/// The largest size or coordinate accepted, in world units. Beyond it, squared
+/// distances could overflow `f32` and the tests would lose all meaning; such
+/// shapes and poses are rejected as invalid.
+pub const MAX_MAGNITUDE: f32 = 1e15;
+
 /// Why a shape or a pose cannot take part in collision tests.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub enum ShapeError {
-    /// A circle radius that is zero, negative, NaN or infinite.
+    /// A circle radius that is zero, negative, NaN, or above [`MAX_MAGNITUDE`].
     InvalidRadius(f32),
-    /// A rectangle half size with a component that is zero, negative, NaN or
-    /// infinite.
+    /// A rectangle half size with a component that is zero, negative, NaN, or
+    /// above [`MAX_MAGNITUDE`].
     InvalidHalfSize(Vec2),
-    /// A pose whose translation or rotation is NaN or infinite, or whose
-    /// rotation is not of unit length.
+    /// A pose whose translation is NaN or beyond [`MAX_MAGNITUDE`], or whose
+    /// rotation is NaN or not of unit length.
     InvalidPose(Isometry2d),
 }
 
@@ -37,15 +42,18 @@ impl fmt::Display for ShapeError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
             Self::InvalidRadius(r) => {
-                write!(f, "circle radius must be finite and > 0, got {r}")
+                write!(
+                    f,
+                    "circle radius must be > 0 and at most {MAX_MAGNITUDE:e}, got {r}"
+                )
             }
             Self::InvalidHalfSize(h) => write!(
                 f,
-                "rectangle half size must be finite and > 0 on both axes, got {h}"
+                "rectangle half size must be > 0 and at most {MAX_MAGNITUDE:e} on both axes, got {h}"
             ),
             Self::InvalidPose(p) => write!(
                 f,
-                "pose must be finite with a unit rotation, got translation {} rotation (cos {}, sin {})",
+                "pose must have coordinates of at most {MAX_MAGNITUDE:e} and a unit rotation, got translation {} rotation (cos {}, sin {})",
                 p.translation, p.rotation.cos, p.rotation.sin
             ),
         }
@@ -58,7 +66,10 @@ impl std::error::Error for ShapeError {}
 pub fn validate_pose(pose: Isometry2d) -> Result<(), ShapeError> {
     // `is_normalized` tolerates float noise (length within 1e-4 of 1) and
     // rejects NaN; anything beyond would skew the shape.
-    if pose.translation.is_finite() && pose.rotation.is_normalized() {
+    // `max_element` skips NaN, so finiteness is checked on its own.
+    let translation_ok =
+        pose.translation.is_finite() && pose.translation.abs().max_element() <= MAX_MAGNITUDE;
+    if translation_ok && pose.rotation.is_normalized() {
         Ok(())
     } else {
         Err(ShapeError::InvalidPose(pose))
@@ -70,14 +81,16 @@ impl Shape {
     pub fn validate(&self) -> Result<(), ShapeError> {
         match *self {
             Shape::Circle { radius } => {
-                if radius.is_finite() && radius > 0.0 {
+                if radius > 0.0 && radius <= MAX_MAGNITUDE {
                     Ok(())
                 } else {
                     Err(ShapeError::InvalidRadius(radius))
                 }
             }
             Shape::Rect { half_size } => {
-                if half_size.is_finite() && half_size.cmpgt(Vec2::ZERO).all() {
+                if half_size.cmpgt(Vec2::ZERO).all()
+                    && half_size.cmple(Vec2::splat(MAX_MAGNITUDE)).all()
+                {
                     Ok(())
                 } else {
                     Err(ShapeError::InvalidHalfSize(half_size))
@@ -102,9 +115,11 @@ impl Shape {
         }
     }
 
-    /// The smallest axis-aligned box that contains the shape at `pose`.
+    /// An axis-aligned box that contains the shape at `pose`: the tightest
+    /// one, widened by a few float steps so that shapes the exact tests find
+    /// touching always have overlapping boxes despite rounding.
     pub fn aabb(&self, pose: Isometry2d) -> Aabb2d {
-        let half_extents = match *self {
+        let tight = match *self {
             Shape::Circle { radius } => Vec2::splat(radius),
             Shape::Rect { half_size } => {
                 let (sin, cos) = (pose.rotation.sin.abs(), pose.rotation.cos.abs());
@@ -114,6 +129,11 @@ impl Shape {
                 )
             }
         };
+        // Rounding of `centre +- extent` and of the narrow-phase arithmetic is
+        // relative to the magnitudes involved.
+        let slack =
+            (pose.translation.abs().max_element() + tight.max_element()) * (8.0 * f32::EPSILON);
+        let half_extents = tight + slack;
         Aabb2d {
             min: pose.translation - half_extents,
             max: pose.translation + half_extents,
@@ -197,8 +217,25 @@ mod tests {
             assert!(Shape::Rect { half_size }.validate().is_err(), "{half_size}");
         }
         assert!(Shape::Circle { radius: 0.1 }.validate().is_ok());
-        let bad_pose = Isometry2d::from_xy(f32::NAN, 0.0);
-        assert!(validate_pose(bad_pose).is_err());
+        assert!(Shape::Circle { radius: 1e19 }.validate().is_err());
+        assert!(
+            Shape::Rect {
+                half_size: Vec2::new(1.0, 1e16)
+            }
+            .validate()
+            .is_err()
+        );
+        for (x, y) in [
+            (f32::NAN, 0.0),
+            (0.0, f32::NAN),
+            (f32::INFINITY, 0.0),
+            (2e15, 0.0),
+        ] {
+            assert!(
+                validate_pose(Isometry2d::from_xy(x, y)).is_err(),
+                "({x}, {y})"
+            );
+        }
         assert!(validate_pose(Isometry2d::new(Vec2::ZERO, Rot2 { cos: 2.0, sin: 0.0 })).is_err());
         assert!(validate_pose(Isometry2d::new(Vec2::ZERO, Rot2::radians(1.0))).is_ok());
     }
@@ -230,10 +267,30 @@ mod tests {
         assert!(aabb.min.abs_diff_eq(Vec2::new(0.0, -1.0), 1e-5), "{aabb:?}");
         assert!(aabb.max.abs_diff_eq(Vec2::new(2.0, 3.0), 1e-5), "{aabb:?}");
         let circle = Shape::Circle { radius: 2.0 }.aabb(Isometry2d::from_xy(1.0, 0.0));
-        assert_eq!(
-            (circle.min, circle.max),
-            (Vec2::new(-1.0, -2.0), Vec2::new(3.0, 2.0))
+        assert!(
+            circle.min.abs_diff_eq(Vec2::new(-1.0, -2.0), 1e-5),
+            "{circle:?}"
         );
+        assert!(
+            circle.max.abs_diff_eq(Vec2::new(3.0, 2.0), 1e-5),
+            "{circle:?}"
+        );
+    }
+
+    #[test]
+    fn boxes_of_exactly_touching_shapes_overlap() {
+        // Found by review: c + r and c' - r' round apart although the exact
+        // test says these circles touch.
+        let (ra, ca) = (7.806_582_f32, Vec2::new(1.685_297_6, 0.0));
+        let (rb, cb) = (5.257_290_4_f32, Vec2::new(14.749_17, 0.0));
+        let (a, b) = (Shape::Circle { radius: ra }, Shape::Circle { radius: rb });
+        let (pa, pb) = (
+            Isometry2d::from_translation(ca),
+            Isometry2d::from_translation(cb),
+        );
+        assert!(a.intersects(pa, &b, pb));
+        let (box_a, box_b) = (a.aabb(pa), b.aabb(pb));
+        assert!(box_a.max.x >= box_b.min.x, "{box_a:?} {box_b:?}");
     }
 
     #[test]
