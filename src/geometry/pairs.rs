@@ -240,11 +240,12 @@ pub fn rect_rect_contact(ha: Vec2, a: Isometry2d, hb: Vec2, b: Isometry2d) -> Op
         axis
     };
     let local_point = overlap_centroid(ha, &pair, hb).unwrap_or_else(|| {
-        // Only reachable when rounding clips a touching contact away: use
-        // b's corner deepest towards a.
-        pair.offset
+        // Only reachable when rounding clips a touching contact away: b's
+        // corner deepest towards a, pulled into a.
+        let corner = pair.offset
             - pair.b_x * (hb.x * pair.b_x.dot(local_normal).signum())
-            - pair.b_y * (hb.y * pair.b_y.dot(local_normal).signum())
+            - pair.b_y * (hb.y * pair.b_y.dot(local_normal).signum());
+        corner.clamp(-ha, ha)
     });
     Some(Contact {
         point: a.transform_point(local_point),
@@ -262,12 +263,17 @@ fn overlap_centroid(ha: Vec2, pair: &RectPair, hb: Vec2) -> Option<Vec2> {
     let c = pair.offset;
     let mut polygon =
         ClipPolygon::from_corners([c + ex + ey, c - ex + ey, c - ex - ey, c + ex - ey]);
-    // Clip by x <= ha.x, -x <= ha.x, y <= ha.y, -y <= ha.y.
+    // Clip by x <= ha.x, -x <= ha.x, y <= ha.y, -y <= ha.y, each widened by
+    // a few float steps: shapes that only touch then leave a thin sliver
+    // along the shared edge instead of nothing at all.
+    let slack =
+        (c.abs().max_element() + ha.max_element() + hb.max_element()) * (8.0 * f32::EPSILON);
+    let (hx, hy) = (ha.x + slack, ha.y + slack);
     for (axis, limit) in [
-        (Vec2::X, ha.x),
-        (Vec2::NEG_X, ha.x),
-        (Vec2::Y, ha.y),
-        (Vec2::NEG_Y, ha.y),
+        (Vec2::X, hx),
+        (Vec2::NEG_X, hx),
+        (Vec2::Y, hy),
+        (Vec2::NEG_Y, hy),
     ] {
         polygon = polygon.clip(axis, limit);
         if polygon.len == 0 {

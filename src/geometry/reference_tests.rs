@@ -91,6 +91,13 @@ fn segments_cross(a: (DVec2, DVec2), b: (DVec2, DVec2)) -> bool {
     let side = |p: DVec2, q: DVec2, r: DVec2| (q - p).perp_dot(r - p);
     let (d1, d2) = (side(b.0, b.1, a.0), side(b.0, b.1, a.1));
     let (d3, d4) = (side(a.0, a.1, b.0), side(a.0, a.1, b.1));
+    if d1 == 0.0 && d2 == 0.0 {
+        // On one line: they meet only if their extents along it overlap.
+        let along = a.1 - a.0;
+        let (a0, a1) = (0.0, along.length_squared());
+        let (b0, b1) = ((b.0 - a.0).dot(along), (b.1 - a.0).dot(along));
+        return b0.min(b1) <= a1 && a0 <= b0.max(b1);
+    }
     d1 * d2 <= 0.0 && d3 * d4 <= 0.0
 }
 
@@ -151,32 +158,44 @@ fn random_shape(rng: &mut StdRng, circle: bool) -> (Shape, Isometry2d) {
     (shape, pose)
 }
 
+/// Checks one pair against the reference; returns (contact found, yes/no
+/// compared).
+fn check_pair(
+    case: usize,
+    (sa, pa): (Shape, Isometry2d),
+    (sb, pb): (Shape, Isometry2d),
+) -> (bool, bool) {
+    let contact = sa.contact(pa, &sb, pb);
+    assert_eq!(
+        contact.is_some(),
+        sa.intersects(pa, &sb, pb),
+        "case {case}: intersects disagrees with contact"
+    );
+    let (ra, rb) = (reference(sa, pa), reference(sb, pb));
+    let gap = reference_gap(&ra, &rb);
+    let compared = gap.abs() > MARGIN;
+    if compared {
+        assert_eq!(
+            contact.is_some(),
+            gap < 0.0,
+            "case {case}: {sa:?} {pa:?} vs {sb:?} {pb:?}: reference gap {gap}"
+        );
+    }
+    if let Some(contact) = contact {
+        check_contact(case, &ra, &rb, contact, gap);
+    }
+    (contact.is_some(), compared)
+}
+
 fn check_kind(seed: u64, a_circle: bool, b_circle: bool) {
     let mut rng = StdRng::seed_from_u64(seed);
     let (mut hits, mut compared) = (0, 0);
     for case in 0..PAIRS_PER_KIND {
-        let (sa, pa) = random_shape(&mut rng, a_circle);
-        let (sb, pb) = random_shape(&mut rng, b_circle);
-        let contact = sa.contact(pa, &sb, pb);
-        assert_eq!(
-            contact.is_some(),
-            sa.intersects(pa, &sb, pb),
-            "case {case}: intersects disagrees with contact"
-        );
-        let (ra, rb) = (reference(sa, pa), reference(sb, pb));
-        let gap = reference_gap(&ra, &rb);
-        if gap.abs() > MARGIN {
-            compared += 1;
-            assert_eq!(
-                contact.is_some(),
-                gap < 0.0,
-                "case {case}: {sa:?} {pa:?} vs {sb:?} {pb:?}: reference gap {gap}"
-            );
-        }
-        if let Some(contact) = contact {
-            hits += 1;
-            check_contact(case, &ra, &rb, contact, gap);
-        }
+        let a = random_shape(&mut rng, a_circle);
+        let b = random_shape(&mut rng, b_circle);
+        let (hit, was_compared) = check_pair(case, a, b);
+        hits += usize::from(hit);
+        compared += usize::from(was_compared);
     }
     // The distributions must exercise both answers.
     assert!(
@@ -184,6 +203,52 @@ fn check_kind(seed: u64, a_circle: bool, b_circle: bool) {
         "{hits} hits"
     );
     assert!(compared > PAIRS_PER_KIND * 9 / 10);
+}
+
+/// The cases random poses never hit: centres on a half-unit grid (so shapes
+/// touch exactly, share centres and line up edge to edge), sizes that fit
+/// the grid, and angles that are exact multiples of 90 or 45 degrees or a
+/// hair away from them (near-parallel edges).
+#[test]
+fn structured_degenerate_cases_match_reference() {
+    let angles = [
+        0.0,
+        1e-6,
+        -1e-6,
+        core::f32::consts::FRAC_PI_4,
+        core::f32::consts::FRAC_PI_2,
+        core::f32::consts::PI,
+    ];
+    let shapes = [
+        Shape::Circle { radius: 0.5 },
+        Shape::Circle { radius: 1.0 },
+        Shape::Rect {
+            half_size: Vec2::splat(0.5),
+        },
+        Shape::Rect {
+            half_size: Vec2::new(1.0, 0.5),
+        },
+    ];
+    let offsets: Vec<Vec2> = (-4..=4)
+        .flat_map(|x| (-4..=4).map(move |y| Vec2::new(x as f32 * 0.5, y as f32 * 0.5)))
+        .collect();
+    let mut case = 0;
+    let mut hits = 0;
+    for &sa in &shapes {
+        for &sb in &shapes {
+            for &angle_a in &angles {
+                for &angle_b in &angles {
+                    for &offset in &offsets {
+                        let pa = Isometry2d::new(Vec2::new(3.0, -2.0), Rot2::radians(angle_a));
+                        let pb = Isometry2d::new(pa.translation + offset, Rot2::radians(angle_b));
+                        hits += usize::from(check_pair(case, (sa, pa), (sb, pb)).0);
+                        case += 1;
+                    }
+                }
+            }
+        }
+    }
+    assert!(hits > case / 4, "{hits} of {case}");
 }
 
 fn check_contact(case: usize, a: &RefShape, b: &RefShape, contact: Contact, gap: f64) {
