@@ -1,5 +1,7 @@
 //! The components a game puts on its entities.
 
+use bevy::ecs::lifecycle::HookContext;
+use bevy::ecs::world::DeferredWorld;
 use bevy::math::{Isometry2d, Vec2, bounding::Aabb2d};
 use bevy::prelude::*;
 
@@ -180,7 +182,12 @@ impl Default for CollisionLayers {
 /// detection from the same contact changes that send the collision events.
 ///
 /// Iteration order is ascending [`Entity`] order, so it is deterministic.
+///
+/// It always starts empty when inserted, also when an entity is cloned or
+/// spawned from a scene: its contacts are its own and are found by the next
+/// detection.
 #[derive(Component, Clone, Debug, Default, PartialEq, Eq, Reflect)]
+#[component(on_insert = clear_on_insert)]
 #[reflect(Component, Debug, Default, PartialEq, Clone)]
 pub struct CollidingEntities {
     sorted: Vec<Entity>,
@@ -217,6 +224,14 @@ impl CollidingEntities {
         if let Ok(at) = self.sorted.binary_search(&entity) {
             self.sorted.remove(at);
         }
+    }
+}
+
+/// A copied list would name partners that never started touching this entity
+/// and would never be told it ended.
+fn clear_on_insert(mut world: DeferredWorld, context: HookContext) {
+    if let Some(mut colliding) = world.get_mut::<CollidingEntities>(context.entity) {
+        colliding.sorted.clear();
     }
 }
 

@@ -98,10 +98,29 @@ fn has_zero_scale(transform: &GlobalTransform) -> bool {
     scale.x == 0.0 || scale.y == 0.0
 }
 
+/// How far a transform's x and y axes are from perpendicular, as the cosine
+/// of the angle between them (0 for any rotation and scale, non-zero when a
+/// non-uniform scale sits above a rotation in the hierarchy). Colliders cannot
+/// shear: a rectangle stays a rectangle.
+pub fn shear(transform: &GlobalTransform) -> f32 {
+    let matrix = transform.affine().matrix3;
+    let (x, y) = (matrix.x_axis.truncate(), matrix.y_axis.truncate());
+    let lengths = x.length() * y.length();
+    if lengths > 0.0 {
+        (x.dot(y) / lengths).abs()
+    } else {
+        0.0
+    }
+}
+
+/// Sheared transforms are tolerated up to this cosine (about 0.06 degrees).
+const SHEAR_TOLERANCE: f32 = 1e-3;
+
 /// Entities warned about and still invalid, so each bad collider is reported
-/// once (again only if it is fixed and then breaks again).
+/// once (again only if it is fixed and then breaks again), and entities
+/// warned about a sheared transform (once).
 #[derive(Resource, Default, Debug)]
-pub(crate) struct WarnedColliders(EntityHashSet);
+pub(crate) struct WarnedColliders(EntityHashSet, EntityHashSet);
 
 /// Fills [`ColliderSnapshot`] from the ECS, skipping (and warning once about)
 /// colliders with invalid sizes, scales or transforms.
@@ -119,6 +138,11 @@ pub(crate) fn snapshot_colliders(
     for (entity, collider, transform, layers) in &colliders {
         match world_shape(collider, transform) {
             Ok((shape, pose)) => {
+                if shear(transform) > SHEAR_TOLERANCE && warned.1.insert(entity) {
+                    warn!(
+                        "bevy_collide2d: collider on {entity} has a sheared transform (a non-uniform scale above a rotation); it is treated as an unsheared shape with the same axis lengths"
+                    );
+                }
                 // A removed CollisionLayers means the default: everything.
                 snapshot.push(entity, shape, pose, layers.copied().unwrap_or_default());
                 // Recovered: warn again if it ever goes bad again.
@@ -138,7 +162,10 @@ pub(crate) fn snapshot_colliders(
     }
     // Forget warnings about entities that no longer have a collider, so the
     // set does not grow with despawned entities.
-    if !warned.0.is_empty() {
-        warned.0.retain(|entity| colliders.contains(*entity));
+    let WarnedColliders(invalid, sheared) = &mut *warned;
+    for set in [invalid, sheared] {
+        if !set.is_empty() {
+            set.retain(|entity| colliders.contains(*entity));
+        }
     }
 }

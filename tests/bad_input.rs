@@ -81,6 +81,22 @@ fn invalid_colliders_are_skipped_and_warned_once() {
     .map(|bundle| app.world_mut().spawn(bundle).id())
     .collect();
 
+    // A non-uniform scale above a rotation shears the child: it still takes
+    // part (as an unsheared rectangle), with one warning. It is far away so
+    // that it does not disturb the counts below.
+    let stretched = app
+        .world_mut()
+        .spawn(Transform::from_xyz(500.0, 0.0, 0.0).with_scale(Vec3::new(2.0, 1.0, 1.0)))
+        .id();
+    let sheared = app
+        .world_mut()
+        .spawn((
+            Collider::rect(4.0, 4.0),
+            Transform::from_rotation(Quat::from_rotation_z(0.7)),
+            ChildOf(stretched),
+        ))
+        .id();
+
     let mut events = Vec::new();
     for _ in 0..5 {
         app.update();
@@ -105,8 +121,18 @@ fn invalid_colliders_are_skipped_and_warned_once() {
         assert!(colliding(&app, entity).is_empty());
     }
 
-    // One warning per bad entity, naming it, over five frames.
-    let warnings = WARNINGS.lock().unwrap().clone();
+    // One warning per bad entity, naming it, over five frames, and one for
+    // the sheared one.
+    let mut warnings = WARNINGS.lock().unwrap().clone();
+    let shear_warning = warnings
+        .iter()
+        .position(|w| w.contains("sheared"))
+        .expect("shear warning");
+    assert!(
+        warnings
+            .remove(shear_warning)
+            .contains(&sheared.to_string())
+    );
     assert_eq!(warnings.len(), bad.len(), "{warnings:#?}");
     for &entity in &bad {
         let named = warnings
@@ -130,7 +156,11 @@ fn invalid_colliders_are_skipped_and_warned_once() {
             .iter()
             .all(|e| matches!(e, CollisionEvent::Started { .. }) && e.involves(nan_transform))
     );
-    assert_eq!(WARNINGS.lock().unwrap().len(), bad.len(), "no new warnings");
+    assert_eq!(
+        WARNINGS.lock().unwrap().len(),
+        bad.len() + 1,
+        "no new warnings"
+    );
 
     // Broken again after being fixed: warned again, once, and its contacts end.
     app.world_mut()
@@ -147,5 +177,5 @@ fn invalid_colliders_are_skipped_and_warned_once() {
             .iter()
             .all(|e| matches!(e, CollisionEvent::Ended { .. }))
     );
-    assert_eq!(WARNINGS.lock().unwrap().len(), bad.len() + 1);
+    assert_eq!(WARNINGS.lock().unwrap().len(), bad.len() + 2);
 }

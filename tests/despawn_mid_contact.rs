@@ -193,3 +193,29 @@ fn colliders_added_and_replaced_mid_frame() {
     );
     assert_eq!(colliding(&app, base), vec![second]);
 }
+
+#[test]
+fn a_clone_of_a_colliding_entity_starts_with_its_own_contacts() {
+    let mut app = test_app();
+    let mut log = MessageLog::default();
+    let a = spawn_at(&mut app, Collider::circle(1.0), 0.0, 0.0);
+    let b = spawn_at(&mut app, Collider::circle(1.0), 1.0, 0.0);
+    app.update();
+    assert_eq!(colliding(&app, a), vec![b]);
+    log.read(&app);
+
+    let copy = app.world_mut().entity_mut(a).clone_and_spawn();
+    assert!(
+        colliding(&app, copy).is_empty(),
+        "not copied from the original"
+    );
+    app.world_mut()
+        .get_mut::<Transform>(copy)
+        .unwrap()
+        .translation
+        .x = 100.0;
+    app.update();
+    assert!(colliding(&app, copy).is_empty());
+    assert!(log.read(&app).is_empty());
+    assert_eq!(colliding(&app, a), vec![b]);
+}
