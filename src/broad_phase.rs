@@ -37,6 +37,8 @@ pub struct SpatialGrid {
     bucket_starts: Vec<u32>,
     /// Scratch for the counting sort: the next free slot of each bucket.
     bucket_cursors: Vec<u32>,
+    /// Scratch for choosing the cell size.
+    extents: Vec<f32>,
 }
 
 impl SpatialGrid {
@@ -94,7 +96,7 @@ impl SpatialGrid {
     }
 
     fn build(&mut self, aabbs: &[Aabb2d]) {
-        self.cell_size = cell_size_for(aabbs);
+        self.cell_size = cell_size_for(aabbs, &mut self.extents);
         self.ranges.clear();
         self.oversized.clear();
         self.entries.clear();
@@ -148,19 +150,20 @@ impl SpatialGrid {
     }
 }
 
-/// Cell edge length: the mean of the boxes' larger side, so a typical collider
-/// covers one to four cells.
-fn cell_size_for(aabbs: &[Aabb2d]) -> f32 {
-    if aabbs.is_empty() {
+/// Cell edge length: the median of the boxes' larger side, so a typical
+/// collider covers one to four cells. The median, not the mean, so that a few
+/// huge colliders (a level-sized sensor) cannot blow the cells up and put
+/// everything in a handful of them.
+fn cell_size_for(aabbs: &[Aabb2d], extents: &mut Vec<f32>) -> f32 {
+    extents.clear();
+    extents.extend(aabbs.iter().map(|aabb| (aabb.max - aabb.min).max_element()));
+    if extents.is_empty() {
         return 1.0;
     }
-    let total: f64 = aabbs
-        .iter()
-        .map(|aabb| f64::from((aabb.max - aabb.min).max_element()))
-        .sum();
-    let mean = (total / aabbs.len() as f64) as f32;
-    if mean.is_finite() && mean > 0.0 {
-        mean
+    let middle = extents.len() / 2;
+    let (_, median, _) = extents.select_nth_unstable_by(middle, f32::total_cmp);
+    if median.is_finite() && *median > 0.0 {
+        *median
     } else {
         1.0
     }
@@ -293,6 +296,24 @@ mod tests {
             grid_pairs(&mut grid, &aabbs),
             boxes_overlapping_by_brute_force(&aabbs)
         );
+    }
+
+    #[test]
+    fn one_giant_does_not_coarsen_the_grid() {
+        // A level-sized sensor among many small boxes: cells stay small.
+        let mut aabbs = vec![aabb(Vec2::splat(-5e6), Vec2::splat(1e7))];
+        aabbs.extend((0..1000).map(|i| {
+            aabb(
+                Vec2::new((i % 40) as f32 * 20.0, (i / 40) as f32 * 20.0),
+                Vec2::splat(10.0),
+            )
+        }));
+        let mut grid = SpatialGrid::default();
+        assert_eq!(
+            grid_pairs(&mut grid, &aabbs),
+            boxes_overlapping_by_brute_force(&aabbs)
+        );
+        assert!(grid.cell_size <= 10.0 + 1e-3, "{}", grid.cell_size);
     }
 
     #[test]
