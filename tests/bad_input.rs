@@ -144,10 +144,7 @@ fn invalid_colliders_are_skipped_and_warned_once() {
 
     // A fixed collider takes part from the next detection on.
     let nan_transform = bad[5];
-    app.world_mut()
-        .get_mut::<Transform>(nan_transform)
-        .unwrap()
-        .translation = Vec3::new(1.0, 0.0, 0.0);
+    set_translation(&mut app, nan_transform, 1.0, 0.0);
     app.update();
     let events = log.read(&app);
     assert_eq!(events.len(), 2, "{events:?}");
@@ -163,11 +160,7 @@ fn invalid_colliders_are_skipped_and_warned_once() {
     );
 
     // Broken again after being fixed: warned again, once, and its contacts end.
-    app.world_mut()
-        .get_mut::<Transform>(nan_transform)
-        .unwrap()
-        .translation
-        .x = f32::NAN;
+    set_translation(&mut app, nan_transform, f32::NAN, 0.0);
     app.update();
     app.update();
     let events = log.read(&app);
