@@ -53,10 +53,18 @@ impl ColliderSnapshot {
     }
 }
 
-/// A 2D pose and scale read from a [`GlobalTransform`]: translation, the
-/// rotation of its x axis about z, and the lengths of its x and y axes
-/// projected on the xy plane (shear is ignored).
-pub fn pose_and_scale(transform: &GlobalTransform) -> (Isometry2d, Vec2) {
+/// What detection needs from a [`GlobalTransform`], read in one pass.
+#[derive(Clone, Copy, Debug)]
+struct TransformReading {
+    /// Translation and the rotation of the x axis about z.
+    pose: Isometry2d,
+    /// Lengths of the x and y axes projected on the xy plane.
+    scale: Vec2,
+    /// Cosine of the angle between those axes (0 unless sheared).
+    shear: f32,
+}
+
+fn read_transform(transform: &GlobalTransform) -> TransformReading {
     let affine = transform.affine();
     let x_axis = affine.matrix3.x_axis.truncate();
     let y_axis = affine.matrix3.y_axis.truncate();
@@ -73,29 +81,24 @@ pub fn pose_and_scale(transform: &GlobalTransform) -> (Isometry2d, Vec2) {
     } else {
         Rot2::IDENTITY
     };
-    (
-        Isometry2d::new(affine.translation.truncate(), rotation),
+    let lengths = scale.x * scale.y;
+    TransformReading {
+        pose: Isometry2d::new(affine.translation.truncate(), rotation),
         scale,
-    )
+        shear: if lengths > 0.0 {
+            (x_axis.dot(y_axis) / lengths).abs()
+        } else {
+            0.0
+        },
+    }
 }
 
-/// The world shape and pose of a collider, or why it cannot be used.
-pub fn world_shape(
-    collider: &Collider,
-    transform: &GlobalTransform,
-) -> Result<(Shape, Isometry2d), ShapeError> {
-    collider.validate()?;
-    let (pose, scale) = pose_and_scale(transform);
-    validate_pose(pose)?;
-    let shape = collider.shape().scaled(scale);
-    shape.validate()?;
-    Ok((shape, pose))
-}
-
-/// Whether the transform flattens shapes to nothing on its x or y axis.
-fn has_zero_scale(transform: &GlobalTransform) -> bool {
-    let (_, scale) = pose_and_scale(transform);
-    scale.x == 0.0 || scale.y == 0.0
+/// A 2D pose and scale read from a [`GlobalTransform`]: translation, the
+/// rotation of its x axis about z, and the lengths of its x and y axes
+/// projected on the xy plane (shear is ignored).
+pub fn pose_and_scale(transform: &GlobalTransform) -> (Isometry2d, Vec2) {
+    let reading = read_transform(transform);
+    (reading.pose, reading.scale)
 }
 
 /// How far a transform's x and y axes are from perpendicular, as the cosine
@@ -103,14 +106,26 @@ fn has_zero_scale(transform: &GlobalTransform) -> bool {
 /// non-uniform scale sits above a rotation in the hierarchy). Colliders cannot
 /// shear: a rectangle stays a rectangle.
 pub fn shear(transform: &GlobalTransform) -> f32 {
-    let matrix = transform.affine().matrix3;
-    let (x, y) = (matrix.x_axis.truncate(), matrix.y_axis.truncate());
-    let lengths = x.length() * y.length();
-    if lengths > 0.0 {
-        (x.dot(y) / lengths).abs()
-    } else {
-        0.0
-    }
+    read_transform(transform).shear
+}
+
+/// The world shape and pose of a collider, or why it cannot be used.
+pub fn world_shape(
+    collider: &Collider,
+    transform: &GlobalTransform,
+) -> Result<(Shape, Isometry2d), ShapeError> {
+    shape_at(collider, &read_transform(transform))
+}
+
+fn shape_at(
+    collider: &Collider,
+    reading: &TransformReading,
+) -> Result<(Shape, Isometry2d), ShapeError> {
+    collider.validate()?;
+    validate_pose(reading.pose)?;
+    let shape = collider.shape().scaled(reading.scale);
+    shape.validate()?;
+    Ok((shape, reading.pose))
 }
 
 /// Sheared transforms are tolerated up to this cosine (about 0.06 degrees).
@@ -136,9 +151,10 @@ pub(crate) fn snapshot_colliders(
 ) {
     snapshot.clear();
     for (entity, collider, transform, layers) in &colliders {
-        match world_shape(collider, transform) {
+        let reading = read_transform(transform);
+        match shape_at(collider, &reading) {
             Ok((shape, pose)) => {
-                if shear(transform) > SHEAR_TOLERANCE && warned.1.insert(entity) {
+                if reading.shear > SHEAR_TOLERANCE && warned.1.insert(entity) {
                     warn!(
                         "bevy_collide2d: collider on {entity} has a sheared transform (a non-uniform scale above a rotation); it is treated as an unsheared shape with the same axis lengths"
                     );
@@ -152,7 +168,7 @@ pub(crate) fn snapshot_colliders(
             }
             // Scaled to nothing (a common way to hide or grow things in):
             // skipped without a warning.
-            Err(_) if collider.validate().is_ok() && has_zero_scale(transform) => {}
+            Err(_) if collider.validate().is_ok() && reading.scale.cmpeq(Vec2::ZERO).any() => {}
             Err(error) => {
                 if warned.0.insert(entity) {
                     warn!("bevy_collide2d: collider on {entity} is skipped until fixed: {error}");
