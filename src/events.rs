@@ -128,6 +128,7 @@ pub(crate) fn report_collision_changes(
     mut colliding: Query<&mut CollidingEntities>,
     mut commands: Commands,
 ) {
+    let mut notifications = Vec::new();
     diff_pairs(&previous.0, &collisions, |change| match change {
         PairChange::Started(a, b, contact) => {
             messages.write(CollisionEvent::Started { a, b, contact });
@@ -136,22 +137,16 @@ pub(crate) fn report_collision_changes(
                     set.insert(other);
                 }
             }
-            trigger_if_alive(
-                &mut commands,
-                CollisionStarted {
-                    entity: a,
-                    other: b,
-                    contact,
-                },
-            );
-            trigger_if_alive(
-                &mut commands,
-                CollisionStarted {
-                    entity: b,
-                    other: a,
-                    contact: contact.flipped(),
-                },
-            );
+            notifications.push(Notification::Started(CollisionStarted {
+                entity: a,
+                other: b,
+                contact,
+            }));
+            notifications.push(Notification::Started(CollisionStarted {
+                entity: b,
+                other: a,
+                contact: contact.flipped(),
+            }));
         }
         PairChange::Ended(a, b) => {
             messages.write(CollisionEvent::Ended { a, b });
@@ -159,25 +154,42 @@ pub(crate) fn report_collision_changes(
                 if let Ok(mut set) = colliding.get_mut(entity) {
                     set.remove(other);
                 }
-                trigger_if_alive(&mut commands, CollisionEnded { entity, other });
+                notifications.push(Notification::Ended(CollisionEnded { entity, other }));
             }
         }
     });
+    if !notifications.is_empty() {
+        commands.queue(move |world: &mut World| trigger_if_alive(world, notifications));
+    }
     previous.0.clear();
     previous
         .0
         .extend(collisions.iter().map(|pair| (pair.a, pair.b)));
 }
 
-/// Triggers an entity event unless its target is gone by the time the command
-/// runs (an earlier observer may have despawned it).
-fn trigger_if_alive<E>(commands: &mut Commands, event: E)
-where
-    E: EntityEvent + Event<Trigger<'static>: Default>,
-{
-    commands.queue(move |world: &mut World| {
-        if world.get_entity(event.event_target()).is_ok() {
-            world.trigger(event);
+/// An observer event to trigger once detection is done.
+enum Notification {
+    Started(CollisionStarted),
+    Ended(CollisionEnded),
+}
+
+/// Triggers each event in order, skipping those whose target is gone by then
+/// (an earlier observer may have despawned it). One command for the whole
+/// detection instead of one per event; each observer's own commands are
+/// applied before the next event, as if each had been its own command.
+fn trigger_if_alive(world: &mut World, notifications: Vec<Notification>) {
+    for notification in notifications {
+        let target = match &notification {
+            Notification::Started(event) => event.entity,
+            Notification::Ended(event) => event.entity,
+        };
+        if world.get_entity(target).is_err() {
+            continue;
         }
-    });
+        match notification {
+            Notification::Started(event) => world.trigger(event),
+            Notification::Ended(event) => world.trigger(event),
+        }
+        world.flush();
+    }
 }
