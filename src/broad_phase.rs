@@ -1,44 +1,84 @@
 //! Step 2 of detection: candidate pairs whose bounding boxes overlap, from a
-//! uniform grid hashed into buckets and filled by counting sort, so the work
-//! grows linearly with the number of colliders at constant density.
+//! uniform grid rebuilt every detection with a radix sort, so the work grows
+//! linearly with the number of colliders at constant density.
+//!
+//! Each collider is filed in one cell only, the one holding its box's min
+//! corner, with cells at least as large as the boxes filed in them. Two
+//! overlapping boxes then sit in the same or in neighbouring cells, so each
+//! cell is paired with itself and four of its neighbours, and every pair is
+//! found exactly once without deduplication. Boxes too large for the cells go
+//! to a second grid with larger cells (and so on), and are paired with the
+//! first grid's boxes by scanning the cells they cover. Everything works on
+//! arrays sorted by cell, so memory is read in order, not at random.
 
-use bevy::math::{Vec2, bounding::Aabb2d};
+use bevy::math::{I64Vec2, Vec2, bounding::Aabb2d};
 use bevy::prelude::*;
 
 use crate::snapshot::ColliderSnapshot;
-
-/// Colliders spanning more grid cells than this are tested against every
-/// other collider instead of being written into each cell they cover.
-const MAX_CELLS_PER_COLLIDER: i64 = 64;
 
 /// Cell coordinates are clamped to this range so that far-away or huge
 /// bounds cannot overflow; clamping only merges distant cells, which costs
 /// speed, never correctness.
 const CELL_COORD_LIMIT: f32 = (1 << 24) as f32;
 
-/// One collider's presence in one grid cell.
-#[derive(Clone, Copy, Debug, Default)]
-struct CellEntry {
-    cell: IVec2,
-    collider: u32,
-}
+/// Cells are at most this many times the median box size: larger boxes go to
+/// the next level instead of coarsening this one.
+const MAX_CELL_TO_MEDIAN: f32 = 4.0;
+
+/// The median box size is estimated from at most this many boxes.
+const SIZE_SAMPLES: usize = 1024;
+
+/// Below this many boxes a level tests all pairs directly.
+const BRUTE_FORCE_BELOW: usize = 24;
+
+/// Levels beyond this test their remaining boxes directly (only reachable
+/// with wildly different box sizes).
+const MAX_LEVELS: usize = 8;
 
 /// A uniform grid over bounding boxes, rebuilt from scratch on each call and
 /// keeping its allocations between calls.
 #[derive(Default, Debug)]
 pub struct SpatialGrid {
+    /// The cell size of the first level (0 before the first call).
     cell_size: f32,
-    /// Per collider: its first and last cell (inclusive), or `None` when it
-    /// is too large for the grid.
-    ranges: Vec<Option<(IVec2, IVec2)>>,
+    levels: Vec<Level>,
+}
+
+/// One level of the grid: the boxes that fit its cells, sorted by cell.
+#[derive(Default, Debug)]
+struct Level {
+    /// The boxes given to this level (indices into the caller's slice).
+    input: Vec<u32>,
+    /// Those too large for this level's cells: the next level's input.
     oversized: Vec<u32>,
-    entries: Vec<CellEntry>,
-    sorted: Vec<CellEntry>,
-    bucket_starts: Vec<u32>,
-    /// Scratch for the counting sort: the next free slot of each bucket.
-    bucket_cursors: Vec<u32>,
+    cell_size: f32,
+    /// `(cell key << 32) | box index`, radix-sorted by key.
+    keys: Vec<u64>,
+    scratch: Vec<u64>,
+    /// The filed boxes in cell order: box index, cell and bounds.
+    sorted_index: Vec<u32>,
+    sorted_cell: Vec<IVec2>,
+    sorted_aabb: Vec<Aabb2d>,
+    /// Where each key's run starts in the sorted arrays (one more than keys).
+    key_starts: Vec<u32>,
+    keying: Keying,
+    /// The lowest filed cell and the number of filed cells along x and y.
+    origin: IVec2,
+    span: I64Vec2,
     /// Scratch for choosing the cell size.
-    extents: Vec<f32>,
+    sizes: Vec<f32>,
+}
+
+/// How a cell becomes a sort key.
+#[derive(Clone, Copy, Debug, Default)]
+enum Keying {
+    /// Row-major index into the cells spanned by the boxes: neighbours have
+    /// nearby keys and no two cells share one.
+    #[default]
+    Dense,
+    /// A hash into `mask + 1` keys, for sparse worlds whose cells would be
+    /// too many to index; cells sharing a key are told apart by coordinates.
+    Hashed { mask: u32 },
 }
 
 impl SpatialGrid {
@@ -52,135 +92,351 @@ impl SpatialGrid {
         pairs: &mut Vec<(u32, u32)>,
     ) {
         pairs.clear();
-        self.build(aabbs);
-        let mut test = |i: u32, j: u32| {
+        let mut report = |i: u32, j: u32| {
             let (i, j) = if i < j { (i, j) } else { (j, i) };
-            if aabbs_overlap(&aabbs[i as usize], &aabbs[j as usize]) && accept(i, j) {
+            if accept(i, j) {
                 pairs.push((i, j));
             }
         };
-
-        for bucket in 0..self.bucket_starts.len() - 1 {
-            let start = self.bucket_starts[bucket] as usize;
-            let end = self.bucket_starts[bucket + 1] as usize;
-            let bucket_entries = &self.sorted[start..end];
-            for (k, first) in bucket_entries.iter().enumerate() {
-                for second in &bucket_entries[k + 1..] {
-                    // Different cells can share a bucket; a pair that shares
-                    // several cells is reported only in the one at the max of
-                    // their first cells, which both cover.
-                    if first.cell != second.cell {
-                        continue;
-                    }
-                    let (first_min, _) = self.ranges[first.collider as usize].unwrap_or_default();
-                    let (second_min, _) = self.ranges[second.collider as usize].unwrap_or_default();
-                    if first_min.max(second_min) == first.cell {
-                        test(first.collider, second.collider);
-                    }
-                }
-            }
+        if self.levels.is_empty() {
+            self.levels.push(Level::default());
         }
-
-        // Oversized colliders meet everything once: small ones (which are only
-        // in the grid) and the oversized ones after them in the list.
-        for (k, &big) in self.oversized.iter().enumerate() {
-            for (other, range) in self.ranges.iter().enumerate() {
-                if range.is_some() {
-                    test(big, other as u32);
-                }
+        self.levels[0].input.clear();
+        self.levels[0].input.extend(0..aabbs.len() as u32);
+        self.cell_size = 0.0;
+        for depth in 0.. {
+            let level = &mut self.levels[depth];
+            if level.input.len() < BRUTE_FORCE_BELOW || depth + 1 == MAX_LEVELS {
+                level.brute_force(aabbs, &mut report);
+                break;
             }
-            for &other in &self.oversized[k + 1..] {
-                test(big, other);
+            level.build(aabbs);
+            if depth == 0 {
+                self.cell_size = level.cell_size;
             }
-        }
-    }
-
-    fn build(&mut self, aabbs: &[Aabb2d]) {
-        self.cell_size = cell_size_for(aabbs, &mut self.extents);
-        self.ranges.clear();
-        self.oversized.clear();
-        self.entries.clear();
-        let inverse = 1.0 / self.cell_size;
-        let to_cell = |p: Vec2| {
-            let c = (p * inverse).floor().clamp(
-                Vec2::splat(-CELL_COORD_LIMIT),
-                Vec2::splat(CELL_COORD_LIMIT),
-            );
-            IVec2::new(c.x as i32, c.y as i32)
-        };
-        for (index, aabb) in aabbs.iter().enumerate() {
-            let (min, max) = (to_cell(aabb.min), to_cell(aabb.max));
-            let span = (max - min).as_i64vec2() + 1;
-            if span.x * span.y > MAX_CELLS_PER_COLLIDER {
-                self.ranges.push(None);
-                self.oversized.push(index as u32);
-                continue;
+            level.pairs_within(&mut report);
+            level.pairs_with_oversized(aabbs, &mut report);
+            if level.oversized.is_empty() {
+                break;
             }
-            self.ranges.push(Some((min, max)));
-            for y in min.y..=max.y {
-                for x in min.x..=max.x {
-                    self.entries.push(CellEntry {
-                        cell: IVec2::new(x, y),
-                        collider: index as u32,
-                    });
-                }
+            if self.levels.len() == depth + 1 {
+                self.levels.push(Level::default());
             }
-        }
-
-        // Counting sort of the entries by bucket; stable, so each bucket
-        // lists its colliders in index order.
-        let bucket_count = (self.entries.len() * 2).next_power_of_two().max(1);
-        let mask = bucket_count as u32 - 1;
-        self.bucket_starts.clear();
-        self.bucket_starts.resize(bucket_count + 1, 0);
-        for entry in &self.entries {
-            self.bucket_starts[(cell_hash(entry.cell) & mask) as usize + 1] += 1;
-        }
-        for i in 1..self.bucket_starts.len() {
-            self.bucket_starts[i] += self.bucket_starts[i - 1];
-        }
-        self.sorted.clear();
-        self.sorted.resize(self.entries.len(), CellEntry::default());
-        self.bucket_cursors.clone_from(&self.bucket_starts);
-        for entry in &self.entries {
-            let slot = &mut self.bucket_cursors[(cell_hash(entry.cell) & mask) as usize];
-            self.sorted[*slot as usize] = *entry;
-            *slot += 1;
+            let (this, next) = self.levels.split_at_mut(depth + 1);
+            std::mem::swap(&mut next[0].input, &mut this[depth].oversized);
         }
     }
 }
 
-/// Cell edge length: the median of the boxes' larger side, so a typical
-/// collider covers one to four cells. The median, not the mean, so that a few
-/// huge colliders (a level-sized sensor) cannot blow the cells up and put
-/// everything in a handful of them.
-fn cell_size_for(aabbs: &[Aabb2d], extents: &mut Vec<f32>) -> f32 {
-    extents.clear();
-    extents.extend(aabbs.iter().map(|aabb| (aabb.max - aabb.min).max_element()));
-    if extents.is_empty() {
+impl Level {
+    fn to_cell(&self, p: Vec2) -> IVec2 {
+        let inverse = 1.0 / self.cell_size;
+        let c = (p * inverse).clamp(
+            Vec2::splat(-CELL_COORD_LIMIT),
+            Vec2::splat(CELL_COORD_LIMIT),
+        );
+        IVec2::new(floor_to_i32(c.x), floor_to_i32(c.y))
+    }
+
+    fn brute_force(&self, aabbs: &[Aabb2d], report: &mut impl FnMut(u32, u32)) {
+        for (k, &i) in self.input.iter().enumerate() {
+            for &j in &self.input[k + 1..] {
+                if aabbs_overlap(&aabbs[i as usize], &aabbs[j as usize]) {
+                    report(i, j);
+                }
+            }
+        }
+    }
+
+    /// Files the boxes that fit the cells, sorted by cell; the rest go to
+    /// `oversized`.
+    fn build(&mut self, aabbs: &[Aabb2d]) {
+        self.cell_size = cell_size_for(&self.input, aabbs, &mut self.sizes);
+        self.oversized.clear();
+        self.keys.clear();
+        self.sorted_cell.clear();
+        // First pass: the min cell of every box that fits (its max corner is
+        // at most one cell further in each axis), and the range they span.
+        let (mut lo, mut hi) = (IVec2::MAX, IVec2::MIN);
+        for &index in &self.input {
+            let aabb = &aabbs[index as usize];
+            let (min, max) = (self.to_cell(aabb.min), self.to_cell(aabb.max));
+            if (max - min).cmpgt(IVec2::ONE).any() {
+                self.oversized.push(index);
+                continue;
+            }
+            lo = lo.min(min);
+            hi = hi.max(min);
+            self.sorted_cell.push(min);
+            self.keys.push(index as u64);
+        }
+        let filed = self.keys.len();
+        let span = (hi - lo).as_i64vec2() + 1;
+        let dense_cells = if filed == 0 { 0 } else { span.x * span.y };
+        self.keying = if dense_cells <= (4 * filed as i64).max(1 << 16) {
+            Keying::Dense
+        } else {
+            Keying::Hashed {
+                mask: ((2 * filed).next_power_of_two().min(1 << 30) - 1) as u32,
+            }
+        };
+        let key_count = match self.keying {
+            Keying::Dense => dense_cells as usize,
+            Keying::Hashed { mask } => mask as usize + 1,
+        };
+        for (packed, &cell) in self.keys.iter_mut().zip(&self.sorted_cell) {
+            *packed |= (key_of(self.keying, cell, lo, span).unwrap_or(0) as u64) << 32;
+        }
+        radix_sort_high_u32(&mut self.keys, &mut self.scratch);
+
+        // Gather the sorted boxes and where each key's run starts.
+        self.key_starts.clear();
+        self.key_starts.resize(key_count + 1, 0);
+        self.sorted_index.clear();
+        self.sorted_aabb.clear();
+        self.sorted_cell.clear();
+        for &packed in &self.keys {
+            let index = packed as u32;
+            self.key_starts[(packed >> 32) as usize + 1] += 1;
+            self.sorted_index.push(index);
+            let aabb = aabbs[index as usize];
+            self.sorted_aabb.push(aabb);
+            if let Keying::Hashed { .. } = self.keying {
+                // Only hashed runs can mix cells and need them told apart.
+                self.sorted_cell.push(self.to_cell(aabb.min));
+            }
+        }
+        for key in 1..self.key_starts.len() {
+            self.key_starts[key] += self.key_starts[key - 1];
+        }
+        self.origin = lo;
+        self.span = span;
+    }
+
+    /// The sorted positions of the boxes in `cell`'s key run (which may hold
+    /// other cells too when hashed).
+    #[inline]
+    fn run(&self, cell: IVec2) -> std::ops::Range<usize> {
+        match key_of(self.keying, cell, self.origin, self.span) {
+            Some(key) => {
+                self.key_starts[key as usize] as usize..self.key_starts[key as usize + 1] as usize
+            }
+            None => 0..0,
+        }
+    }
+
+    /// Whether sorted box `b`, found in `cell`'s key run, is in `cell`.
+    #[inline]
+    fn holds(&self, b: usize, cell: IVec2) -> bool {
+        match self.keying {
+            Keying::Dense => true,
+            Keying::Hashed { .. } => self.sorted_cell[b] == cell,
+        }
+    }
+
+    /// Pairs among the filed boxes: each box with the later boxes of its own
+    /// cell and with the boxes of the neighbouring cells at (+1, -1),
+    /// (+1, 0), (+1, +1) and (0, +1); the other four neighbours meet it from
+    /// their side.
+    fn pairs_within(&self, report: &mut impl FnMut(u32, u32)) {
+        match self.keying {
+            Keying::Dense => self.dense_pairs_within(report),
+            Keying::Hashed { .. } => self.hashed_pairs_within(report),
+        }
+    }
+
+    /// [`Self::pairs_within`] with row-major keys: a key run is exactly one
+    /// cell, and the (0, +1) and (+1, +1) neighbours are adjacent keys.
+    fn dense_pairs_within(&self, report: &mut impl FnMut(u32, u32)) {
+        let (aabbs, indices, starts) = (&self.sorted_aabb, &self.sorted_index, &self.key_starts);
+        let (width, height) = (self.span.x as usize, self.span.y as usize);
+        let run = |first_key: usize, last_key: usize| {
+            starts[first_key] as usize..starts[last_key + 1] as usize
+        };
+        let mut key = 0;
+        for a in 0..indices.len() {
+            // Keys ascend with `a`: advance to the run that holds it.
+            while starts[key + 1] as usize <= a {
+                key += 1;
+            }
+            let (x, y) = (key % width, key / width);
+            let aabb = &aabbs[a];
+            let mut scan = |range: std::ops::Range<usize>| {
+                for b in range {
+                    if aabbs_overlap(aabb, &aabbs[b]) {
+                        report(indices[a], indices[b]);
+                    }
+                }
+            };
+            scan(a + 1..starts[key + 1] as usize);
+            if x + 1 < width {
+                scan(run(key + 1, key + 1));
+                if y > 0 {
+                    scan(run(key + 1 - width, key + 1 - width));
+                }
+            }
+            if y + 1 < height {
+                let last = if x + 1 < width {
+                    key + width + 1
+                } else {
+                    key + width
+                };
+                scan(run(key + width, last));
+            }
+        }
+    }
+
+    /// [`Self::pairs_within`] with hashed keys: runs can mix cells, so each
+    /// box is checked to be in the cell looked for.
+    fn hashed_pairs_within(&self, report: &mut impl FnMut(u32, u32)) {
+        const FORWARD: [IVec2; 4] = [
+            IVec2::new(1, -1),
+            IVec2::new(1, 0),
+            IVec2::new(1, 1),
+            IVec2::new(0, 1),
+        ];
+        let (cells, aabbs, indices) = (&self.sorted_cell, &self.sorted_aabb, &self.sorted_index);
+        let mut scan = |a: usize, cell: IVec2, range: std::ops::Range<usize>| {
+            let aabb = &aabbs[a];
+            for b in range {
+                if (cells[b] == cell) & aabbs_overlap(aabb, &aabbs[b]) {
+                    report(indices[a], indices[b]);
+                }
+            }
+        };
+        for a in 0..indices.len() {
+            let cell = cells[a];
+            scan(a, cell, a + 1..self.run(cell).end);
+            for offset in FORWARD {
+                scan(a, cell + offset, self.run(cell + offset));
+            }
+        }
+    }
+
+    /// Pairs of each oversized box with the filed boxes: those overlapping
+    /// it have their min corner in the cells it covers or one cell below or
+    /// left of them.
+    fn pairs_with_oversized(&self, aabbs: &[Aabb2d], report: &mut impl FnMut(u32, u32)) {
+        for &big in &self.oversized {
+            let aabb = &aabbs[big as usize];
+            let (min, max) = (self.to_cell(aabb.min) - 1, self.to_cell(aabb.max));
+            let covered = (max - min).as_i64vec2() + 1;
+            let mut test = |b: usize| {
+                if aabbs_overlap(aabb, &self.sorted_aabb[b]) {
+                    report(big, self.sorted_index[b]);
+                }
+            };
+            if covered.x * covered.y >= self.sorted_index.len() as i64 {
+                (0..self.sorted_index.len()).for_each(&mut test);
+                continue;
+            }
+            for y in min.y..=max.y {
+                for x in min.x..=max.x {
+                    let cell = IVec2::new(x, y);
+                    for b in self.run(cell) {
+                        if self.holds(b, cell) {
+                            test(b);
+                        }
+                    }
+                }
+            }
+        }
+    }
+}
+
+/// `x.floor() as i32` for `|x| <= 2^24`, without a libm call.
+#[inline]
+fn floor_to_i32(x: f32) -> i32 {
+    let truncated = x as i32;
+    truncated - i32::from(x < truncated as f32)
+}
+
+/// The sort key of `cell`, or `None` when a dense grid has no such cell.
+#[inline]
+fn key_of(keying: Keying, cell: IVec2, origin: IVec2, span: I64Vec2) -> Option<u32> {
+    match keying {
+        Keying::Dense => {
+            let offset = (cell - origin).as_i64vec2();
+            (offset.cmpge(I64Vec2::ZERO).all() && offset.cmplt(span).all())
+                .then(|| (offset.y * span.x + offset.x) as u32)
+        }
+        Keying::Hashed { mask } => Some(cell_hash(cell) & mask),
+    }
+}
+
+/// Cell edge length for `input`: the largest box among those at most
+/// [`MAX_CELL_TO_MEDIAN`] times the median size, so that almost every box is
+/// filed and a few huge ones (a level-sized sensor) cannot blow the cells up.
+fn cell_size_for(input: &[u32], aabbs: &[Aabb2d], sizes: &mut Vec<f32>) -> f32 {
+    let size = |i: u32| {
+        let aabb = &aabbs[i as usize];
+        (aabb.max - aabb.min).max_element()
+    };
+    sizes.clear();
+    let stride = input.len().div_ceil(SIZE_SAMPLES).max(1);
+    sizes.extend(input.iter().step_by(stride).map(|&i| size(i)));
+    if sizes.is_empty() {
         return 1.0;
     }
-    let middle = extents.len() / 2;
-    let (_, median, _) = extents.select_nth_unstable_by(middle, f32::total_cmp);
-    if median.is_finite() && *median > 0.0 {
-        *median
+    let middle = sizes.len() / 2;
+    let (_, &mut median, _) = sizes.select_nth_unstable_by(middle, f32::total_cmp);
+    let cap = median * MAX_CELL_TO_MEDIAN;
+    let largest = input
+        .iter()
+        .map(|&i| size(i))
+        .filter(|&s| s <= cap)
+        .fold(median, f32::max);
+    if largest.is_finite() && largest > 0.0 {
+        largest
     } else {
         1.0
     }
 }
 
+/// Stable LSD radix sort of `keys` by their high 32 bits, a byte at a time,
+/// skipping bytes that are the same in every key.
+fn radix_sort_high_u32(keys: &mut Vec<u64>, scratch: &mut Vec<u64>) {
+    let (mut all_or, mut all_and) = (0u64, u64::MAX);
+    for &key in keys.iter() {
+        all_or |= key;
+        all_and &= key;
+    }
+    let varying = (all_or ^ all_and) >> 32;
+    scratch.resize(keys.len(), 0);
+    for shift in (32..64).step_by(8) {
+        if (varying >> (shift - 32)) & 0xFF == 0 {
+            continue;
+        }
+        let mut starts = [0u32; 257];
+        for &key in keys.iter() {
+            starts[((key >> shift) & 0xFF) as usize + 1] += 1;
+        }
+        for digit in 1..257 {
+            starts[digit] += starts[digit - 1];
+        }
+        for &key in keys.iter() {
+            let slot = &mut starts[((key >> shift) & 0xFF) as usize];
+            scratch[*slot as usize] = key;
+            *slot += 1;
+        }
+        std::mem::swap(keys, scratch);
+    }
+}
+
 #[inline]
 fn cell_hash(cell: IVec2) -> u32 {
-    // Two large odd multipliers mix x and y; the high bits go through the
-    // final multiply so that neighbouring cells land in different buckets.
+    // Two large odd multipliers mix x and y, and the shifts fold the high
+    // bits into the low ones that the mask keeps.
     let h = (cell.x as u32).wrapping_mul(0x9E37_79B1) ^ (cell.y as u32).wrapping_mul(0x85EB_CA77);
-    (h ^ (h >> 15)).wrapping_mul(0x2C1B_3C6D) >> 7
+    let h = (h ^ (h >> 16)).wrapping_mul(0x2C1B_3C6D);
+    h ^ (h >> 15)
 }
 
 /// Inclusive overlap: touching boxes overlap, as touching shapes collide.
 #[inline]
 fn aabbs_overlap(a: &Aabb2d, b: &Aabb2d) -> bool {
-    a.min.x <= b.max.x && b.min.x <= a.max.x && a.min.y <= b.max.y && b.min.y <= a.max.y
+    // `&`, not `&&`: four compares are cheaper than up to four branches.
+    (a.min.x <= b.max.x) & (b.min.x <= a.max.x) & (a.min.y <= b.max.y) & (b.min.y <= a.max.y)
 }
 
 /// This detection's candidate pairs: indices into [`ColliderSnapshot`] whose
@@ -198,11 +454,20 @@ pub(crate) fn find_candidate_pairs(
     mut candidates: ResMut<BroadPhasePairs>,
 ) {
     let layers = &snapshot.layers;
-    grid.overlapping_pairs(
-        &snapshot.aabbs,
-        |i, j| layers[i as usize].interacts_with(&layers[j as usize]),
-        &mut candidates.pairs,
-    );
+    // Most games never set layers: then every pair interacts, and the filter
+    // (two random reads per overlapping box pair) is skipped.
+    let all_interact = layers
+        .first()
+        .is_none_or(|first| first.interacts_with(first) && layers.iter().all(|l| l == first));
+    if all_interact {
+        grid.overlapping_pairs(&snapshot.aabbs, |_, _| true, &mut candidates.pairs);
+    } else {
+        grid.overlapping_pairs(
+            &snapshot.aabbs,
+            |i, j| layers[i as usize].interacts_with(&layers[j as usize]),
+            &mut candidates.pairs,
+        );
+    }
 }
 
 #[cfg(test)]
@@ -314,6 +579,61 @@ mod tests {
             boxes_overlapping_by_brute_force(&aabbs)
         );
         assert!(grid.cell_size <= 10.0 + 1e-3, "{}", grid.cell_size);
+        assert!(matches!(grid.levels[0].keying, Keying::Dense));
+    }
+
+    fn random_boxes(
+        rng: &mut StdRng,
+        count: usize,
+        centre: Vec2,
+        spread: f32,
+        size: f32,
+    ) -> Vec<Aabb2d> {
+        (0..count)
+            .map(|_| {
+                let min = centre
+                    + Vec2::new(
+                        rng.random_range(-spread..spread),
+                        rng.random_range(-spread..spread),
+                    );
+                aabb(
+                    min,
+                    Vec2::new(rng.random_range(0.1..size), rng.random_range(0.1..size)),
+                )
+            })
+            .collect()
+    }
+
+    #[test]
+    fn sparse_clusters_use_hashed_cells() {
+        // Three clusters far apart: indexing every cell between them densely
+        // would take billions of cells, so cells are hashed.
+        let mut rng = StdRng::seed_from_u64(5);
+        let mut aabbs = Vec::new();
+        for centre in [Vec2::ZERO, Vec2::new(3e6, -2e6), Vec2::new(-1e6, 4e6)] {
+            aabbs.extend(random_boxes(&mut rng, 300, centre, 60.0, 8.0));
+        }
+        let mut grid = SpatialGrid::default();
+        assert_eq!(
+            grid_pairs(&mut grid, &aabbs),
+            boxes_overlapping_by_brute_force(&aabbs)
+        );
+        assert!(matches!(grid.levels[0].keying, Keying::Hashed { .. }));
+    }
+
+    #[test]
+    fn sizes_over_four_orders_of_magnitude_use_several_levels() {
+        let mut rng = StdRng::seed_from_u64(9);
+        let mut aabbs = Vec::new();
+        for size in [1.0, 30.0, 900.0, 27000.0] {
+            aabbs.extend(random_boxes(&mut rng, 80, Vec2::ZERO, 30000.0, size));
+        }
+        let mut grid = SpatialGrid::default();
+        assert_eq!(
+            grid_pairs(&mut grid, &aabbs),
+            boxes_overlapping_by_brute_force(&aabbs)
+        );
+        assert!(grid.levels.len() >= 2, "{} levels", grid.levels.len());
     }
 
     #[test]
