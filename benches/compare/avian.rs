@@ -1,0 +1,121 @@
+//! avian2d 0.7 as a detection-only peer: every body is a `RigidBody::Kinematic`
+//! with a `Sensor` collider and `CollisionEventsEnabled`, moved only by the
+//! scene writing `Transform`. What the sources say (paths in `avian2d-0.7.0/`):
+//!
+//! - Schedule: `PhysicsPlugins::new(PostUpdate)`, the variable-timestep setup
+//!   documented on `PhysicsPlugins` (`src/lib.rs`, "Custom Schedule"). The
+//!   default, `FixedPostUpdate`, would step at `Time<Fixed>`'s 64 Hz against our
+//!   60 Hz clock (0 or 1 step per update). In `PostUpdate` the step's delta is
+//!   the virtual clock's (`run_physics_schedule`, `src/schedule/mod.rs`), so
+//!   there is exactly one step per `app.update()`. The exception is the first
+//!   update: its delta is zero, and avian skips zero-delta steps.
+//! - Pose sync: in `PhysicsSystems::Prepare`, avian propagates `Transform` to
+//!   `GlobalTransform` itself and copies it into `Position`/`Rotation`
+//!   (`transform_to_position`, `src/physics_transform/mod.rs`). This runs before
+//!   the step and before Bevy's own propagation, so detection sees the
+//!   `Transform` written in `Update` this frame. Caveat: a rotation change under
+//!   0.1° (or a move under 1e-5 units) is ignored until it adds up.
+//!   `position_to_transform` is turned off (`PhysicsTransformConfig`).
+//!   Otherwise avian writes that lagging `Rotation` back into our `Transform`
+//!   every frame and alters the scene.
+//! - Pairs: the BVH broad phase pairs kinematic proxies with the kinematic tree
+//!   (`src/collision/broad_phase/bvh_broad_phase.rs`). Nothing filters out
+//!   kinematic-kinematic or sensor-sensor pairs. Sensors still get contact
+//!   manifolds, they just generate no constraints
+//!   (`src/collision/narrow_phase/system_param.rs`).
+//! - Only true overlaps count: a pair is touching when a manifold keeps a point
+//!   with `-penetration < speculative margin`. That margin is
+//!   `dt * |relative velocity|`, and our bodies' `LinearVelocity` is always 0,
+//!   so touching means penetration > 0. `NarrowPhaseConfig::default_speculative_margin = 0`
+//!   also disables speculative contacts, the documented way. `contact_tolerance`
+//!   only widens the manifold search and AABBs; it does not affect touching.
+//! - Events: `CollisionStart`/`CollisionEnd` are both `Message`s (one per pair,
+//!   written by the narrow phase) and observer events (one per entity that has
+//!   `CollisionEventsEnabled`) (`src/collision/collision_events.rs`,
+//!   `narrow_phase/mod.rs`). We count the messages.
+//! - Sleeping: kinematic bodies with zero velocity fall asleep after
+//!   `TimeToSleep`. A sleeping body's pairs are skipped by the narrow phase until
+//!   `wake_on_changed` runs, which is after the narrow phase. Islands exist only
+//!   for sleeping, and "the IslandPlugin can be omitted"
+//!   (`src/dynamics/solver/islands/mod.rs`), so both island plugins are disabled.
+//! - The solver can't be removed in a supported way, so it stays. Sensors give it
+//!   no constraints, and `SubstepCount(1)` cuts its per-body loop to one
+//!   substep.
+
+use avian2d::{physics_transform::PhysicsTransformConfig, prelude::*};
+use bevy::prelude::*;
+
+use crate::scene::{Body, BodyShape, EventTally, body_bundle};
+
+pub fn setup(app: &mut App) {
+    // Inserted before the plugins: their `init_resource` calls keep these, and
+    // `PhysicsTransformPlugin::build` reads `position_to_transform`.
+    app.insert_resource(PhysicsTransformConfig {
+        position_to_transform: false,
+        ..default()
+    })
+    .insert_resource(NarrowPhaseConfig {
+        default_speculative_margin: 0.0,
+        ..default()
+    })
+    .insert_resource(SubstepCount(1))
+    .insert_resource(Gravity::ZERO)
+    .add_plugins(
+        PhysicsPlugins::new(PostUpdate)
+            .build()
+            .disable::<IslandPlugin>()
+            .disable::<IslandSleepingPlugin>(),
+    )
+    .init_resource::<EventTally>()
+    .add_systems(
+        PostUpdate,
+        count_events.after(PhysicsSystems::StepSimulation),
+    );
+}
+
+fn count_events(
+    mut started: MessageReader<CollisionStart>,
+    mut ended: MessageReader<CollisionEnd>,
+    mut tally: ResMut<EventTally>,
+) {
+    tally.started += started.read().count() as u64;
+    tally.ended += ended.read().count() as u64;
+}
+
+pub fn spawn(world: &mut World, bodies: &[Body]) -> Vec<Entity> {
+    bodies
+        .iter()
+        .map(|body| {
+            let collider = match body.shape {
+                BodyShape::Circle { radius } => Collider::circle(radius),
+                // `rectangle` takes full side lengths.
+                BodyShape::Rect { half_size } => {
+                    Collider::rectangle(2.0 * half_size.x, 2.0 * half_size.y)
+                }
+            };
+            world
+                .spawn((
+                    body_bundle(body),
+                    RigidBody::Kinematic,
+                    collider,
+                    Sensor,
+                    CollisionEventsEnabled,
+                ))
+                .id()
+        })
+        .collect()
+}
+
+/// The touching pairs of the contact graph (the same set `Collisions::iter`
+/// yields). Pairs whose AABBs overlap but shapes don't are left out.
+pub fn touching_pairs(world: &mut World) -> Vec<(Entity, Entity)> {
+    let graph = world.resource::<ContactGraph>();
+    graph
+        .iter_active_touching()
+        .chain(graph.iter_sleeping_touching())
+        .map(|pair| {
+            let (a, b) = (pair.collider1, pair.collider2);
+            if a < b { (a, b) } else { (b, a) }
+        })
+        .collect()
+}

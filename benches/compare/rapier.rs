@@ -1,0 +1,135 @@
+//! bevy_rapier2d 0.36 (rapier2d 0.35) as a detection-only peer. Every body is
+//! a kinematic rigid body with a `Sensor` collider,
+//! `ActiveEvents::COLLISION_EVENTS` and `ActiveCollisionTypes::all()`, moved only
+//! by the scene writing `Transform`. What the sources say:
+//!
+//! - Schedule: `RapierPhysicsPlugin::default()` runs in `PostUpdate`, before
+//!   `TransformSystems::Propagate` (`bevy_rapier2d-0.36.0/src/plugin/plugin.rs`).
+//!   `TimestepMode::Fixed { dt: 1/60, substeps: 1 }` makes exactly one
+//!   `pipeline.step` per `app.update()`, the first update included
+//!   (`src/plugin/context/mod.rs`, `step_simulation`). The default `Variable`
+//!   mode would scale `dt` with the clock.
+//! - Pose sync: `SyncBackend` runs Bevy's transform propagation itself, then
+//!   `apply_rigid_body_user_changes` (`src/plugin/systems/rigid_body.rs`)
+//!   reads `Changed<GlobalTransform>`:
+//!   - for `KinematicPositionBased` it calls `set_next_kinematic_position`. The
+//!     body only gets there at the end of the step, after `detect_collisions`
+//!     (`rapier2d-0.35.0-glamx0.2/src/pipeline/physics_pipeline/substep.rs`).
+//!     Detection would therefore see the previous frame's pose.
+//!   - for every other body type it calls `set_position`, a teleport that
+//!     reaches the colliders in the step's `handle_user_changes_to_rigid_bodies`,
+//!     before detection.
+//!
+//!   So we use `KinematicVelocityBased` (with zero velocity): still kinematic,
+//!   moved only through `Transform`, and detection sees this frame's pose.
+//! - Pairs: kinematic-kinematic pairs are dropped by both the broad phase
+//!   (`src/geometry/broad_phase_bvh/update.rs`) and the intersection update
+//!   (`src/geometry/narrow_phase/intersections.rs`) unless one collider's
+//!   `ActiveCollisionTypes` has `KINEMATIC_KINEMATIC`. The default is
+//!   dynamic-* only (`src/geometry/collider_components.rs`), hence `all()`.
+//!   Sensor-sensor pairs are kept: any pair with a sensor goes into the
+//!   intersection graph (`narrow_phase/pair_management.rs`, `add_pair`). Its
+//!   `intersecting` flag comes from an exact boolean `intersection_test`, with
+//!   no prediction margin. Start/stop events fire when that flag flips, or on
+//!   pair removal while intersecting, if either collider has `COLLISION_EVENTS`.
+//! - Writeback is left out (`with_physics_sets_systems`, the documented opt-out).
+//!   Detection doesn't need it, and it would rewrite our `Transform` from
+//!   rapier's 2D pose every frame, with float round-trip drift.
+//! - Events: `CollisionEvent` is a `Message`, but the plugin only
+//!   `insert_resource`s `Messages<CollisionEvent>` and never registers it, so its
+//!   buffers are never swapped and would grow for the whole run (see the
+//!   `Messages` docs in `bevy_ecs-0.19.1/src/message/messages.rs`). We register
+//!   it with the `MessageRegistry` so it is cleared like any other message.
+//!   `App::add_message` would do nothing here, because the resource already
+//!   exists.
+
+use bevy::ecs::message::MessageRegistry;
+use bevy::prelude::*;
+use bevy_rapier2d::prelude::*;
+use bevy_rapier2d::rapier::dynamics::IntegrationParameters;
+
+use crate::scene::{Body, BodyShape, EventTally, STEP, body_bundle};
+
+pub fn setup(app: &mut App) {
+    app.add_plugins(
+        RapierPhysicsPlugin::<NoUserData>::default()
+            .with_custom_initialization(
+                RapierContextInitialization::InitializeDefaultRapierContext {
+                    integration_parameters: IntegrationParameters::default(),
+                    rapier_configuration: RapierConfiguration {
+                        gravity: Vec2::ZERO,
+                        ..RapierConfiguration::new(1.0)
+                    },
+                },
+            )
+            .with_physics_sets_systems(
+                [PhysicsSet::SyncBackend, PhysicsSet::StepSimulation]
+                    .into_iter()
+                    .collect(),
+            ),
+    )
+    // After the plugin, which `init_resource`s the default (`Variable`).
+    .insert_resource(TimestepMode::Fixed {
+        dt: STEP.as_secs_f32(),
+        substeps: 1,
+    })
+    .init_resource::<EventTally>()
+    .add_systems(PostUpdate, count_events.after(PhysicsSet::StepSimulation));
+
+    MessageRegistry::register_message::<CollisionEvent>(app.world_mut());
+}
+
+fn count_events(mut events: MessageReader<CollisionEvent>, mut tally: ResMut<EventTally>) {
+    for event in events.read() {
+        match event {
+            CollisionEvent::Started(..) => tally.started += 1,
+            CollisionEvent::Stopped(..) => tally.ended += 1,
+        }
+    }
+}
+
+pub fn spawn(world: &mut World, bodies: &[Body]) -> Vec<Entity> {
+    bodies
+        .iter()
+        .map(|body| {
+            let collider = match body.shape {
+                BodyShape::Circle { radius } => Collider::ball(radius),
+                // `cuboid` takes half extents in 2D.
+                BodyShape::Rect { half_size } => Collider::cuboid(half_size.x, half_size.y),
+            };
+            world
+                .spawn((
+                    body_bundle(body),
+                    RigidBody::KinematicVelocityBased,
+                    collider,
+                    Sensor,
+                    ActiveEvents::COLLISION_EVENTS,
+                    ActiveCollisionTypes::all(),
+                ))
+                .id()
+        })
+        .collect()
+}
+
+/// The intersecting pairs of the narrow phase's intersection graph, where all
+/// sensor pairs live. The graph also keeps pairs whose AABBs overlap but whose
+/// shapes don't, with `intersecting == false`; those are filtered out here.
+pub fn touching_pairs(world: &mut World) -> Vec<(Entity, Entity)> {
+    let mut query = world
+        .query_filtered::<(&RapierContextSimulation, &RapierContextColliders), With<DefaultRapierContext>>();
+    let (simulation, colliders) = query
+        .single(world)
+        .expect("the default rapier context is spawned in PreStartup");
+    simulation
+        .narrow_phase
+        .intersection_pairs()
+        .filter(|&(_, _, intersecting)| intersecting)
+        .filter_map(|(h1, h2, _)| {
+            let (a, b) = (
+                colliders.collider_entity(h1)?,
+                colliders.collider_entity(h2)?,
+            );
+            Some(if a < b { (a, b) } else { (b, a) })
+        })
+        .collect()
+}
