@@ -304,8 +304,7 @@ impl Level {
                 }
             }
         };
-        for a in 0..indices.len() {
-            let cell = cells[a];
+        for (a, &cell) in cells.iter().enumerate() {
             scan(a, cell, a + 1..self.run(cell).end);
             for offset in FORWARD {
                 scan(a, cell + offset, self.run(cell + offset));
