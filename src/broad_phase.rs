@@ -52,6 +52,8 @@ struct Level {
     /// Those too large for this level's cells: the next level's input.
     oversized: Vec<u32>,
     cell_size: f32,
+    /// `1 / cell_size`, so that finding a cell takes no division.
+    inverse_cell_size: f32,
     /// `(cell key << 32) | box index`, radix-sorted by key.
     keys: Vec<u64>,
     scratch: Vec<u64>,
@@ -130,8 +132,7 @@ impl SpatialGrid {
 
 impl Level {
     fn to_cell(&self, p: Vec2) -> IVec2 {
-        let inverse = 1.0 / self.cell_size;
-        let c = (p * inverse).clamp(
+        let c = (p * self.inverse_cell_size).clamp(
             Vec2::splat(-CELL_COORD_LIMIT),
             Vec2::splat(CELL_COORD_LIMIT),
         );
@@ -152,6 +153,7 @@ impl Level {
     /// `oversized`.
     fn build(&mut self, aabbs: &[Aabb2d]) {
         self.cell_size = cell_size_for(&self.input, aabbs, &mut self.sizes);
+        self.inverse_cell_size = 1.0 / self.cell_size;
         self.oversized.clear();
         self.keys.clear();
         self.sorted_cell.clear();
