@@ -308,23 +308,27 @@ impl ClipPolygon {
         }
     }
 
-    /// Keeps the part where `v.dot(normal) <= limit`.
+    /// Keeps the part where `v.dot(normal) <= limit`. Each edge is walked
+    /// from the previous vertex, so no index wraps with a division.
     fn clip(&self, normal: Vec2, limit: f32) -> Self {
         let mut out = Self {
             vertices: [Vec2::ZERO; 8],
             len: 0,
         };
-        for i in 0..self.len {
-            let current = self.vertices[i];
-            let next = self.vertices[(i + 1) % self.len];
+        let vertices = &self.vertices[..self.len];
+        let Some(&last) = vertices.last() else {
+            return out;
+        };
+        let (mut previous, mut dp) = (last, last.dot(normal) - limit);
+        for &current in vertices {
             let dc = current.dot(normal) - limit;
-            let dn = next.dot(normal) - limit;
+            if (dp < 0.0 && dc > 0.0) || (dp > 0.0 && dc < 0.0) {
+                out.push(previous + (current - previous) * (dp / (dp - dc)));
+            }
             if dc <= 0.0 {
                 out.push(current);
             }
-            if (dc < 0.0 && dn > 0.0) || (dc > 0.0 && dn < 0.0) {
-                out.push(current + (next - current) * (dc / (dc - dn)));
-            }
+            (previous, dp) = (current, dc);
         }
         out
     }
@@ -335,17 +339,16 @@ impl ClipPolygon {
         // Shoelace formula relative to the average, for precision.
         let mut twice_area = 0.0;
         let mut weighted = Vec2::ZERO;
-        for i in 0..self.len {
-            let p = vertices[i] - average;
-            let q = vertices[(i + 1) % self.len] - average;
+        let mut scale = 0.0f32;
+        let mut p = vertices[self.len - 1] - average;
+        for &vertex in vertices {
+            let q = vertex - average;
             let cross = p.perp_dot(q);
             twice_area += cross;
             weighted += (p + q) * cross;
+            scale = scale.max(q.length_squared());
+            p = q;
         }
-        let scale = vertices
-            .iter()
-            .map(|v| (*v - average).length_squared())
-            .fold(0.0, f32::max);
         if twice_area.abs() <= scale * 1e-6 {
             average
         } else {
