@@ -14,6 +14,7 @@
 use bevy::math::{I64Vec2, Vec2, bounding::Aabb2d};
 use bevy::prelude::*;
 
+use crate::radix_sort::radix_sort_by_key;
 use crate::snapshot::ColliderSnapshot;
 
 /// Cell coordinates are clamped to this range so that far-away or huge
@@ -189,7 +190,9 @@ impl Level {
         for (packed, &cell) in self.keys.iter_mut().zip(&self.sorted_cell) {
             *packed |= (key_of(self.keying, cell, lo, span).unwrap_or(0) as u64) << 32;
         }
-        radix_sort_high_u32(&mut self.keys, &mut self.scratch);
+        radix_sort_by_key(&mut self.keys, &mut self.scratch, |&packed| {
+            (packed >> 32) as u32
+        });
 
         // Gather the sorted boxes and where each key's run starts.
         self.key_starts.clear();
@@ -251,39 +254,60 @@ impl Level {
     /// cell, and the (0, +1) and (+1, +1) neighbours are adjacent keys.
     fn dense_pairs_within(&self, report: &mut impl FnMut(u32, u32)) {
         let (aabbs, indices, starts) = (&self.sorted_aabb, &self.sorted_index, &self.key_starts);
+        if indices.is_empty() {
+            return;
+        }
         let (width, height) = (self.span.x as usize, self.span.y as usize);
         let run = |first_key: usize, last_key: usize| {
             starts[first_key] as usize..starts[last_key + 1] as usize
         };
-        let mut key = 0;
-        for a in 0..indices.len() {
-            // Keys ascend with `a`: advance to the run that holds it.
-            while starts[key + 1] as usize <= a {
-                key += 1;
-            }
-            let (x, y) = (key % width, key / width);
-            let aabb = &aabbs[a];
-            let mut scan = |range: std::ops::Range<usize>| {
-                for b in range {
-                    if aabbs_overlap(aabb, &aabbs[b]) {
-                        report(indices[a], indices[b]);
+        // Walk the cells in key order, tracking (x, y) without dividing.
+        let (mut x, mut y) = (0, 0);
+        for key in 0..width * height {
+            let own = run(key, key);
+            if !own.is_empty() {
+                let right = if x + 1 < width {
+                    run(key + 1, key + 1)
+                } else {
+                    0..0
+                };
+                let below_right = if x + 1 < width && y > 0 {
+                    run(key + 1 - width, key + 1 - width)
+                } else {
+                    0..0
+                };
+                let above = if y + 1 < height {
+                    run(
+                        key + width,
+                        if x + 1 < width {
+                            key + width + 1
+                        } else {
+                            key + width
+                        },
+                    )
+                } else {
+                    0..0
+                };
+                for a in own.clone() {
+                    let aabb = &aabbs[a];
+                    let ranges = [
+                        a + 1..own.end,
+                        right.clone(),
+                        below_right.clone(),
+                        above.clone(),
+                    ];
+                    for range in ranges {
+                        for b in range {
+                            if aabbs_overlap(aabb, &aabbs[b]) {
+                                report(indices[a], indices[b]);
+                            }
+                        }
                     }
                 }
-            };
-            scan(a + 1..starts[key + 1] as usize);
-            if x + 1 < width {
-                scan(run(key + 1, key + 1));
-                if y > 0 {
-                    scan(run(key + 1 - width, key + 1 - width));
-                }
             }
-            if y + 1 < height {
-                let last = if x + 1 < width {
-                    key + width + 1
-                } else {
-                    key + width
-                };
-                scan(run(key + width, last));
+            x += 1;
+            if x == width {
+                (x, y) = (0, y + 1);
             }
         }
     }
@@ -391,36 +415,6 @@ fn cell_size_for(input: &[u32], aabbs: &[Aabb2d], sizes: &mut Vec<f32>) -> f32 {
         largest
     } else {
         1.0
-    }
-}
-
-/// Stable LSD radix sort of `keys` by their high 32 bits, a byte at a time,
-/// skipping bytes that are the same in every key.
-fn radix_sort_high_u32(keys: &mut Vec<u64>, scratch: &mut Vec<u64>) {
-    let (mut all_or, mut all_and) = (0u64, u64::MAX);
-    for &key in keys.iter() {
-        all_or |= key;
-        all_and &= key;
-    }
-    let varying = (all_or ^ all_and) >> 32;
-    scratch.resize(keys.len(), 0);
-    for shift in (32..64).step_by(8) {
-        if (varying >> (shift - 32)) & 0xFF == 0 {
-            continue;
-        }
-        let mut starts = [0u32; 257];
-        for &key in keys.iter() {
-            starts[((key >> shift) & 0xFF) as usize + 1] += 1;
-        }
-        for digit in 1..257 {
-            starts[digit] += starts[digit - 1];
-        }
-        for &key in keys.iter() {
-            let slot = &mut starts[((key >> shift) & 0xFF) as usize];
-            scratch[*slot as usize] = key;
-            *slot += 1;
-        }
-        std::mem::swap(keys, scratch);
     }
 }
 

@@ -9,6 +9,7 @@ mod events;
 pub mod geometry;
 pub mod narrow_phase;
 mod plugin;
+mod radix_sort;
 pub mod snapshot;
 
 pub use collider::{Collider, CollidingEntities, CollisionLayers};

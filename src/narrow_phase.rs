@@ -5,6 +5,7 @@ use bevy::prelude::*;
 
 use crate::broad_phase::BroadPhasePairs;
 use crate::geometry::Contact;
+use crate::radix_sort::radix_sort_by_key;
 use crate::snapshot::ColliderSnapshot;
 
 /// Below this many candidate pairs the narrow phase runs on the calling
@@ -31,6 +32,8 @@ pub struct ContactPair {
 #[derive(Resource, Default, Debug)]
 pub struct Collisions {
     pairs: Vec<ContactPair>,
+    /// Sorting space, kept to reuse its allocation.
+    scratch: Vec<ContactPair>,
 }
 
 impl Collisions {
@@ -109,15 +112,17 @@ pub(crate) fn compute_contacts(
     mut collisions: ResMut<Collisions>,
 ) {
     let snapshot = &*snapshot;
-    let pairs = &mut collisions.pairs;
+    let Collisions { pairs, scratch } = &mut *collisions;
     pairs.clear();
     let candidates = &candidates.pairs;
     match contacts_in_parallel(snapshot, candidates) {
         Some(chunks) => chunks.into_iter().for_each(|chunk| pairs.extend(chunk)),
         None => pairs.extend(candidates.iter().filter_map(|&c| contact_pair(snapshot, c))),
     }
-    // Pairs are unique, so an unstable sort is still deterministic.
-    pairs.sort_unstable_by_key(|p| (p.a, p.b));
+    // `Entity` orders by its bits, so this is `(a, b)` order.
+    radix_sort_by_key(pairs, scratch, |p| {
+        (u128::from(p.a.to_bits()) << 64) | u128::from(p.b.to_bits())
+    });
 }
 
 /// Contacts computed in chunks on the compute task pool, in chunk order (so
