@@ -129,14 +129,13 @@ pub(crate) fn report_collision_changes(
     mut commands: Commands,
 ) {
     let mut notifications = Vec::new();
+    // (entity, other, started): applied after the diff in entity order, which
+    // reads the components in storage order rather than at random.
+    let mut colliding_changes = Vec::new();
     diff_pairs(&previous.0, &collisions, |change| match change {
         PairChange::Started(a, b, contact) => {
             messages.write(CollisionEvent::Started { a, b, contact });
-            for (entity, other) in [(a, b), (b, a)] {
-                if let Ok(mut set) = colliding.get_mut(entity) {
-                    set.insert(other);
-                }
-            }
+            colliding_changes.extend([(a, b, true), (b, a, true)]);
             notifications.push(Notification::Started(CollisionStarted {
                 entity: a,
                 other: b,
@@ -151,13 +150,21 @@ pub(crate) fn report_collision_changes(
         PairChange::Ended(a, b) => {
             messages.write(CollisionEvent::Ended { a, b });
             for (entity, other) in [(a, b), (b, a)] {
-                if let Ok(mut set) = colliding.get_mut(entity) {
-                    set.remove(other);
-                }
+                colliding_changes.push((entity, other, false));
                 notifications.push(Notification::Ended(CollisionEnded { entity, other }));
             }
         }
     });
+    colliding_changes.sort_unstable_by_key(|&(entity, other, _)| (entity, other));
+    for (entity, other, started) in colliding_changes {
+        if let Ok(mut set) = colliding.get_mut(entity) {
+            if started {
+                set.insert(other);
+            } else {
+                set.remove(other);
+            }
+        }
+    }
     if !notifications.is_empty() {
         commands.queue(move |world: &mut World| trigger_if_alive(world, notifications));
     }
