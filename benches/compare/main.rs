@@ -14,6 +14,9 @@
 //!   --no-check                    skip the per-frame pair check against the truth
 //!   --seed S                      scene seed (default 1)
 //! ```
+//!
+//! With `COMPARE_STAGES=1` it also prints the median time of each of our
+//! detection steps (snapshot, broad phase, narrow phase, events).
 
 mod avian;
 mod ours;
@@ -265,6 +268,7 @@ fn main() {
             .find(|r| r.engine.name == "bevy_collide2d")
             .map(|r| r.median_ms() - baseline_ms);
         for run in &runs {
+            print_stages(n, run);
             summary.push(Row::new(n, run, baseline_ms, ours_cost, options.check));
         }
     }
@@ -330,6 +334,36 @@ fn print_table(rows: &[Row]) {
             opt(row.exact.clone()),
         );
     }
+}
+
+/// Median time of each detection step of ours (`COMPARE_STAGES=1`).
+fn print_stages(n: usize, run: &Run) {
+    let Some(times) = run.app.world().get_resource::<ours::StageTimes>() else {
+        return;
+    };
+    let medians: Vec<String> = ours::STAGES
+        .iter()
+        .zip(&times.samples)
+        .map(|(name, samples)| {
+            let mut samples = samples.clone();
+            samples.sort_unstable();
+            let median = samples.get(samples.len() / 2).copied().unwrap_or_default();
+            format!("{name} {:.2} ms", median.as_secs_f64() * 1e3)
+        })
+        .collect();
+    let candidates = run
+        .app
+        .world()
+        .resource::<bevy_collide2d::broad_phase::BroadPhasePairs>()
+        .pairs
+        .len();
+    let frames = run.app.world().resource::<Time>().elapsed_secs_f64() * 60.0;
+    let started_per_frame = run.tally().started as f64 / frames;
+    eprintln!(
+        "N = {n}: {} stages: {}; {candidates} candidate pairs, {started_per_frame:.0} started per frame",
+        run.engine.name,
+        medians.join(", ")
+    );
 }
 
 fn print_machine() {

@@ -2,6 +2,8 @@
 //! (detection in `PostUpdate`, after transform propagation, so it sees the
 //! poses `Update` wrote this frame). No debug drawing.
 
+use std::time::{Duration, Instant};
+
 use bevy::prelude::*;
 use bevy_collide2d::prelude::*;
 
@@ -11,6 +13,45 @@ pub fn setup(app: &mut App) {
     app.add_plugins(CollisionPlugin::default())
         .init_resource::<EventTally>()
         .add_systems(PostUpdate, count_events.after(CollisionSystems::Events));
+    if std::env::var_os("COMPARE_STAGES").is_some() {
+        add_stage_timing(app);
+    }
+}
+
+/// The four steps of detection, in schedule order.
+pub const STAGES: [&str; 4] = ["snapshot", "broad phase", "narrow phase", "events"];
+
+/// Time spent in each of [`STAGES`], one sample per frame.
+#[derive(Resource, Default)]
+pub struct StageTimes {
+    mark: Option<Instant>,
+    pub samples: [Vec<Duration>; 4],
+}
+
+/// Stamps the time between the plugin's system sets (`COMPARE_STAGES=1`).
+fn add_stage_timing(app: &mut App) {
+    fn stamp<const STAGE: usize>(mut times: ResMut<StageTimes>) {
+        let now = Instant::now();
+        if STAGE > 0
+            && let Some(mark) = times.mark
+        {
+            times.samples[STAGE - 1].push(now - mark);
+        }
+        times.mark = Some(now);
+    }
+    use CollisionSystems::*;
+    app.init_resource::<StageTimes>().add_systems(
+        PostUpdate,
+        (
+            stamp::<0>
+                .after(bevy::transform::TransformSystems::Propagate)
+                .before(Prepare),
+            stamp::<1>.after(Prepare).before(BroadPhase),
+            stamp::<2>.after(BroadPhase).before(NarrowPhase),
+            stamp::<3>.after(NarrowPhase).before(Events),
+            stamp::<4>.after(Events),
+        ),
+    );
 }
 
 fn count_events(mut events: MessageReader<CollisionEvent>, mut tally: ResMut<EventTally>) {
