@@ -16,6 +16,14 @@ pub struct Contact {
     pub normal: Dir2,
     /// Penetration depth along `normal`, `>= 0`; `0` when the shapes touch.
     pub depth: f32,
+    /// When in the detection step the contact happened, as a fraction of the
+    /// step from `0` (the previous detection's poses) to `1` (this one's).
+    ///
+    /// `1` for every ordinary contact, found at the end of the step. Only a
+    /// pair with a [`Swept`](crate::Swept) collider that first touched during
+    /// the step reports less: the contact is then the one at the moment of
+    /// first touch (`depth` 0, `point` where they met).
+    pub time_of_impact: f32,
 }
 
 impl Contact {

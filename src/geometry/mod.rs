@@ -1,4 +1,5 @@
-//! Pure 2D collision geometry: shapes, exact overlap tests and contacts.
+//! Pure 2D collision geometry: shapes, exact overlap tests and contacts, and
+//! swept tests (time of impact).
 //!
 //! Nothing here knows about the ECS. Shapes are centred at their local origin
 //! and a pose ([`Isometry2d`](bevy::math::Isometry2d)) places them in the
@@ -8,6 +9,7 @@
 mod contact;
 mod pairs;
 mod shape;
+mod swept;
 
 #[cfg(test)]
 mod reference_tests;
@@ -18,3 +20,4 @@ pub use pairs::{
     rect_rect_contact, rect_rect_intersects,
 };
 pub use shape::{Shape, ShapeError, validate_pose};
+pub use swept::{MAX_SUBSTEP_ANGLE, Sweep, time_of_impact};

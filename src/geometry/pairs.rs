@@ -38,6 +38,7 @@ pub fn circle_circle_contact(ra: f32, ca: Vec2, rb: f32, cb: Vec2) -> Option<Con
         point: ca + normal * (0.5 * (overlap_start + overlap_end)),
         normal,
         depth: (sum - distance).max(0.0),
+        time_of_impact: 1.0,
     })
 }
 
@@ -136,6 +137,7 @@ pub fn circle_rect_contact(
         point: center + normal * (0.5 * (overlap_start + overlap_end)),
         normal,
         depth,
+        time_of_impact: 1.0,
     })
 }
 
@@ -197,6 +199,17 @@ impl RectPair {
     }
 }
 
+/// The largest of the four face-normal separations of two rectangles: a
+/// lower bound of the distance between them when positive (every separating
+/// axis gap is at most the true distance), overlapping when `<= 0`.
+#[inline]
+pub(super) fn rect_rect_separation(ha: Vec2, a: Isometry2d, hb: Vec2, b: Isometry2d) -> f32 {
+    RectPair::new(a, b)
+        .separations(ha, hb)
+        .into_iter()
+        .fold(f32::NEG_INFINITY, f32::max)
+}
+
 /// Rotated rectangle vs rotated rectangle by separating axes on the four face
 /// normals.
 #[inline]
@@ -251,6 +264,7 @@ pub fn rect_rect_contact(ha: Vec2, a: Isometry2d, hb: Vec2, b: Isometry2d) -> Op
         point: a.transform_point(local_point),
         normal: Dir2::new_unchecked(a.rotation * local_normal),
         depth: (-separations[best]).max(0.0),
+        time_of_impact: 1.0,
     })
 }
 
