@@ -125,6 +125,43 @@ impl Collider {
     }
 }
 
+/// Makes a collider's motion count: each detection also tests the path it
+/// took since the previous detection, so a fast small shape cannot pass
+/// through a thin one between two frames (tunnelling).
+///
+/// The path runs from the pose at the previous detection to the current one,
+/// in a straight line while turning the shortest way; the other collider's
+/// path counts too when it is also `Swept`. When a pair first touches during
+/// the step, [`CollisionEvent::Started`](crate::CollisionEvent) carries the
+/// contact at the moment of first touch, with
+/// [`Contact::time_of_impact`](crate::Contact::time_of_impact) below 1; if
+/// they are apart again at the end of the step, `Ended` follows in the same
+/// detection. See [`geometry::time_of_impact`](crate::geometry::time_of_impact)
+/// for how exact each pair of shapes is.
+///
+/// A teleport is a motion too. To move a swept collider without sweeping
+/// (a respawn, say), insert `Swept` again: its next path starts where it is
+/// at the next detection.
+///
+/// ```
+/// # use bevy::prelude::*;
+/// # use bevy_collide2d::prelude::*;
+/// # fn spawn(mut commands: Commands) {
+/// commands.spawn((Collider::circle(4.0), Swept, Transform::default()));
+/// # }
+/// ```
+#[derive(Component, Clone, Copy, Debug, Default, PartialEq, Eq, Reflect)]
+#[reflect(Component, Debug, Default, PartialEq, Clone)]
+#[component(on_insert = forget_last_pose)]
+pub struct Swept;
+
+/// A fresh `Swept` starts its path at the next detection.
+fn forget_last_pose(mut world: DeferredWorld, context: HookContext) {
+    if let Some(mut poses) = world.get_resource_mut::<crate::snapshot::SweptPoses>() {
+        poses.forget(context.entity);
+    }
+}
+
 /// Which colliders interact: two colliders are tested when each one's
 /// `memberships` share a bit with the other's `filters`.
 ///

@@ -155,6 +155,37 @@ pub(crate) fn report_collision_changes(
             }
         }
     });
+    // Swept pairs that touched on the way and are apart again: a start and
+    // an end at once, leaving `CollidingEntities` as it was. A pair that was
+    // touching before has just been told it ended.
+    for pair in collisions.passing() {
+        if previous.0.binary_search(&(pair.a, pair.b)).is_ok() {
+            continue;
+        }
+        let (a, b, contact) = (pair.a, pair.b, pair.contact);
+        messages.write(CollisionEvent::Started { a, b, contact });
+        messages.write(CollisionEvent::Ended { a, b });
+        notifications.extend([
+            Notification::Started(CollisionStarted {
+                entity: a,
+                other: b,
+                contact,
+            }),
+            Notification::Started(CollisionStarted {
+                entity: b,
+                other: a,
+                contact: contact.flipped(),
+            }),
+            Notification::Ended(CollisionEnded {
+                entity: a,
+                other: b,
+            }),
+            Notification::Ended(CollisionEnded {
+                entity: b,
+                other: a,
+            }),
+        ]);
+    }
     colliding_changes.sort_unstable_by_key(|&(entity, other, _)| (entity, other));
     for (entity, other, started) in colliding_changes {
         if let Ok(mut set) = colliding.get_mut(entity) {

@@ -12,7 +12,7 @@ mod plugin;
 mod radix_sort;
 pub mod snapshot;
 
-pub use collider::{Collider, CollidingEntities, CollisionLayers};
+pub use collider::{Collider, CollidingEntities, CollisionLayers, Swept};
 pub use events::{CollisionEnded, CollisionEvent, CollisionStarted};
 pub use geometry::Contact;
 pub use narrow_phase::{Collisions, ContactPair};
@@ -26,6 +26,7 @@ pub mod prelude {
     pub use crate::{
         Collider, CollidingEntities, CollisionEnded, CollisionEvent, CollisionLayers,
         CollisionPlugin, CollisionStarted, CollisionSystems, Collisions, Contact, ContactPair,
+        Swept,
     };
 
     #[cfg(feature = "debug")]

@@ -4,7 +4,7 @@
 use bevy::prelude::*;
 
 use crate::broad_phase::BroadPhasePairs;
-use crate::geometry::Contact;
+use crate::geometry::{Contact, time_of_impact};
 use crate::radix_sort::radix_sort_by_key;
 use crate::snapshot::ColliderSnapshot;
 
@@ -32,6 +32,9 @@ pub struct ContactPair {
 #[derive(Resource, Default, Debug)]
 pub struct Collisions {
     pairs: Vec<ContactPair>,
+    /// Pairs with a [`Swept`](crate::Swept) collider that touched during the
+    /// step and are apart at its end, sorted by `(a, b)`.
+    passing: Vec<ContactPair>,
     /// Sorting space, kept to reuse its allocation.
     scratch: Vec<ContactPair>,
 }
@@ -81,6 +84,15 @@ impl Collisions {
     pub fn contains(&self, entity: Entity, other: Entity) -> bool {
         self.get(entity, other).is_some()
     }
+
+    /// Pairs with a [`Swept`](crate::Swept) collider that touched during
+    /// the last step but are apart at its end (a fast ball grazing a brick,
+    /// say), sorted by `(a, b)`, each with its contact at the moment of first
+    /// touch. They are not in [`Self::iter`]: they get a `Started` and an
+    /// `Ended` in the same detection.
+    pub fn passing(&self) -> &[ContactPair] {
+        &self.passing
+    }
 }
 
 /// The contact of candidate `(i, j)`, ordered by entity.
@@ -89,8 +101,41 @@ fn contact_pair(snapshot: &ColliderSnapshot, (i, j): (u32, u32)) -> Option<Conta
     let (i, j) = (i as usize, j as usize);
     let contact =
         snapshot.shapes[i].contact(snapshot.poses[i], &snapshot.shapes[j], snapshot.poses[j])?;
+    Some(ordered_pair(snapshot, i, j, contact))
+}
+
+/// The contact of candidate `(i, j)`, at least one of them swept, and
+/// whether they still touch at the end of the step.
+///
+/// A pair already touching at the start of the step continues (or ends) as
+/// usual, with its end-of-step contact. Otherwise the first touch along the
+/// way is reported, with its time of impact.
+fn swept_contact_pair(
+    snapshot: &ColliderSnapshot,
+    (i, j): (u32, u32),
+) -> Option<(ContactPair, bool)> {
+    let (i, j) = (i as usize, j as usize);
+    let (shape_i, shape_j) = (&snapshot.shapes[i], &snapshot.shapes[j]);
+    let (sweep_i, sweep_j) = (snapshot.sweep(i), snapshot.sweep(j));
+    let end = shape_i.contact(sweep_i.end, shape_j, sweep_j.end);
+    let first_touch = if shape_i.intersects(sweep_i.start, shape_j, sweep_j.start) {
+        None
+    } else {
+        time_of_impact(shape_i, sweep_i, shape_j, sweep_j)
+    };
+    let (contact, touching_at_end) = match (first_touch, end) {
+        (Some(first), end) => (first, end.is_some()),
+        (None, Some(end)) => (end, true),
+        (None, None) => return None,
+    };
+    Some((ordered_pair(snapshot, i, j, contact), touching_at_end))
+}
+
+/// `contact` (seen from `i`) as the pair of `i` and `j` in entity order.
+#[inline]
+fn ordered_pair(snapshot: &ColliderSnapshot, i: usize, j: usize, contact: Contact) -> ContactPair {
     let (ei, ej) = (snapshot.entities[i], snapshot.entities[j]);
-    Some(if ei < ej {
+    if ei < ej {
         ContactPair {
             a: ei,
             b: ej,
@@ -102,7 +147,7 @@ fn contact_pair(snapshot: &ColliderSnapshot, (i, j): (u32, u32)) -> Option<Conta
             b: ei,
             contact: contact.flipped(),
         }
-    })
+    }
 }
 
 /// Computes exact contacts for [`BroadPhasePairs`] into [`Collisions`].
@@ -110,19 +155,53 @@ pub(crate) fn compute_contacts(
     snapshot: Res<ColliderSnapshot>,
     candidates: Res<BroadPhasePairs>,
     mut collisions: ResMut<Collisions>,
+    mut split: Local<SweptSplit>,
 ) {
     let snapshot = &*snapshot;
-    let Collisions { pairs, scratch } = &mut *collisions;
+    let Collisions {
+        pairs,
+        passing,
+        scratch,
+    } = &mut *collisions;
     pairs.clear();
-    let candidates = &candidates.pairs;
+    passing.clear();
+    let mut candidates = candidates.pairs.as_slice();
+    if !snapshot.sweep_starts.is_empty() {
+        // The few pairs with a swept collider take the slower path.
+        let SweptSplit { plain, swept } = &mut *split;
+        plain.clear();
+        swept.clear();
+        for &(i, j) in candidates {
+            if snapshot.is_swept(i as usize) || snapshot.is_swept(j as usize) {
+                swept.push((i, j));
+            } else {
+                plain.push((i, j));
+            }
+        }
+        for &candidate in swept.iter() {
+            match swept_contact_pair(snapshot, candidate) {
+                Some((pair, true)) => pairs.push(pair),
+                Some((pair, false)) => passing.push(pair),
+                None => {}
+            }
+        }
+        candidates = plain;
+    }
     match contacts_in_parallel(snapshot, candidates) {
         Some(chunks) => chunks.into_iter().for_each(|chunk| pairs.extend(chunk)),
         None => pairs.extend(candidates.iter().filter_map(|&c| contact_pair(snapshot, c))),
     }
     // `Entity` orders by its bits, so this is `(a, b)` order.
-    radix_sort_by_key(pairs, scratch, |p| {
-        (u128::from(p.a.to_bits()) << 64) | u128::from(p.b.to_bits())
-    });
+    let key = |p: &ContactPair| (u128::from(p.a.to_bits()) << 64) | u128::from(p.b.to_bits());
+    radix_sort_by_key(pairs, scratch, key);
+    radix_sort_by_key(passing, scratch, key);
+}
+
+/// The candidates of a detection with swept colliders, split by path.
+#[derive(Default)]
+pub(crate) struct SweptSplit {
+    plain: Vec<(u32, u32)>,
+    swept: Vec<(u32, u32)>,
 }
 
 /// Contacts computed in chunks on the compute task pool, in chunk order (so

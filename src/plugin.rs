@@ -8,13 +8,13 @@ use bevy::transform::systems::{
 };
 
 use crate::broad_phase::{BroadPhasePairs, find_candidate_pairs};
-use crate::collider::{Collider, CollidingEntities, CollisionLayers};
+use crate::collider::{Collider, CollidingEntities, CollisionLayers, Swept};
 use crate::events::{
     CollisionEnded, CollisionEvent, CollisionStarted, PreviousPairs, report_collision_changes,
 };
 use crate::geometry::Contact;
 use crate::narrow_phase::{Collisions, ContactPair, compute_contacts};
-use crate::snapshot::{ColliderSnapshot, WarnedColliders, snapshot_colliders};
+use crate::snapshot::{ColliderSnapshot, SweptPoses, WarnedColliders, snapshot_colliders};
 
 /// Collision detection for 2D colliders.
 ///
@@ -69,6 +69,7 @@ impl Plugin for CollisionPlugin {
             .register_type::<Collider>()
             .register_type::<CollisionLayers>()
             .register_type::<CollidingEntities>()
+            .register_type::<Swept>()
             .register_type::<Contact>()
             .register_type::<ContactPair>()
             .register_type::<CollisionEvent>()
@@ -78,7 +79,8 @@ impl Plugin for CollisionPlugin {
             .init_resource::<BroadPhasePairs>()
             .init_resource::<Collisions>()
             .init_resource::<PreviousPairs>()
-            .init_resource::<WarnedColliders>();
+            .init_resource::<WarnedColliders>()
+            .init_resource::<SweptPoses>();
 
         let schedule = self.schedule;
         app.configure_sets(

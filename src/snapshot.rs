@@ -1,12 +1,15 @@
 //! Step 1 of detection: copy every valid collider's world shape, pose, bounds
 //! and layers into flat arrays that the later steps read as plain data.
 
-use bevy::ecs::entity::EntityHashSet;
+use bevy::ecs::entity::{EntityHashMap, EntityHashSet};
 use bevy::math::{Isometry2d, Rot2, Vec2, bounding::Aabb2d};
 use bevy::prelude::*;
 
-use crate::collider::{Collider, CollisionLayers};
-use crate::geometry::{Shape, ShapeError, validate_pose};
+use crate::collider::{Collider, CollisionLayers, Swept};
+use crate::geometry::{Shape, ShapeError, Sweep, swept_aabb, validate_pose};
+
+/// [`ColliderSnapshot::sweep_index`] of a collider that is not [`Swept`].
+pub const NOT_SWEPT: u32 = u32::MAX;
 
 /// This detection's colliders as plain data, one index per collider, in the
 /// order the query yielded them. Rebuilt every detection; allocations are
@@ -19,10 +22,15 @@ pub struct ColliderSnapshot {
     pub shapes: Vec<Shape>,
     /// World poses: position and rotation about z.
     pub poses: Vec<Isometry2d>,
-    /// World-space bounding boxes.
+    /// World-space bounding boxes (of the whole path for [`Swept`] ones).
     pub aabbs: Vec<Aabb2d>,
     /// Collision layers.
     pub layers: Vec<CollisionLayers>,
+    /// For each collider, its index in `sweep_starts` if it is [`Swept`],
+    /// else [`NOT_SWEPT`].
+    pub sweep_index: Vec<u32>,
+    /// Where each swept collider was at the previous detection.
+    pub sweep_starts: Vec<Isometry2d>,
 }
 
 impl ColliderSnapshot {
@@ -36,18 +44,54 @@ impl ColliderSnapshot {
         self.entities.is_empty()
     }
 
+    /// The motion of collider `index` over this step: from its previous pose
+    /// if it is [`Swept`], else standing still at its current pose.
+    pub fn sweep(&self, index: usize) -> Sweep {
+        let end = self.poses[index];
+        match self.sweep_index[index] {
+            NOT_SWEPT => Sweep::stationary(end),
+            at => Sweep::new(self.sweep_starts[at as usize], end),
+        }
+    }
+
+    /// Whether collider `index` is [`Swept`].
+    #[inline]
+    pub fn is_swept(&self, index: usize) -> bool {
+        self.sweep_index[index] != NOT_SWEPT
+    }
+
     fn clear(&mut self) {
         self.entities.clear();
         self.shapes.clear();
         self.poses.clear();
         self.aabbs.clear();
         self.layers.clear();
+        self.sweep_index.clear();
+        self.sweep_starts.clear();
     }
 
-    fn push(&mut self, entity: Entity, shape: Shape, pose: Isometry2d, layers: CollisionLayers) {
+    /// Adds a collider; `start` is its previous pose when it is swept.
+    fn push(
+        &mut self,
+        entity: Entity,
+        shape: Shape,
+        pose: Isometry2d,
+        layers: CollisionLayers,
+        start: Option<Isometry2d>,
+    ) {
         self.entities.push(entity);
         self.shapes.push(shape);
-        self.aabbs.push(shape.aabb(pose));
+        match start {
+            Some(start) => {
+                self.aabbs.push(swept_aabb(&shape, Sweep::new(start, pose)));
+                self.sweep_index.push(self.sweep_starts.len() as u32);
+                self.sweep_starts.push(start);
+            }
+            None => {
+                self.aabbs.push(shape.aabb(pose));
+                self.sweep_index.push(NOT_SWEPT);
+            }
+        }
         self.poses.push(pose);
         self.layers.push(layers);
     }
@@ -137,6 +181,35 @@ const SHEAR_TOLERANCE: f32 = 1e-3;
 #[derive(Resource, Default, Debug)]
 pub(crate) struct WarnedColliders(EntityHashSet, EntityHashSet);
 
+/// Where each [`Swept`] collider was at the last detection: the start of its
+/// next path.
+#[derive(Resource, Default, Debug)]
+pub struct SweptPoses {
+    last: EntityHashMap<Isometry2d>,
+    current: EntityHashMap<Isometry2d>,
+}
+
+impl SweptPoses {
+    /// The start of `entity`'s path ending at `pose` (`pose` itself the first
+    /// time), remembering `pose` as the start of its next one.
+    fn path_start(&mut self, entity: Entity, pose: Isometry2d) -> Isometry2d {
+        self.current.insert(entity, pose);
+        self.last.get(&entity).copied().unwrap_or(pose)
+    }
+
+    /// Ends a detection: the poses seen in it start the next paths, and
+    /// colliders not seen (despawned, invalid, no longer swept) are forgotten.
+    fn advance(&mut self) {
+        std::mem::swap(&mut self.last, &mut self.current);
+        self.current.clear();
+    }
+
+    /// Starts `entity`'s next path where it is at the next detection.
+    pub(crate) fn forget(&mut self, entity: Entity) {
+        self.last.remove(&entity);
+    }
+}
+
 /// Fills [`ColliderSnapshot`] from the ECS, skipping (and warning once about)
 /// colliders with invalid sizes, scales or transforms.
 pub(crate) fn snapshot_colliders(
@@ -145,12 +218,14 @@ pub(crate) fn snapshot_colliders(
         &Collider,
         &GlobalTransform,
         Option<&CollisionLayers>,
+        Has<Swept>,
     )>,
     mut snapshot: ResMut<ColliderSnapshot>,
     mut warned: ResMut<WarnedColliders>,
+    mut swept_poses: ResMut<SweptPoses>,
 ) {
     snapshot.clear();
-    for (entity, collider, transform, layers) in &colliders {
+    for (entity, collider, transform, layers, swept) in &colliders {
         let reading = read_transform(transform);
         match shape_at(collider, &reading) {
             Ok((shape, pose)) => {
@@ -159,8 +234,15 @@ pub(crate) fn snapshot_colliders(
                         "bevy_collide2d: collider on {entity} has a sheared transform (a non-uniform scale above a rotation); it is treated as an unsheared shape with the same axis lengths"
                     );
                 }
+                let start = swept.then(|| swept_poses.path_start(entity, pose));
                 // A removed CollisionLayers means the default: everything.
-                snapshot.push(entity, shape, pose, layers.copied().unwrap_or_default());
+                snapshot.push(
+                    entity,
+                    shape,
+                    pose,
+                    layers.copied().unwrap_or_default(),
+                    start,
+                );
                 // Recovered: warn again if it ever goes bad again.
                 if !warned.0.is_empty() {
                     warned.0.remove(&entity);
@@ -176,6 +258,7 @@ pub(crate) fn snapshot_colliders(
             }
         }
     }
+    swept_poses.advance();
     // Forget warnings about entities that no longer have a collider, so the
     // set does not grow with despawned entities.
     let WarnedColliders(invalid, sheared) = &mut *warned;

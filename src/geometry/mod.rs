@@ -20,4 +20,4 @@ pub use pairs::{
     rect_rect_contact, rect_rect_intersects,
 };
 pub use shape::{Shape, ShapeError, validate_pose};
-pub use swept::{MAX_SUBSTEP_ANGLE, Sweep, time_of_impact};
+pub use swept::{MAX_SUBSTEP_ANGLE, Sweep, swept_aabb, time_of_impact};

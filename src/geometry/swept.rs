@@ -25,6 +25,7 @@
 //!   touch. They never pass through each other; the time is found to within
 //!   a small distance tolerance.
 
+use bevy::math::bounding::{Aabb2d, BoundingVolume};
 use bevy::math::{Dir2, Isometry2d, Rot2, Vec2};
 
 use super::pairs::{circle_circle_contact, circle_rect_contact, rect_rect_separation};
@@ -83,6 +84,20 @@ impl Sweep {
             self.start.rotation * Rot2::radians(self.angle() * t),
         )
     }
+}
+
+/// A box holding `shape` everywhere along `sweep`: the union of its boxes at
+/// the two ends, or, when it rotates and is not a circle, of its bounding
+/// circle's boxes at the two ends (a turning rectangle can reach beyond
+/// both end boxes on the way; its bounding circle cannot).
+pub fn swept_aabb(shape: &Shape, sweep: Sweep) -> Aabb2d {
+    let bounds = |pose: Isometry2d| match *shape {
+        Shape::Rect { half_size } if sweep.angle() != 0.0 => {
+            Aabb2d::new(pose.translation, Vec2::splat(half_size.length()))
+        }
+        _ => shape.aabb(pose),
+    };
+    bounds(sweep.start).merge(&bounds(sweep.end))
 }
 
 /// The first contact of `a` moving along `sweep_a` with `b` moving along
@@ -415,6 +430,23 @@ mod tests {
             (None, None) => {}
             (found, expected) => panic!("found {found:?}, reference {expected:?}"),
         }
+    }
+
+    #[test]
+    fn swept_aabb_holds_every_pose_on_the_way() {
+        let rect = Shape::Rect {
+            half_size: Vec2::new(4.0, 0.5),
+        };
+        let sweep = Sweep::new(pose(0.0, 0.0, 0.0), pose(10.0, 0.0, 1.5));
+        let bounds = swept_aabb(&rect, sweep);
+        for k in 0..=100 {
+            let inner = rect.aabb(sweep.at(k as f32 / 100.0));
+            assert!(bounds.contains(&inner), "t = {}", k as f32 / 100.0);
+        }
+        let circle = Shape::Circle { radius: 1.0 };
+        let bounds = swept_aabb(&circle, moving(Vec2::ZERO, Vec2::new(10.0, -5.0)));
+        assert!((bounds.min - Vec2::new(-1.0, -6.0)).abs().max_element() < 1e-4);
+        assert!((bounds.max - Vec2::new(11.0, 1.0)).abs().max_element() < 1e-4);
     }
 
     #[test]

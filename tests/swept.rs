@@ -1,0 +1,240 @@
+//! `Swept` colliders: a fast small shape cannot pass through a thin one
+//! between two frames; the hit is reported with its time of impact, and
+//! Started / Ended still pair up.
+
+mod common;
+
+use bevy::prelude::*;
+use bevy_collide2d::prelude::*;
+use common::*;
+
+/// 50,000 units per second: about 833 units per 1/60 s frame.
+const SPEED: f32 = 50_000.0;
+const DT: f32 = 1.0 / 60.0;
+
+#[derive(Component)]
+struct Velocity(Vec2);
+
+fn moving_app() -> App {
+    let mut app = test_app();
+    app.add_systems(Update, |mut movers: Query<(&mut Transform, &Velocity)>| {
+        for (mut transform, velocity) in &mut movers {
+            transform.translation += (velocity.0 * DT).extend(0.0);
+        }
+    });
+    app
+}
+
+/// What happened to a radius-2 ball shot along +x at a 2-unit-thick wall
+/// turned by `angle`, starting `phase` units further along.
+struct Shot {
+    /// `(frame, contact seen from the ball)` of every Started message.
+    started: Vec<(u32, Contact)>,
+    ended: usize,
+    /// The ball's x at the start of each frame's step.
+    step_starts: Vec<f32>,
+}
+
+fn shoot(angle: f32, phase: f32, swept: bool) -> Shot {
+    let mut app = moving_app();
+    let start_x = -2_000.0 + phase;
+    let mut ball = app.world_mut().spawn((
+        Collider::circle(2.0),
+        Transform::from_xyz(start_x, 0.0, 0.0),
+        Velocity(Vec2::new(SPEED, 0.0)),
+    ));
+    if swept {
+        ball.insert(Swept);
+    }
+    let ball = ball.id();
+    app.world_mut().spawn((
+        Collider::rect(2.0, 60.0),
+        Transform::from_rotation(Quat::from_rotation_z(angle)),
+    ));
+    let mut log = MessageLog::default();
+    let mut shot = Shot {
+        started: Vec::new(),
+        ended: 0,
+        step_starts: Vec::new(),
+    };
+    for frame in 0..6 {
+        let x = app.world().get::<Transform>(ball).unwrap().translation.x;
+        shot.step_starts.push(x);
+        app.update();
+        for message in log.read(&app) {
+            match message {
+                CollisionEvent::Started { a, contact, .. } => {
+                    let from_ball = if a == ball {
+                        contact
+                    } else {
+                        contact.flipped()
+                    };
+                    shot.started.push((frame, from_ball));
+                }
+                CollisionEvent::Ended { .. } => shot.ended += 1,
+            }
+        }
+    }
+    shot
+}
+
+#[test]
+fn fast_swept_ball_always_hits_a_thin_rotated_wall() {
+    for angle in [0.0f32, 0.3, -0.5, 1.0] {
+        for phase in [0.0, 97.0, 333.3, 512.0, 777.7] {
+            let shot = shoot(angle, phase, true);
+            assert_eq!(
+                shot.started.len(),
+                1,
+                "angle {angle} phase {phase}: one Started"
+            );
+            assert_eq!(shot.ended, 1, "angle {angle} phase {phase}: one Ended");
+            let (frame, contact) = shot.started[0];
+            // Seen from the ball, the normal points into the wall, along its
+            // face normal on the ball's side.
+            let face = Vec2::new(angle.cos(), angle.sin());
+            assert!(
+                contact.normal.dot(face) > 0.999,
+                "angle {angle}: normal {:?}",
+                contact.normal
+            );
+            // The ball's centre touches when it is 1 + 2 from the wall's
+            // mid-plane: x * cos(angle) = -3 on the line y = 0.
+            let touch_x = -3.0 / angle.cos();
+            // The detection that ran after update `frame` swept from the
+            // ball's pose at the previous detection (the one before it moved
+            // in this update) to its pose after moving.
+            let step_start = shot.step_starts[frame as usize];
+            let expected = (touch_x - step_start) / (SPEED * DT);
+            assert!(
+                (contact.time_of_impact - expected).abs() <= 1e-3,
+                "angle {angle} phase {phase}: time of impact {} vs {expected}",
+                contact.time_of_impact
+            );
+            assert!(contact.time_of_impact < 1.0);
+            assert!(contact.depth.abs() < 1e-2);
+        }
+    }
+}
+
+#[test]
+fn without_swept_the_fast_ball_may_tunnel() {
+    let missed = [0.0, 97.0, 333.3, 512.0, 777.7]
+        .into_iter()
+        .filter(|&phase| shoot(0.3, phase, false).started.is_empty())
+        .count();
+    assert!(
+        missed > 0,
+        "833 units a frame past a 2-unit wall: some miss"
+    );
+}
+
+#[test]
+fn swept_ball_ending_inside_reports_the_first_touch_and_stays() {
+    let mut app = moving_app();
+    // 100 units per frame at a 40-unit-thick block 60 away: it ends inside.
+    let ball = app
+        .world_mut()
+        .spawn((
+            Collider::circle(2.0),
+            Swept,
+            Transform::from_xyz(-82.0, 0.0, 0.0),
+        ))
+        .id();
+    let block = app
+        .world_mut()
+        .spawn((Collider::rect(40.0, 40.0), Transform::default()))
+        .id();
+    // The first detection sees where the ball starts; the next one sweeps.
+    app.update();
+    app.world_mut()
+        .entity_mut(ball)
+        .insert(Velocity(Vec2::new(100.0 / DT, 0.0)));
+    app.update();
+    let contact = app
+        .world()
+        .resource::<Collisions>()
+        .get(ball, block)
+        .expect("in contact at the end of the step");
+    // The ball (radius 2) reaches the face at x = -20 when its centre is at
+    // -22: 60 of the 100 units moved.
+    assert!((contact.time_of_impact - 0.6).abs() < 1e-3, "{contact:?}");
+    assert!(colliding(&app, ball).contains(&block));
+    let observed = take_observed(&mut app);
+    assert_eq!(observed.len(), 2, "Started on both, no Ended: {observed:?}");
+    // Stopped inside: an ordinary contact from now on.
+    app.world_mut()
+        .entity_mut(ball)
+        .insert(Velocity(Vec2::ZERO));
+    app.update();
+    let contact = app
+        .world()
+        .resource::<Collisions>()
+        .get(ball, block)
+        .unwrap();
+    assert_eq!(contact.time_of_impact, 1.0);
+    assert!(take_observed(&mut app).is_empty());
+}
+
+#[test]
+fn inserting_swept_again_teleports_without_a_path() {
+    let mut app = moving_app();
+    let ball = app
+        .world_mut()
+        .spawn((
+            Collider::circle(1.0),
+            Swept,
+            Transform::from_xyz(-100.0, 0.0, 0.0),
+        ))
+        .id();
+    app.world_mut()
+        .spawn((Collider::rect(2.0, 50.0), Transform::default()));
+    app.update();
+    // Teleport across the wall, re-inserting Swept so no path is tested.
+    app.world_mut()
+        .entity_mut(ball)
+        .insert((Transform::from_xyz(100.0, 0.0, 0.0), Swept));
+    app.update();
+    assert!(take_observed(&mut app).is_empty());
+    // A plain move across it is a path, and hits.
+    app.world_mut()
+        .entity_mut(ball)
+        .insert(Transform::from_xyz(-100.0, 0.0, 0.0));
+    app.update();
+    assert_eq!(
+        take_observed(&mut app).len(),
+        4,
+        "Started and Ended on both"
+    );
+}
+
+#[test]
+fn fast_swept_rectangles_do_not_pass_through_each_other() {
+    for spin in [0.0f32, 20.0, -45.0] {
+        let mut app = moving_app();
+        app.add_systems(Update, move |mut q: Query<&mut Transform, With<Swept>>| {
+            for mut transform in &mut q {
+                transform.rotate_z(spin * DT);
+            }
+        });
+        app.world_mut().spawn((
+            Collider::rect(3.0, 1.0),
+            Swept,
+            Transform::from_xyz(-1_500.0, 4.0, 0.0),
+            Velocity(Vec2::new(60_000.0, 0.0)),
+        ));
+        app.world_mut().spawn((
+            Collider::rect(1.0, 30.0),
+            Transform::from_rotation(Quat::from_rotation_z(0.2)),
+        ));
+        for _ in 0..4 {
+            app.update();
+        }
+        let observed = take_observed(&mut app);
+        let started = observed
+            .iter()
+            .filter(|e| matches!(e, ObservedEvent::Started { .. }))
+            .count();
+        assert_eq!(started, 2, "spin {spin}: Started on both");
+    }
+}
