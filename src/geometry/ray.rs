@@ -1,0 +1,749 @@
+//! Ray casts: where a ray first meets a circle or a rotated rectangle.
+//!
+//! Shapes are solid: a ray that starts inside a shape (or on its boundary,
+//! since touching counts as colliding here) hits it at distance 0, at its
+//! origin, with the normal pointing back along the ray (`-direction`), as
+//! parry's and avian's solid casts report a ray starting inside. There is no
+//! surface normal worth reporting there: the ray does not cross the boundary.
+//!
+//! Every function returns `None` rather than a meaningless hit for bad input:
+//! a NaN or infinite origin or direction, a NaN or negative `max_distance`,
+//! an invalid shape or pose.
+
+use bevy::math::{Dir2, Isometry2d, Vec2};
+
+use super::{Shape, validate_pose};
+
+/// Where a ray first meets a shape.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct RayIntersection {
+    /// Distance from the ray's origin to the hit along its direction, in
+    /// `0..=max_distance`; `0` when the origin is inside the shape.
+    pub distance: f32,
+    /// The hit point in world space: `origin + direction * distance`.
+    pub point: Vec2,
+    /// The outward unit normal of the surface at `point`, or `-direction`
+    /// when the ray starts inside the shape. At a rectangle's corner, the
+    /// normal of the side the ray crossed last (the x side of the rectangle
+    /// on an exact tie).
+    pub normal: Dir2,
+}
+
+impl Shape {
+    /// Casts a ray from `origin` along `direction` against this shape at
+    /// `pose`: the nearest point of the shape at most `max_distance` along
+    /// the ray, or `None`.
+    ///
+    /// A ray starting inside the shape or on its boundary hits at distance
+    /// 0 (see [`RayIntersection::normal`]); a ray that only grazes the shape
+    /// (tangent to a circle, along a side or through a corner of a
+    /// rectangle) hits it, as touching shapes collide. `max_distance` may be
+    /// [`f32::INFINITY`]. An invalid shape or pose, a non-finite origin or
+    /// direction, or a NaN or negative `max_distance` gives `None`.
+    ///
+    /// ```
+    /// # use bevy::math::{Dir2, Isometry2d, Vec2};
+    /// # use bevy_collide2d::geometry::Shape;
+    /// let wall = Shape::Rect { half_size: Vec2::new(1.0, 10.0) };
+    /// let hit = wall
+    ///     .cast_ray(Isometry2d::from_xy(5.0, 0.0), Vec2::ZERO, Dir2::X, f32::INFINITY)
+    ///     .unwrap();
+    /// assert_eq!(hit.distance, 4.0);
+    /// assert_eq!(hit.point, Vec2::new(4.0, 0.0));
+    /// assert_eq!(hit.normal, Dir2::NEG_X);
+    /// ```
+    pub fn cast_ray(
+        &self,
+        pose: Isometry2d,
+        origin: Vec2,
+        direction: Dir2,
+        max_distance: f32,
+    ) -> Option<RayIntersection> {
+        self.validate().ok()?;
+        validate_pose(pose).ok()?;
+        match *self {
+            Shape::Circle { radius } => {
+                ray_circle(origin, direction, max_distance, pose.translation, radius)
+            }
+            Shape::Rect { half_size } => ray_rect(origin, direction, max_distance, half_size, pose),
+        }
+    }
+}
+
+/// A usable ray: finite origin, unit direction and a non-negative
+/// `max_distance`. A direction that drifted from unit length (a `Dir2` built
+/// unchecked, or rotated many times) is renormalised so that distances are
+/// true; a unit one is kept bit for bit, so that `-direction` normals are
+/// exactly the opposite of what was passed.
+fn checked_ray(origin: Vec2, direction: Dir2, max_distance: f32) -> Option<Dir2> {
+    // `!(x >= 0)` also rejects NaN.
+    if !origin.is_finite() || !(max_distance >= 0.0) {
+        return None;
+    }
+    let length_error = (direction.length_squared() - 1.0).abs();
+    if length_error <= 4.0 * f32::EPSILON {
+        Some(direction)
+    } else {
+        // Also rejects NaN and infinite directions.
+        Dir2::new(direction.as_vec2()).ok()
+    }
+}
+
+/// The hit of a ray whose origin is inside the shape.
+fn inside_hit(origin: Vec2, direction: Dir2) -> RayIntersection {
+    RayIntersection {
+        distance: 0.0,
+        point: origin,
+        normal: -direction,
+    }
+}
+
+/// Ray vs the circle of `radius` centred on `center`. See [`Shape::cast_ray`].
+pub fn ray_circle(
+    origin: Vec2,
+    direction: Dir2,
+    max_distance: f32,
+    center: Vec2,
+    radius: f32,
+) -> Option<RayIntersection> {
+    let direction = checked_ray(origin, direction, max_distance)?;
+    // Also rejects a NaN centre or radius: every comparison below fails.
+    if !(center.is_finite() && radius > 0.0 && radius.is_finite()) {
+        return None;
+    }
+    let offset = origin - center;
+    let radius_squared = radius * radius;
+    if offset.length_squared() <= radius_squared {
+        return Some(inside_hit(origin, direction));
+    }
+    // Along the ray, the centre is closest at `-along`; outside and not
+    // closing in (`along >= 0`), the ray can only move away.
+    let along = offset.dot(*direction);
+    if along >= 0.0 {
+        return None;
+    }
+    // The distance from the centre to the ray's line is `|across|`, computed
+    // directly rather than as `|offset|^2 - along^2`, which cancels badly
+    // for far origins. Tangent rays (`half_chord_squared == 0`) hit.
+    let across = offset.perp_dot(*direction);
+    let half_chord_squared = radius_squared - across * across;
+    if !(half_chord_squared >= 0.0) {
+        return None;
+    }
+    let distance = (-along - half_chord_squared.sqrt()).max(0.0);
+    if distance > max_distance {
+        return None;
+    }
+    let normal = Dir2::new(offset + *direction * distance).unwrap_or(-direction);
+    Some(RayIntersection {
+        distance,
+        point: origin + *direction * distance,
+        normal,
+    })
+}
+
+/// Ray vs the rectangle of `half_size` placed by `pose` (rotated about its
+/// centre). See [`Shape::cast_ray`].
+pub fn ray_rect(
+    origin: Vec2,
+    direction: Dir2,
+    max_distance: f32,
+    half_size: Vec2,
+    pose: Isometry2d,
+) -> Option<RayIntersection> {
+    let direction = checked_ray(origin, direction, max_distance)?;
+    if !(half_size.cmpgt(Vec2::ZERO).all() && half_size.is_finite()) {
+        return None;
+    }
+    // Into the rectangle's frame: rotate by the inverse of its rotation.
+    let inverse = pose.rotation.inverse();
+    let local_origin = inverse * (origin - pose.translation);
+    let local_direction = inverse * *direction;
+    // A NaN pose makes every slab bound NaN, which `f32::min` would skip.
+    if !(local_origin.is_finite() && local_direction.is_finite()) {
+        return None;
+    }
+    if local_origin.abs().cmple(half_size).all() {
+        return Some(inside_hit(origin, direction));
+    }
+    // Slabs: the ray is between the two sides of an axis for `near..=far`.
+    // It enters the rectangle when it has entered both slabs and leaves when
+    // it leaves either.
+    let (mut enter, mut exit) = (f32::NEG_INFINITY, f32::INFINITY);
+    let mut entered_axis = 0;
+    for axis in 0..2 {
+        let (start, step, half) = (local_origin[axis], local_direction[axis], half_size[axis]);
+        if step == 0.0 {
+            // Parallel to this axis's sides: inside the slab for ever
+            // (along a side included) or never.
+            if start.abs() > half {
+                return None;
+            }
+            continue;
+        }
+        // Divisions, not a reciprocal: with a subnormal `step` the
+        // reciprocal is infinite and `0 * inf` would be NaN.
+        let (a, b) = ((-half - start) / step, (half - start) / step);
+        let (near, far) = if a <= b { (a, b) } else { (b, a) };
+        if near > enter {
+            enter = near;
+            entered_axis = axis;
+        }
+        exit = exit.min(far);
+    }
+    // Touching a corner (`enter == exit`) hits. The origin is outside, so a
+    // rectangle ahead has `enter > 0`; `exit < 0` means it is behind.
+    if !(enter <= exit) || exit < 0.0 {
+        return None;
+    }
+    let distance = enter.max(0.0);
+    if distance > max_distance {
+        return None;
+    }
+    // The side crossed last faces against the ray along that axis.
+    let mut local_normal = Vec2::ZERO;
+    local_normal[entered_axis] = -local_direction[entered_axis].signum();
+    let normal = Dir2::new(pose.rotation * local_normal).unwrap_or(-direction);
+    Some(RayIntersection {
+        distance,
+        point: origin + *direction * distance,
+        normal,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use bevy::math::{DVec2, Rot2};
+    use rand::{Rng, SeedableRng, rngs::StdRng};
+
+    fn rect(w: f32, h: f32) -> Shape {
+        Shape::Rect {
+            half_size: Vec2::new(w, h) * 0.5,
+        }
+    }
+
+    fn dir(x: f32, y: f32) -> Dir2 {
+        Dir2::new(Vec2::new(x, y)).unwrap()
+    }
+
+    fn assert_close(actual: Vec2, expected: Vec2, tolerance: f32) {
+        assert!(
+            actual.abs_diff_eq(expected, tolerance),
+            "{actual} != {expected}"
+        );
+    }
+
+    /// A ray aimed at the middle of each side of a rotated rectangle, from
+    /// 5 units out along the side's normal, hits there with that normal.
+    /// Rotating the ray into the rectangle's frame by +angle instead of
+    /// -angle only passes at 0 and 180 degrees.
+    #[test]
+    fn rotation_sign_and_degrees() {
+        let shape = rect(4.0, 1.0);
+        let center = Vec2::new(3.0, -2.0);
+        for degrees in [0.0_f32, 30.0, 90.0, 135.0, -60.0, 200.0, 359.0] {
+            let rotation = Rot2::degrees(degrees);
+            let pose = Isometry2d::new(center, rotation);
+            let sides = [
+                (Vec2::X, 2.0),
+                (Vec2::NEG_X, 2.0),
+                (Vec2::Y, 0.5),
+                (Vec2::NEG_Y, 0.5),
+            ];
+            for (local_normal, half) in sides {
+                let normal = rotation * local_normal;
+                let side_middle = center + normal * half;
+                let origin = side_middle + normal * 5.0;
+                let hit = shape
+                    .cast_ray(pose, origin, Dir2::new(-normal).unwrap(), 100.0)
+                    .unwrap_or_else(|| panic!("{degrees} degrees, side {local_normal}"));
+                assert!((hit.distance - 5.0).abs() < 1e-4, "{degrees}: {hit:?}");
+                assert_close(hit.point, side_middle, 1e-4);
+                assert_close(*hit.normal, normal, 1e-5);
+            }
+        }
+    }
+
+    #[test]
+    fn circle_hit_point_and_normal() {
+        let circle = Shape::Circle { radius: 2.0 };
+        let pose = Isometry2d::from_xy(10.0, 1.0);
+        let hit = circle.cast_ray(pose, Vec2::new(0.0, 1.0), Dir2::X, 100.0);
+        let hit = hit.unwrap();
+        assert_eq!(hit.distance, 8.0);
+        assert_eq!(hit.point, Vec2::new(8.0, 1.0));
+        assert_eq!(hit.normal, Dir2::NEG_X);
+        // Off-centre: the normal is the radius direction at the hit.
+        let hit = circle
+            .cast_ray(pose, Vec2::new(0.0, 2.0), Dir2::X, 100.0)
+            .unwrap();
+        let expected_x = 10.0 - 3.0_f32.sqrt();
+        assert!((hit.distance - expected_x).abs() < 1e-5, "{hit:?}");
+        assert_close(*hit.normal, Vec2::new(-(3.0_f32.sqrt()), 1.0) / 2.0, 1e-5);
+    }
+
+    #[test]
+    fn ray_along_a_side_touches_it() {
+        let square = rect(2.0, 2.0);
+        let pose = Isometry2d::IDENTITY;
+        // Exactly along the top side: touching counts.
+        let hit = square
+            .cast_ray(pose, Vec2::new(-5.0, 1.0), Dir2::X, 100.0)
+            .unwrap();
+        assert_eq!(hit.distance, 4.0);
+        assert_eq!(hit.point, Vec2::new(-1.0, 1.0));
+        assert_eq!(hit.normal, Dir2::NEG_X);
+        // Along the right side, downwards.
+        let hit = square
+            .cast_ray(pose, Vec2::new(1.0, 7.0), Dir2::NEG_Y, 100.0)
+            .unwrap();
+        assert_eq!((hit.distance, hit.normal), (6.0, Dir2::Y));
+        // Just outside the side: a miss.
+        assert!(
+            square
+                .cast_ray(pose, Vec2::new(-5.0, 1.0001), Dir2::X, 100.0)
+                .is_none()
+        );
+        // Along the side but past it, going away.
+        assert!(
+            square
+                .cast_ray(pose, Vec2::new(2.0, 1.0), Dir2::X, 100.0)
+                .is_none()
+        );
+        // A side of a rotated rectangle is not exactly representable: just
+        // inside it hits, just outside misses, and neither panics.
+        let rotation = Rot2::degrees(30.0);
+        let pose = Isometry2d::new(Vec2::new(1.0, 2.0), rotation);
+        let along = rotation * Vec2::X;
+        let up = rotation * Vec2::Y;
+        let start = pose.translation + up * 1.0 - along * 10.0;
+        let direction = Dir2::new(along).unwrap();
+        let inside = square.cast_ray(pose, start - up * 1e-3, direction, 100.0);
+        assert!((inside.unwrap().distance - 9.0).abs() < 1e-3, "{inside:?}");
+        assert!(
+            square
+                .cast_ray(pose, start + up * 1e-3, direction, 100.0)
+                .is_none()
+        );
+        let exact = square.cast_ray(pose, start, direction, 100.0);
+        if let Some(hit) = exact {
+            let local = pose.inverse_transform_point(hit.point);
+            assert!(local.abs().max_element() <= 1.0 + 1e-4, "{hit:?}");
+        }
+    }
+
+    #[test]
+    fn grazing_corners_and_tangents() {
+        let square = rect(2.0, 2.0);
+        // Through the corner (-1, 1) exactly: hits there.
+        let diagonal = dir(1.0, 1.0);
+        let hit = square
+            .cast_ray(Isometry2d::IDENTITY, Vec2::new(-2.0, 0.0), diagonal, 100.0)
+            .unwrap();
+        assert!((hit.distance - 2.0_f32.sqrt()).abs() < 1e-6, "{hit:?}");
+        assert_close(hit.point, Vec2::new(-1.0, 1.0), 1e-6);
+        // Ties go to the x side.
+        assert_eq!(hit.normal, Dir2::NEG_X);
+        // A hair above the corner: misses.
+        assert!(
+            square
+                .cast_ray(Isometry2d::IDENTITY, Vec2::new(-2.0, 1e-4), diagonal, 100.0)
+                .is_none()
+        );
+        // A circle's bounding box is hit here, the circle is not.
+        let circle = Shape::Circle { radius: 1.0 };
+        assert!(
+            circle
+                .cast_ray(Isometry2d::IDENTITY, Vec2::new(-2.0, 0.2), diagonal, 100.0)
+                .is_none()
+        );
+        // Tangent to a circle: touches at the top.
+        let hit = circle
+            .cast_ray(Isometry2d::IDENTITY, Vec2::new(-5.0, 1.0), Dir2::X, 100.0)
+            .unwrap();
+        assert_eq!((hit.distance, hit.point), (5.0, Vec2::new(0.0, 1.0)));
+        assert_eq!(hit.normal, Dir2::Y);
+        assert!(
+            circle
+                .cast_ray(
+                    Isometry2d::IDENTITY,
+                    Vec2::new(-5.0, 1.0001),
+                    Dir2::X,
+                    100.0
+                )
+                .is_none()
+        );
+    }
+
+    #[test]
+    fn starting_inside_or_on_the_boundary_hits_at_zero() {
+        let shapes = [
+            (Shape::Circle { radius: 2.0 }, Isometry2d::from_xy(1.0, 1.0)),
+            (
+                rect(4.0, 2.0),
+                Isometry2d::new(Vec2::new(1.0, 1.0), Rot2::degrees(40.0)),
+            ),
+        ];
+        for (shape, pose) in shapes {
+            for origin in [pose.translation, pose.translation + Vec2::new(0.3, -0.2)] {
+                for direction in [Dir2::X, Dir2::NEG_Y, dir(-1.0, 3.0)] {
+                    for max_distance in [0.0, 1.0, f32::INFINITY] {
+                        let hit = shape
+                            .cast_ray(pose, origin, direction, max_distance)
+                            .unwrap();
+                        assert_eq!(
+                            hit,
+                            RayIntersection {
+                                distance: 0.0,
+                                point: origin,
+                                normal: -direction,
+                            }
+                        );
+                    }
+                }
+            }
+        }
+        // Exactly on the boundary, pointing out: still a hit at 0.
+        let circle = Shape::Circle { radius: 1.0 };
+        let hit = circle.cast_ray(Isometry2d::IDENTITY, Vec2::X, Dir2::X, 10.0);
+        assert_eq!(hit.map(|h| h.distance), Some(0.0));
+        let hit = rect(2.0, 2.0).cast_ray(Isometry2d::IDENTITY, Vec2::ONE, Dir2::Y, 10.0);
+        assert_eq!(hit.map(|h| h.distance), Some(0.0));
+    }
+
+    #[test]
+    fn max_distance_limits() {
+        let circle = Shape::Circle { radius: 1.0 };
+        let near = Isometry2d::from_xy(3.0, 0.0);
+        let cast = |pose, max| circle.cast_ray(pose, Vec2::ZERO, Dir2::X, max);
+        // The hit is at exactly 2: a max of 2 reaches it, a bit less does not.
+        assert_eq!(cast(near, 2.0).map(|h| h.distance), Some(2.0));
+        assert!(cast(near, 1.999).is_none());
+        assert!(cast(near, 0.0).is_none());
+        let far = Isometry2d::from_xy(1e7, 0.0);
+        for max in [f32::INFINITY, f32::MAX, 2e7] {
+            let hit = cast(far, max).unwrap();
+            assert!((hit.distance - (1e7 - 1.0)).abs() <= 1.0, "{hit:?}");
+        }
+        for max in [-1.0, -1e-30, f32::NAN, f32::NEG_INFINITY] {
+            assert!(cast(near, max).is_none(), "{max}");
+        }
+        // -0.0 is not negative.
+        let inside = Isometry2d::IDENTITY;
+        assert!(cast(inside, -0.0).is_some());
+        let square = rect(2.0, 2.0);
+        let hit = square.cast_ray(
+            Isometry2d::from_xy(-1e7, 0.0),
+            Vec2::ZERO,
+            Dir2::NEG_X,
+            f32::INFINITY,
+        );
+        assert!((hit.unwrap().distance - (1e7 - 1.0)).abs() <= 1.0);
+    }
+
+    /// Directions along the axes make some slab denominators exactly zero;
+    /// exact 90 degree rotations make them zero in the rectangle's frame.
+    #[test]
+    fn axis_parallel_directions() {
+        let shape = rect(4.0, 2.0);
+        let rotations = [
+            Rot2::IDENTITY,
+            Rot2 { cos: 0.0, sin: 1.0 },
+            Rot2 {
+                cos: -1.0,
+                sin: 0.0,
+            },
+            Rot2 {
+                cos: 0.0,
+                sin: -1.0,
+            },
+        ];
+        for rotation in rotations {
+            let pose = Isometry2d::new(Vec2::new(1.0, 1.0), rotation);
+            let extent = (rotation * Vec2::new(2.0, 1.0)).abs();
+            for direction in Dir2::CARDINALS {
+                // From 10 units out, through the centre and off-centre.
+                for offset in [0.0, 0.5, -0.5] {
+                    let across = Vec2::new(-direction.y, direction.x) * offset;
+                    let origin = pose.translation - *direction * 10.0 + across;
+                    let hit = shape.cast_ray(pose, origin, direction, 100.0).unwrap();
+                    let to_side = (extent * direction.abs()).max_element();
+                    assert!((hit.distance - (10.0 - to_side)).abs() < 1e-5, "{hit:?}");
+                    assert_eq!(hit.normal, -direction, "{rotation:?}");
+                }
+                // Beside the rectangle, parallel to it: a miss, not a NaN.
+                let beside = Vec2::new(-direction.y, direction.x) * 10.0;
+                let origin = pose.translation - *direction * 10.0 + beside;
+                assert!(shape.cast_ray(pose, origin, direction, 100.0).is_none());
+            }
+        }
+        // A subnormal direction component: no `0 * inf` NaN. Starting on
+        // the bottom side's line and rising imperceptibly, the ray enters;
+        // starting on the top side's line, it leaves.
+        let tiny = dir(1.0, 1e-40);
+        let from_bottom = shape.cast_ray(Isometry2d::IDENTITY, Vec2::new(-5.0, -1.0), tiny, 100.0);
+        assert_eq!(from_bottom.map(|h| h.distance), Some(3.0));
+        let from_top = shape.cast_ray(Isometry2d::IDENTITY, Vec2::new(-5.0, 1.0), tiny, 100.0);
+        assert!(from_top.is_none(), "{from_top:?}");
+    }
+
+    #[test]
+    fn pointing_away_or_behind_misses() {
+        let circle = Shape::Circle { radius: 1.0 };
+        let square = rect(2.0, 2.0);
+        let pose = Isometry2d::from_xy(5.0, 0.0);
+        for shape in [circle, square] {
+            assert!(
+                shape
+                    .cast_ray(pose, Vec2::ZERO, Dir2::NEG_X, 100.0)
+                    .is_none()
+            );
+            assert!(shape.cast_ray(pose, Vec2::ZERO, Dir2::Y, 100.0).is_none());
+            assert!(shape.cast_ray(pose, Vec2::ZERO, Dir2::X, 100.0).is_some());
+        }
+    }
+
+    #[test]
+    fn bad_input_misses_without_panicking() {
+        let nan_direction = Dir2::from_angle(f32::NAN);
+        let shapes = [
+            Shape::Circle { radius: 1.0 },
+            rect(2.0, 2.0),
+            Shape::Circle { radius: f32::NAN },
+            Shape::Circle { radius: -1.0 },
+            Shape::Rect {
+                half_size: Vec2::new(1.0, f32::NAN),
+            },
+            Shape::Rect {
+                half_size: Vec2::ZERO,
+            },
+        ];
+        let bad_poses = [
+            Isometry2d::from_xy(f32::NAN, 0.0),
+            Isometry2d::from_xy(f32::INFINITY, 0.0),
+            Isometry2d::new(
+                Vec2::ZERO,
+                Rot2 {
+                    cos: f32::NAN,
+                    sin: 0.0,
+                },
+            ),
+        ];
+        for (k, shape) in shapes.iter().enumerate() {
+            let valid = k < 2;
+            let good = shape.cast_ray(Isometry2d::IDENTITY, Vec2::new(-5.0, 0.0), Dir2::X, 10.0);
+            assert_eq!(good.is_some(), valid, "{shape:?}");
+            for origin in [Vec2::NAN, Vec2::new(f32::INFINITY, 0.0)] {
+                assert!(
+                    shape
+                        .cast_ray(Isometry2d::IDENTITY, origin, Dir2::X, 10.0)
+                        .is_none()
+                );
+            }
+            // Even from inside: a NaN direction has no `-direction` normal.
+            assert!(
+                shape
+                    .cast_ray(Isometry2d::IDENTITY, Vec2::ZERO, nan_direction, 10.0)
+                    .is_none()
+            );
+            for pose in bad_poses {
+                assert!(
+                    shape
+                        .cast_ray(pose, Vec2::new(-5.0, 0.0), Dir2::X, 10.0)
+                        .is_none(),
+                    "{shape:?} {pose:?}"
+                );
+            }
+        }
+    }
+
+    #[test]
+    fn zero_length_ray_agrees_with_contains_point() {
+        let mut rng = StdRng::seed_from_u64(3);
+        for _ in 0..20_000 {
+            let (shape, pose) = random_shape(&mut rng);
+            let point = Vec2::new(rng.random_range(-12.0..12.0), rng.random_range(-12.0..12.0));
+            let direction = Dir2::from_angle(rng.random_range(0.0..std::f32::consts::TAU));
+            assert_eq!(
+                shape.cast_ray(pose, point, direction, 0.0).is_some(),
+                shape.contains_point(pose, point),
+                "{shape:?} {pose:?} {point}"
+            );
+        }
+    }
+
+    fn random_shape(rng: &mut StdRng) -> (Shape, Isometry2d) {
+        let shape = if rng.random_bool(0.5) {
+            Shape::Circle {
+                radius: rng.random_range(0.2..6.0),
+            }
+        } else {
+            Shape::Rect {
+                half_size: Vec2::new(rng.random_range(0.1..6.0), rng.random_range(0.1..6.0)),
+            }
+        };
+        let pose = Isometry2d::new(
+            Vec2::new(rng.random_range(-5.0..5.0), rng.random_range(-5.0..5.0)),
+            Rot2::radians(rng.random_range(-4.0..4.0)),
+        );
+        (shape, pose)
+    }
+
+    /// An independent f64 ray cast: the circle by the quadratic formula,
+    /// the rectangle as a polygon of four corner-to-corner segments.
+    /// `grow` widens the shape (negative shrinks it), to tell clear cases
+    /// from ones too close to call in f32. Returns the distance and normal.
+    fn reference_cast(
+        shape: Shape,
+        pose: Isometry2d,
+        origin: DVec2,
+        direction: DVec2,
+        grow: f64,
+    ) -> Option<(f64, DVec2)> {
+        let center = pose.translation.as_dvec2();
+        match shape {
+            Shape::Circle { radius } => {
+                let radius = f64::from(radius) + grow;
+                let offset = origin - center;
+                let c = offset.length_squared() - radius * radius;
+                if c <= 0.0 {
+                    return Some((0.0, -direction));
+                }
+                let b = offset.dot(direction);
+                let discriminant = b * b - c;
+                if b >= 0.0 || discriminant < 0.0 {
+                    return None;
+                }
+                let t = -b - discriminant.sqrt();
+                Some((t, (offset + direction * t).normalize()))
+            }
+            Shape::Rect { half_size } => {
+                let (cos, sin) = (f64::from(pose.rotation.cos), f64::from(pose.rotation.sin));
+                let rotate = |v: DVec2| DVec2::new(cos * v.x - sin * v.y, sin * v.x + cos * v.y);
+                let h = half_size.as_dvec2() + grow;
+                let corners = [(1.0, 1.0), (-1.0, 1.0), (-1.0, -1.0), (1.0, -1.0)]
+                    .map(|(sx, sy)| center + rotate(DVec2::new(sx * h.x, sy * h.y)));
+                let inside = (0..4).all(|i| {
+                    let (s, e) = (corners[i], corners[(i + 1) % 4]);
+                    (e - s).perp_dot(origin - s) >= 0.0
+                });
+                if inside {
+                    return Some((0.0, -direction));
+                }
+                let mut best: Option<(f64, DVec2)> = None;
+                for i in 0..4 {
+                    let (s, e) = (corners[i], corners[(i + 1) % 4]);
+                    let edge = e - s;
+                    let denominator = direction.perp_dot(edge);
+                    if denominator == 0.0 {
+                        continue;
+                    }
+                    let t = (s - origin).perp_dot(edge) / denominator;
+                    let u = (s - origin).perp_dot(direction) / denominator;
+                    if t >= 0.0 && (0.0..=1.0).contains(&u) && best.is_none_or(|(b, _)| t < b) {
+                        // Counter-clockwise corners: the outward normal is
+                        // the edge turned clockwise.
+                        best = Some((t, DVec2::new(edge.y, -edge.x).normalize()));
+                    }
+                }
+                best
+            }
+        }
+    }
+
+    #[test]
+    fn matches_an_f64_reference() {
+        const MARGIN: f64 = 1e-3;
+        let mut rng = StdRng::seed_from_u64(17);
+        let (mut hits, mut misses, mut skipped) = (0, 0, 0);
+        for case in 0..100_000 {
+            let (shape, pose) = random_shape(&mut rng);
+            let origin = Vec2::new(rng.random_range(-20.0..20.0), rng.random_range(-20.0..20.0));
+            // Half the rays are aimed near the shape, a quarter of them go
+            // along the axes.
+            let direction = if case % 4 == 0 {
+                Dir2::CARDINALS[rng.random_range(0..4)]
+            } else if case % 4 == 1 {
+                Dir2::from_angle(rng.random_range(0.0..std::f32::consts::TAU))
+            } else {
+                let target = pose.translation
+                    + Vec2::new(rng.random_range(-7.0..7.0), rng.random_range(-7.0..7.0));
+                match Dir2::new(target - origin) {
+                    Ok(direction) => direction,
+                    Err(_) => continue,
+                }
+            };
+            let max_distance = if rng.random_bool(0.3) {
+                rng.random_range(0.0..30.0)
+            } else {
+                f32::INFINITY
+            };
+            let (o, d) = (origin.as_dvec2(), direction.as_vec2().as_dvec2());
+            let grown = reference_cast(shape, pose, o, d, MARGIN);
+            let shrunk = reference_cast(shape, pose, o, d, -MARGIN);
+            let max = f64::from(max_distance);
+            let actual = shape.cast_ray(pose, origin, direction, max_distance);
+            let reachable = |hit: Option<(f64, DVec2)>| hit.is_some_and(|(t, _)| t <= max);
+            // Too close to call: grazing, starting on the boundary, or
+            // ending right at the shape.
+            let clear_hit = reachable(shrunk) && shrunk.unwrap().0 <= max - 2.0 * MARGIN;
+            let clear_miss = !reachable(grown);
+            if !(clear_hit || clear_miss) {
+                skipped += 1;
+                continue;
+            }
+            if clear_miss {
+                misses += 1;
+                assert!(
+                    actual.is_none(),
+                    "case {case}: {shape:?} {pose:?} {origin} {direction:?} {max_distance}: {actual:?}"
+                );
+                continue;
+            }
+            hits += 1;
+            let hit = actual.unwrap_or_else(|| {
+                panic!("case {case}: {shape:?} {pose:?} {origin} {direction:?} {max_distance}")
+            });
+            // The shrunk and grown shapes bracket the true distance.
+            let (t_grown, _) = grown.unwrap();
+            let (t_shrunk, normal) = shrunk.unwrap();
+            let t = f64::from(hit.distance);
+            assert!(
+                t >= t_grown - 1e-4 && t <= t_shrunk + 1e-4,
+                "case {case}: {t} not in {t_grown}..={t_shrunk}"
+            );
+            assert!(
+                hit.point.as_dvec2().distance(o + d * t) < 1e-4,
+                "case {case}: {hit:?}"
+            );
+            let actual_normal = hit.normal.as_vec2().as_dvec2();
+            match shape {
+                // The radius direction at the hit point.
+                Shape::Circle { .. } if t > 0.0 => {
+                    let radial = (hit.point - pose.translation).as_dvec2().normalize();
+                    assert!(
+                        actual_normal.distance(radial) < 1e-3,
+                        "case {case}: normal {actual_normal} vs {radial}"
+                    );
+                }
+                // Near a corner either side's normal is right; elsewhere the
+                // shrunk and grown rectangles agree on the side.
+                _ => {
+                    let (_, grown_normal) = grown.unwrap();
+                    if grown_normal.distance(normal) < 1e-9 {
+                        assert!(
+                            actual_normal.distance(normal) < 1e-5,
+                            "case {case}: normal {actual_normal} vs {normal}"
+                        );
+                    }
+                }
+            }
+        }
+        assert!(
+            hits > 20_000 && misses > 20_000,
+            "{hits} {misses} {skipped}"
+        );
+        assert!(skipped < 1_000, "{skipped} skipped");
+    }
+}
