@@ -127,14 +127,22 @@ pub struct HeadlessReport {
     pub lives_lost: u32,
     /// Frames in which the ball was outside the walls (tunnelled); must be 0.
     pub escapes: u32,
+    /// Frames in which the ball's path crossed a brick without hitting it;
+    /// must be 0.
+    pub tunnels: u32,
 }
 
 impl fmt::Display for HeadlessReport {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         write!(
             f,
-            "frames={} bricks_destroyed={} bricks_left={} lives_lost={} escapes={}",
-            self.frames, self.bricks_destroyed, self.bricks_left, self.lives_lost, self.escapes
+            "frames={} bricks_destroyed={} bricks_left={} lives_lost={} escapes={} tunnels={}",
+            self.frames,
+            self.bricks_destroyed,
+            self.bricks_left,
+            self.lives_lost,
+            self.escapes,
+            self.tunnels
         )
     }
 }
@@ -205,6 +213,7 @@ pub fn run_headless_with(config: HeadlessConfig) -> HeadlessReport {
         bricks_left,
         lives_lost: game.lives_lost,
         escapes: game.escapes,
+        tunnels: game.tunnels,
     }
 }
 
@@ -284,6 +293,10 @@ struct Game {
     bricks_destroyed: u32,
     lives_lost: u32,
     escapes: u32,
+    /// Frames in which the ball's path crossed a brick that was not hit.
+    tunnels: u32,
+    /// Bricks hit by the ball this frame.
+    bricks_hit: Vec<Entity>,
 }
 
 impl Game {
@@ -319,6 +332,10 @@ struct Ball {
     velocity: Vec2,
     /// `Some(seconds)` while the ball waits on the paddle to be served.
     serve_in: Option<f32>,
+    /// Where the ball moved from and to this frame.
+    path: (Vec2, Vec2),
+    /// The time of impact of the earliest swept hit this frame, if any.
+    first_touch: Option<f32>,
 }
 
 impl Ball {
@@ -326,6 +343,8 @@ impl Ball {
         Self {
             velocity: Vec2::ZERO,
             serve_in: Some(SERVE_DELAY),
+            path: (Vec2::ZERO, Vec2::ZERO),
+            first_touch: None,
         }
     }
 
@@ -410,7 +429,7 @@ impl Plugin for GamePlugin {
             )
             .add_systems(
                 PostUpdate,
-                (separate_ball, count_escapes, check_level)
+                (separate_ball, count_escapes, count_tunnels, check_level)
                     .chain()
                     .in_set(GameSystems::Respond),
             );
@@ -484,6 +503,9 @@ fn spawn_arena(mut commands: Commands) {
         .spawn((
             Ball::waiting(),
             Collider::circle(BALL_RADIUS),
+            // Tested along its whole path each frame: however fast it goes
+            // or however long a frame takes, it cannot pass through a brick.
+            Swept,
             BALL_LAYERS,
             Transform::from_xyz(0.0, PADDLE_Y + 40.0, BALL_Z),
         ))
@@ -569,21 +591,35 @@ fn keep_lively(velocity: Vec2, speed: f32, upward: bool) -> Vec2 {
 /// contact normal (seen from the ball, it points into what was hit).
 fn ball_bounce(
     hit: On<CollisionStarted>,
-    mut balls: Query<&mut Ball>,
+    mut balls: Query<(&mut Ball, &mut Transform, &mut GlobalTransform)>,
     out_zones: Query<(), With<OutZone>>,
     paddles: Query<(), With<Paddle>>,
     settings: Res<GameSettings>,
+    mut commands: Commands,
 ) {
     // The out zone is not a surface; bricks may already be despawned by
     // their own observer, so test for the zone rather than for a solid.
     if out_zones.contains(hit.other) {
         return;
     }
-    let Ok(mut ball) = balls.get_mut(hit.entity) else {
+    let Ok((mut ball, mut transform, mut global)) = balls.get_mut(hit.entity) else {
         return;
     };
     if ball.is_waiting() {
         return;
+    }
+    // A hit found along the path (`Swept`): the ball goes back to where it
+    // first touched, for the earliest such hit of the frame, and bounces
+    // from there.
+    let toi = hit.contact.time_of_impact;
+    if toi < 1.0 && ball.first_touch.is_none_or(|first| toi < first) {
+        ball.first_touch = Some(toi);
+        let (from, to) = ball.path;
+        let touch = from.lerp(to, toi) - *hit.contact.normal * SEPARATION_SKIN;
+        transform.translation = touch.extend(BALL_Z);
+        *global = GlobalTransform::from(*transform);
+        // Put back, not moved back: the next path starts here.
+        commands.entity(hit.entity).insert(Swept);
     }
     if let Some(bounced) = bounce(ball.velocity, *hit.contact.normal) {
         ball.velocity = keep_lively(bounced, settings.ball_speed, paddles.contains(hit.other));
@@ -608,6 +644,7 @@ fn brick_hit(
     if brick.hits_left == 0 {
         return; // already destroyed this frame
     }
+    game.bricks_hit.push(hit.entity);
     brick.hits_left -= 1;
     if brick.hits_left == 0 {
         game.score += brick.points;
@@ -744,15 +781,19 @@ fn serve_ball(
     settings: Res<GameSettings>,
     mut game: ResMut<Game>,
     paddle: Single<&Transform, With<Paddle>>,
-    mut balls: Query<(&mut Ball, &mut Transform), Without<Paddle>>,
+    mut balls: Query<(Entity, &mut Ball, &mut Transform), Without<Paddle>>,
+    mut commands: Commands,
 ) {
     let up = (paddle.rotation * Vec3::Y).truncate();
     let rest = paddle.translation.truncate() + up * (PADDLE_SIZE.y * 0.5 + BALL_RADIUS + 2.0);
-    for (mut ball, mut transform) in &mut balls {
+    for (entity, mut ball, mut transform) in &mut balls {
         let Some(wait) = ball.serve_in else {
             continue;
         };
         transform.translation = rest.extend(BALL_Z);
+        // Put on the paddle, not moved there: a fresh `Swept` starts its
+        // path here instead of sweeping from where the ball was lost.
+        commands.entity(entity).insert(Swept);
         let wait = wait - time.delta_secs();
         if wait > 0.0 && !control.launch {
             ball.serve_in = Some(wait);
@@ -775,12 +816,15 @@ fn spin_spinners(time: Res<Time>, mut spinners: Query<(&Spinner, &mut Transform)
     }
 }
 
-fn move_ball(time: Res<Time>, mut balls: Query<(&Ball, &mut Transform)>) {
+fn move_ball(time: Res<Time>, mut balls: Query<(&mut Ball, &mut Transform)>) {
     let dt = time.delta_secs();
-    for (ball, mut transform) in &mut balls {
+    for (mut ball, mut transform) in &mut balls {
+        let from = transform.translation.truncate();
         if !ball.is_waiting() {
             transform.translation += (ball.velocity * dt).extend(0.0);
         }
+        ball.path = (from, transform.translation.truncate());
+        ball.first_touch = None;
     }
 }
 
@@ -833,6 +877,36 @@ fn separate_ball(
             // is drawn where it now is, not where detection saw it.
             *global = GlobalTransform::from(*transform);
         }
+    }
+}
+
+/// Counts frames in which the ball's path, sampled every unit, overlapped a
+/// brick that was not hit: a check of `Swept` with the plain overlap test.
+fn count_tunnels(
+    mut game: ResMut<Game>,
+    balls: Query<&Ball>,
+    bricks: Query<(Entity, &Collider, &GlobalTransform), With<Brick>>,
+) {
+    let hit = std::mem::take(&mut game.bricks_hit);
+    // Deeper than a skin: a graze within rounding is no tunnel.
+    let core = Collider::circle(BALL_RADIUS - 0.5);
+    for ball in &balls {
+        let (from, to) = ball.path;
+        // Up to where the first swept hit stopped the ball.
+        let to = from.lerp(to, ball.first_touch.unwrap_or(1.0));
+        let samples = (from.distance(to).ceil() as u32).max(1);
+        let crossed = bricks.iter().any(|(brick, collider, transform)| {
+            let pose = Isometry2d::new(
+                transform.translation().truncate(),
+                Rot2::radians(transform.rotation().to_euler(EulerRot::XYZ).2),
+            );
+            !hit.contains(&brick)
+                && (0..=samples).any(|k| {
+                    let center = from.lerp(to, k as f32 / samples as f32);
+                    core.intersects(Isometry2d::from_translation(center), collider, pose)
+                })
+        });
+        game.tunnels += u32::from(crossed);
     }
 }
 

@@ -12,4 +12,18 @@ fn autoplay_destroys_bricks_without_escapes() {
     assert_eq!(report.frames, 5000);
     assert!(report.bricks_destroyed >= 20, "{report}");
     assert_eq!(report.escapes, 0, "{report}");
+    assert_eq!(report.tunnels, 0, "{report}");
+}
+
+/// With `Swept` on the ball, four times the speed (30 units a frame against
+/// 24-unit bricks) still never leaves the arena nor crosses a brick unhit.
+#[test]
+fn autoplay_at_four_times_the_speed_never_tunnels() {
+    let mut config = breakout::HeadlessConfig::new(3000, true);
+    config.ball_speed *= 4.0;
+    let report = breakout::run_headless_with(config);
+    println!("{report}");
+    assert!(report.bricks_destroyed >= 20, "{report}");
+    assert_eq!(report.escapes, 0, "{report}");
+    assert_eq!(report.tunnels, 0, "{report}");
 }
