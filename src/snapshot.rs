@@ -210,16 +210,19 @@ impl SweptPoses {
     }
 }
 
+/// What the snapshot reads of each collider entity.
+type ColliderData = (
+    Entity,
+    &'static Collider,
+    &'static GlobalTransform,
+    Option<&'static CollisionLayers>,
+    Has<Swept>,
+);
+
 /// Fills [`ColliderSnapshot`] from the ECS, skipping (and warning once about)
 /// colliders with invalid sizes, scales or transforms.
 pub(crate) fn snapshot_colliders(
-    colliders: Query<(
-        Entity,
-        &Collider,
-        &GlobalTransform,
-        Option<&CollisionLayers>,
-        Has<Swept>,
-    )>,
+    colliders: Query<ColliderData>,
     mut snapshot: ResMut<ColliderSnapshot>,
     mut warned: ResMut<WarnedColliders>,
     mut swept_poses: ResMut<SweptPoses>,
