@@ -77,7 +77,7 @@ impl Shape {
 /// exactly the opposite of what was passed.
 fn checked_ray(origin: Vec2, direction: Dir2, max_distance: f32) -> Option<Dir2> {
     // `!(x >= 0)` also rejects NaN.
-    if !origin.is_finite() || !(max_distance >= 0.0) {
+    if !origin.is_finite() || max_distance.is_nan() || max_distance < 0.0 {
         return None;
     }
     let length_error = (direction.length_squared() - 1.0).abs();
@@ -127,7 +127,7 @@ pub fn ray_circle(
     // for far origins. Tangent rays (`half_chord_squared == 0`) hit.
     let across = offset.perp_dot(*direction);
     let half_chord_squared = radius_squared - across * across;
-    if !(half_chord_squared >= 0.0) {
+    if half_chord_squared.is_nan() || half_chord_squared < 0.0 {
         return None;
     }
     let distance = (-along - half_chord_squared.sqrt()).max(0.0);
@@ -193,7 +193,7 @@ pub fn ray_rect(
     }
     // Touching a corner (`enter == exit`) hits. The origin is outside, so a
     // rectangle ahead has `enter > 0`; `exit < 0` means it is behind.
-    if !(enter <= exit) || exit < 0.0 {
+    if enter.is_nan() || exit.is_nan() || enter > exit || exit < 0.0 {
         return None;
     }
     let distance = enter.max(0.0);
