@@ -10,8 +10,12 @@
 //! to a second grid with larger cells (and so on), and are paired with the
 //! first grid's boxes by scanning the cells they cover. Everything works on
 //! arrays sorted by cell, so memory is read in order, not at random.
+//!
+//! The grid of the last detection stays in [`BroadPhaseGrid`] so that
+//! spatial queries (`SpatialQuery`) can find the colliders near a point, a
+//! shape or along a ray without testing them all.
 
-use bevy::math::{I64Vec2, Vec2, bounding::Aabb2d};
+use bevy::math::{Dir2, I64Vec2, Vec2, bounding::Aabb2d};
 use bevy::prelude::*;
 
 use crate::radix_sort::radix_sort_by_key;
@@ -36,13 +40,24 @@ const BRUTE_FORCE_BELOW: usize = 24;
 /// with wildly different box sizes).
 const MAX_LEVELS: usize = 8;
 
-/// A uniform grid over bounding boxes, rebuilt from scratch on each call and
-/// keeping its allocations between calls.
+/// A walk along a path looks at pieces of this many cells at a time: longer
+/// pieces look at more cells beside a diagonal path, shorter ones at the same
+/// cells again from the next piece.
+const CELLS_PER_PIECE: f32 = 2.0;
+
+/// A uniform grid over bounding boxes, rebuilt from scratch on each call to
+/// [`SpatialGrid::overlapping_pairs`] and keeping its allocations between
+/// calls. Until the next call it can also be searched for the boxes near a
+/// region ([`SpatialGrid::visit_overlapping`]) or along a path
+/// ([`SpatialGrid::visit_along`]).
 #[derive(Default, Debug)]
 pub struct SpatialGrid {
     /// The cell size of the first level (0 before the first call).
     cell_size: f32,
     levels: Vec<Level>,
+    /// How many boxes the last call filed, and in how many levels.
+    box_count: usize,
+    levels_used: usize,
 }
 
 /// One level of the grid: the boxes that fit its cells, sorted by cell.
@@ -65,6 +80,11 @@ struct Level {
     /// Where each key's run starts in the sorted arrays (one more than keys).
     key_starts: Vec<u32>,
     keying: Keying,
+    /// Whether this level tested its input directly instead of filing it.
+    brute_forced: bool,
+    /// The smallest box holding every filed box (the world extent of this
+    /// level, which clamped cells cannot tell); `None` until built.
+    bounds: Option<Aabb2d>,
     /// The lowest filed cell and the number of filed cells along x and y.
     origin: IVec2,
     span: I64Vec2,
@@ -107,9 +127,12 @@ impl SpatialGrid {
         self.levels[0].input.clear();
         self.levels[0].input.extend(0..aabbs.len() as u32);
         self.cell_size = 0.0;
+        self.box_count = aabbs.len();
         for depth in 0.. {
+            self.levels_used = depth + 1;
             let level = &mut self.levels[depth];
-            if level.input.len() < BRUTE_FORCE_BELOW || depth + 1 == MAX_LEVELS {
+            level.brute_forced = level.input.len() < BRUTE_FORCE_BELOW || depth + 1 == MAX_LEVELS;
+            if level.brute_forced {
                 level.brute_force(aabbs, &mut report);
                 break;
             }
@@ -127,6 +150,103 @@ impl SpatialGrid {
             }
             let (this, next) = self.levels.split_at_mut(depth + 1);
             std::mem::swap(&mut next[0].input, &mut this[depth].oversized);
+        }
+    }
+
+    /// The number of boxes the grid was last built over (0 before the
+    /// first [`SpatialGrid::overlapping_pairs`]).
+    pub fn len(&self) -> usize {
+        self.box_count
+    }
+
+    /// Whether the grid holds no boxes.
+    pub fn is_empty(&self) -> bool {
+        self.box_count == 0
+    }
+
+    /// The levels the last build used.
+    fn used_levels(&self) -> &[Level] {
+        &self.levels[..self.levels_used]
+    }
+
+    /// Calls `visit` with the index of every box of `aabbs` that overlaps or
+    /// touches `query`, each exactly once, in a deterministic order.
+    ///
+    /// `aabbs` must be the boxes of the last
+    /// [`SpatialGrid::overlapping_pairs`]; if their number differs, all of
+    /// them are tested directly (so a stale grid is slow, never out of
+    /// bounds).
+    pub fn visit_overlapping(&self, aabbs: &[Aabb2d], query: &Aabb2d, mut visit: impl FnMut(u32)) {
+        if aabbs.len() != self.box_count {
+            for (index, aabb) in aabbs.iter().enumerate() {
+                if aabbs_overlap(query, aabb) {
+                    visit(index as u32);
+                }
+            }
+            return;
+        }
+        for level in self.used_levels() {
+            if level.brute_forced {
+                for &index in &level.input {
+                    if aabbs_overlap(query, &aabbs[index as usize]) {
+                        visit(index);
+                    }
+                }
+            } else {
+                level.visit_filed_overlapping(query, |b| visit(level.sorted_index[b]));
+            }
+        }
+    }
+
+    /// Visits the boxes that a box moving in a straight line meets, roughly
+    /// nearest first, so that a search for the first hit stops early.
+    ///
+    /// The moving box starts as `start` and moves by `direction * t` for `t`
+    /// in `0..=max_distance` (which may be infinite). `visit(index)` is
+    /// called for every box of `aabbs` it overlaps on the way, and for some
+    /// boxes near the path, some of them more than once. It returns the `t`
+    /// at which it found a hit in that box, if any: from then on, boxes
+    /// farther along the path than the nearest hit so far are skipped.
+    ///
+    /// Only the part of the path within the boxes' extent is walked, a few
+    /// cells at a time, so an infinite ray costs as much as one across the
+    /// world; when that would look at more cells than a level has boxes, the
+    /// level's boxes are tested directly. `aabbs` must be the boxes of the
+    /// last [`SpatialGrid::overlapping_pairs`]; if their number differs, all
+    /// of them are visited. Nothing is visited for a `start` that is not
+    /// finite or a NaN or negative `max_distance`.
+    pub fn visit_along(
+        &self,
+        aabbs: &[Aabb2d],
+        start: Aabb2d,
+        direction: Dir2,
+        max_distance: f32,
+        mut visit: impl FnMut(u32) -> Option<f32>,
+    ) {
+        let finite = start.min.is_finite() && start.max.is_finite() && direction.is_finite();
+        if !(finite && max_distance >= 0.0) {
+            return;
+        }
+        let mut limit = max_distance;
+        let mut report = |index: u32, limit: &mut f32| {
+            if let Some(t) = visit(index) {
+                *limit = limit.min(t);
+            }
+        };
+        if aabbs.len() != self.box_count {
+            (0..aabbs.len() as u32).for_each(|index| report(index, &mut limit));
+            return;
+        }
+        for level in self.used_levels() {
+            if level.brute_forced {
+                for &index in &level.input {
+                    report(index, &mut limit);
+                }
+            } else {
+                level.visit_along(&start, *direction, &mut limit, |b, limit| {
+                    report(level.sorted_index[b], limit);
+                });
+            }
         }
     }
 }
@@ -161,6 +281,7 @@ impl Level {
         // First pass: the min cell of every box that fits (its max corner is
         // at most one cell further in each axis), and the range they span.
         let (mut lo, mut hi) = (IVec2::MAX, IVec2::MIN);
+        let (mut lowest, mut highest) = (Vec2::INFINITY, Vec2::NEG_INFINITY);
         for &index in &self.input {
             let aabb = &aabbs[index as usize];
             let (min, max) = (self.to_cell(aabb.min), self.to_cell(aabb.max));
@@ -170,6 +291,8 @@ impl Level {
             }
             lo = lo.min(min);
             hi = hi.max(min);
+            lowest = lowest.min(aabb.min);
+            highest = highest.max(aabb.max);
             self.sorted_cell.push(min);
             self.keys.push(index as u64);
         }
@@ -216,6 +339,10 @@ impl Level {
         }
         self.origin = lo;
         self.span = span;
+        self.bounds = Some(Aabb2d {
+            min: lowest,
+            max: highest,
+        });
     }
 
     /// The sorted positions of the boxes in `cell`'s key run (which may hold
@@ -338,35 +465,163 @@ impl Level {
         }
     }
 
-    /// Pairs of each oversized box with the filed boxes: those overlapping
-    /// it have their min corner in the cells it covers or one cell below or
-    /// left of them.
+    /// Pairs of each oversized box with the filed boxes.
     fn pairs_with_oversized(&self, aabbs: &[Aabb2d], report: &mut impl FnMut(u32, u32)) {
         for &big in &self.oversized {
-            let aabb = &aabbs[big as usize];
-            let (min, max) = (self.to_cell(aabb.min) - 1, self.to_cell(aabb.max));
-            let covered = (max - min).as_i64vec2() + 1;
-            let mut test = |b: usize| {
-                if aabbs_overlap(aabb, &self.sorted_aabb[b]) {
-                    report(big, self.sorted_index[b]);
-                }
-            };
-            if covered.x * covered.y >= self.sorted_index.len() as i64 {
-                (0..self.sorted_index.len()).for_each(&mut test);
-                continue;
+            self.visit_filed_overlapping(&aabbs[big as usize], |b| {
+                report(big, self.sorted_index[b]);
+            });
+        }
+    }
+
+    /// Calls `visit` with the sorted position of every filed box that
+    /// overlaps `query`, each once: those have their min corner in the cells
+    /// `query` covers or one cell below or left of them. When those cells
+    /// outnumber the filed boxes, the boxes are scanned instead.
+    #[inline]
+    fn visit_filed_overlapping(&self, query: &Aabb2d, mut visit: impl FnMut(usize)) {
+        let filed = self.sorted_index.len();
+        if filed == 0 {
+            return;
+        }
+        let (mut min, mut max) = (self.to_cell(query.min) - 1, self.to_cell(query.max));
+        if let Keying::Dense = self.keying {
+            // Cells outside the filed range hold nothing.
+            let last = self.origin + (self.span - 1).as_ivec2();
+            (min, max) = (min.max(self.origin), max.min(last));
+            if min.cmpgt(max).any() {
+                return;
             }
-            for y in min.y..=max.y {
-                for x in min.x..=max.x {
-                    let cell = IVec2::new(x, y);
-                    for b in self.run(cell) {
-                        if self.holds(b, cell) {
-                            test(b);
-                        }
+        }
+        let covered = (max - min).as_i64vec2() + 1;
+        let mut test = |b: usize| {
+            if aabbs_overlap(query, &self.sorted_aabb[b]) {
+                visit(b);
+            }
+        };
+        if covered.x * covered.y >= filed as i64 {
+            (0..filed).for_each(&mut test);
+            return;
+        }
+        for y in min.y..=max.y {
+            for x in min.x..=max.x {
+                let cell = IVec2::new(x, y);
+                for b in self.run(cell) {
+                    if self.holds(b, cell) {
+                        test(b);
                     }
                 }
             }
         }
     }
+
+    /// [`SpatialGrid::visit_along`] for this level's filed boxes, by sorted
+    /// position; `visit` lowers `limit` when it finds a hit.
+    fn visit_along(
+        &self,
+        start: &Aabb2d,
+        direction: Vec2,
+        limit: &mut f32,
+        mut visit: impl FnMut(usize, &mut f32),
+    ) {
+        let filed = self.sorted_index.len();
+        // The part of the path where the moving box can meet filed boxes.
+        let Some((first, last)) = self
+            .bounds
+            .filter(|_| filed > 0)
+            .and_then(|bounds| path_within(start, direction, &bounds, *limit))
+        else {
+            return;
+        };
+        // Walk it in pieces, each covering about `cells` cells, unless that
+        // looks at more cells than there are boxes.
+        let piece = self.cell_size * CELLS_PER_PIECE;
+        // The widest a piece gets: the moving box, the piece, and the slack
+        // for rounding (large far from the origin).
+        let size = (start.max - start.min).max_element() + piece + 2.0 * path_slack(start, last);
+        let cells = (size * self.inverse_cell_size + 2.0).powi(2);
+        let pieces = ((last - first) / piece).ceil().max(1.0);
+        if !(pieces * cells < filed as f32) {
+            let whole = swept_box(start, direction, first, last);
+            for b in 0..filed {
+                if aabbs_overlap(&whole, &self.sorted_aabb[b]) {
+                    visit(b, limit);
+                }
+            }
+            return;
+        }
+        let pieces = pieces as u32;
+        for k in 0..pieces {
+            // Computed the same way at both ends, so that pieces meet exactly.
+            let from = first + k as f32 * piece;
+            if from > *limit {
+                break;
+            }
+            let to = if k + 1 == pieces {
+                last
+            } else {
+                first + (k + 1) as f32 * piece
+            };
+            self.visit_filed_overlapping(&swept_box(start, direction, from, to), |b| {
+                visit(b, limit);
+            });
+            // Boxes not seen yet are met beyond `to`, after the nearest hit.
+            if *limit < to {
+                break;
+            }
+        }
+    }
+}
+
+/// Rounding of positions along a path, relative to the coordinates involved,
+/// is covered by widening boxes by this factor of their magnitude.
+const PATH_SLACK: f32 = 16.0 * f32::EPSILON;
+
+/// The box covered by `start` moved by `direction * t` for `t` in
+/// `from..=to`, widened to cover the rounding of those positions.
+fn swept_box(start: &Aabb2d, direction: Vec2, from: f32, to: f32) -> Aabb2d {
+    let (a, b) = (direction * from, direction * to);
+    let slack = path_slack(start, from.abs().max(to.abs()));
+    Aabb2d {
+        min: start.min + a.min(b) - slack,
+        max: start.max + a.max(b) + slack,
+    }
+}
+
+/// How much to widen the box covered by `start` moved by up to `distance`.
+fn path_slack(start: &Aabb2d, distance: f32) -> f32 {
+    (start.min.abs().max(start.max.abs()).max_element() + distance) * PATH_SLACK
+}
+
+/// The range of `t` in `0..=limit` for which `start` moved by
+/// `direction * t` overlaps `bounds` (widened for rounding), or `None`.
+fn path_within(start: &Aabb2d, direction: Vec2, bounds: &Aabb2d, limit: f32) -> Option<(f32, f32)> {
+    let magnitude = (start.min.abs().max(start.max.abs()))
+        .max(bounds.min.abs().max(bounds.max.abs()))
+        .max_element();
+    let slack = magnitude * PATH_SLACK;
+    let (mut first, mut last) = (0.0_f32, limit);
+    for axis in 0..2 {
+        let step = direction[axis];
+        // Overlap on this axis: start.min + step * t <= bounds.max and
+        // start.max + step * t >= bounds.min.
+        let (below, above) = (
+            bounds.min[axis] - slack - start.max[axis],
+            bounds.max[axis] + slack - start.min[axis],
+        );
+        if step == 0.0 {
+            if !(below <= 0.0 && 0.0 <= above) {
+                return None;
+            }
+            continue;
+        }
+        let (a, b) = (below / step, above / step);
+        let (enter, exit) = if a <= b { (a, b) } else { (b, a) };
+        first = first.max(enter);
+        last = last.min(exit);
+    }
+    // Also `None` for NaN.
+    (first <= last).then_some((first, last))
 }
 
 /// `x.floor() as i32` for `|x| <= 2^24`, without a libm call.
@@ -442,12 +697,30 @@ pub struct BroadPhasePairs {
     pub pairs: Vec<(u32, u32)>,
 }
 
+/// The grid [`find_candidate_pairs`] built over this detection's
+/// [`ColliderSnapshot::aabbs`], kept for spatial queries. It is rebuilt in
+/// [`CollisionSystems::BroadPhase`](crate::CollisionSystems::BroadPhase), so
+/// between `Prepare` and `BroadPhase` it still describes the previous
+/// snapshot.
+#[derive(Resource, Default, Debug)]
+pub struct BroadPhaseGrid {
+    grid: SpatialGrid,
+}
+
+impl BroadPhaseGrid {
+    /// The grid, built over [`ColliderSnapshot::aabbs`].
+    pub fn grid(&self) -> &SpatialGrid {
+        &self.grid
+    }
+}
+
 /// Finds [`BroadPhasePairs`] for the current [`ColliderSnapshot`].
 pub(crate) fn find_candidate_pairs(
     snapshot: Res<ColliderSnapshot>,
-    mut grid: Local<SpatialGrid>,
+    mut grid: ResMut<BroadPhaseGrid>,
     mut candidates: ResMut<BroadPhasePairs>,
 ) {
+    let grid = &mut grid.grid;
     let layers = &snapshot.layers;
     // Most games never set layers: then every pair interacts, and the filter
     // (two random reads per overlapping box pair) is skipped.
@@ -639,5 +912,309 @@ mod tests {
         let mut pairs = vec![(7, 7)];
         grid.overlapping_pairs(&aabbs, |_, _| false, &mut pairs);
         assert!(pairs.is_empty(), "cleared, and the filter is applied");
+    }
+
+    /// Worlds that exercise every kind of level: dense and hashed cells,
+    /// oversized boxes on coarser levels, few boxes tested directly, and far
+    /// away coordinates.
+    fn query_worlds(rng: &mut StdRng) -> Vec<Vec<Aabb2d>> {
+        let mut worlds = Vec::new();
+        for count in [0, 5, 23, 24, 300, 1500] {
+            let mut aabbs = random_boxes(rng, count, Vec2::ZERO, 200.0, 10.0);
+            // Some walls and giants for the coarser levels.
+            for _ in 0..count / 20 {
+                let min = Vec2::new(
+                    rng.random_range(-300.0..300.0),
+                    rng.random_range(-300.0..300.0),
+                );
+                aabbs.push(aabb(min, Vec2::new(rng.random_range(50.0..400.0), 3.0)));
+            }
+            worlds.push(aabbs);
+        }
+        let mut clusters = Vec::new();
+        for centre in [Vec2::ZERO, Vec2::new(3e6, -2e6), Vec2::new(-1e6, 4e6)] {
+            clusters.extend(random_boxes(rng, 300, centre, 60.0, 8.0));
+        }
+        worlds.push(clusters);
+        let mut sizes = Vec::new();
+        for size in [1.0, 30.0, 900.0, 27000.0] {
+            sizes.extend(random_boxes(rng, 80, Vec2::ZERO, 30000.0, size));
+        }
+        worlds.push(sizes);
+        worlds
+    }
+
+    fn built(aabbs: &[Aabb2d]) -> SpatialGrid {
+        let mut grid = SpatialGrid::default();
+        grid.overlapping_pairs(aabbs, |_, _| true, &mut Vec::new());
+        grid
+    }
+
+    /// A random point near or inside the world's boxes, or far outside.
+    fn random_point(rng: &mut StdRng, aabbs: &[Aabb2d]) -> Vec2 {
+        match (rng.random_range(0..4), aabbs.len()) {
+            (0, _) | (_, 0) => Vec2::new(
+                rng.random_range(-500.0..500.0),
+                rng.random_range(-500.0..500.0),
+            ),
+            (1, _) => Vec2::new(rng.random_range(-1e7..1e7), rng.random_range(-1e7..1e7)),
+            _ => {
+                let target = aabbs[rng.random_range(0..aabbs.len())];
+                target.min
+                    + (target.max - target.min) * Vec2::new(rng.random(), rng.random())
+                    + Vec2::new(rng.random_range(-3.0..3.0), rng.random_range(-3.0..3.0))
+            }
+        }
+    }
+
+    #[test]
+    fn visit_overlapping_matches_brute_force() {
+        let mut rng = StdRng::seed_from_u64(23);
+        for (world, aabbs) in query_worlds(&mut rng).iter().enumerate() {
+            let grid = built(aabbs);
+            assert_eq!(grid.len(), aabbs.len());
+            for round in 0..300 {
+                let min = random_point(&mut rng, aabbs);
+                let size = match round % 4 {
+                    0 => Vec2::ZERO,
+                    1 => Vec2::new(rng.random_range(0.0..20.0), rng.random_range(0.0..20.0)),
+                    2 => Vec2::splat(rng.random_range(0.0..2000.0)),
+                    _ => Vec2::splat(f32::INFINITY),
+                };
+                let query = aabb(min, size);
+                let mut visited = Vec::new();
+                grid.visit_overlapping(aabbs, &query, |i| visited.push(i));
+                let before = visited.len();
+                visited.sort_unstable();
+                visited.dedup();
+                assert_eq!(
+                    visited.len(),
+                    before,
+                    "world {world}: a box was visited twice"
+                );
+                let expected: Vec<u32> = (0..aabbs.len() as u32)
+                    .filter(|&i| aabbs_overlap(&query, &aabbs[i as usize]))
+                    .collect();
+                assert_eq!(visited, expected, "world {world} round {round}: {query:?}");
+            }
+        }
+    }
+
+    #[test]
+    fn visit_overlapping_with_other_boxes_tests_them_all() {
+        let mut rng = StdRng::seed_from_u64(2);
+        let grid = built(&random_boxes(&mut rng, 200, Vec2::ZERO, 100.0, 5.0));
+        let other = random_boxes(&mut rng, 50, Vec2::ZERO, 100.0, 5.0);
+        let query = aabb(Vec2::splat(-20.0), Vec2::splat(40.0));
+        let mut visited = Vec::new();
+        grid.visit_overlapping(&other, &query, |i| visited.push(i));
+        let expected: Vec<u32> = (0..50)
+            .filter(|&i| aabbs_overlap(&query, &other[i as usize]))
+            .collect();
+        assert!(!expected.is_empty());
+        assert_eq!(visited, expected);
+        let mut along = Vec::new();
+        grid.visit_along(&other, query, Dir2::X, 10.0, |i| {
+            along.push(i);
+            None
+        });
+        assert_eq!(along, (0..50).collect::<Vec<u32>>());
+    }
+
+    /// In f64: the `t` in `0..=limit` at which `start` moved along
+    /// `direction` first overlaps `target` grown by `grow` on every side.
+    fn reference_path_hit(
+        start: &Aabb2d,
+        direction: Dir2,
+        limit: f32,
+        target: &Aabb2d,
+        grow: f64,
+    ) -> Option<f64> {
+        let (mut first, mut last) = (0.0_f64, f64::from(limit));
+        for axis in 0..2 {
+            let step = f64::from(direction[axis]);
+            let below = f64::from(target.min[axis]) - grow - f64::from(start.max[axis]);
+            let above = f64::from(target.max[axis]) + grow - f64::from(start.min[axis]);
+            if step == 0.0 {
+                if !(below <= 0.0 && 0.0 <= above) {
+                    return None;
+                }
+                continue;
+            }
+            let (a, b) = (below / step, above / step);
+            first = first.max(a.min(b));
+            last = last.min(a.max(b));
+        }
+        (first <= last).then_some(first)
+    }
+
+    #[test]
+    fn visit_along_sees_every_box_on_the_path() {
+        const MARGIN: f64 = 1e-3;
+        let mut rng = StdRng::seed_from_u64(29);
+        for (world, aabbs) in query_worlds(&mut rng).iter().enumerate() {
+            let grid = built(aabbs);
+            for round in 0..200 {
+                let origin = random_point(&mut rng, aabbs);
+                // Rays (a point moving) and moving boxes.
+                let size = if round % 2 == 0 {
+                    Vec2::ZERO
+                } else {
+                    Vec2::new(rng.random_range(0.0..30.0), rng.random_range(0.0..30.0))
+                };
+                let start = aabb(origin, size);
+                let direction = if round % 5 == 0 {
+                    Dir2::CARDINALS[rng.random_range(0..4)]
+                } else {
+                    Dir2::from_angle(rng.random_range(0.0..std::f32::consts::TAU))
+                };
+                let limit = if rng.random_bool(0.5) {
+                    f32::INFINITY
+                } else {
+                    rng.random_range(0.0..600.0)
+                };
+                let mut visited = vec![false; aabbs.len()];
+                grid.visit_along(aabbs, start, direction, limit, |i| {
+                    visited[i as usize] = true;
+                    None
+                });
+                for (i, target) in aabbs.iter().enumerate() {
+                    // Boxes the path clearly overlaps must be visited.
+                    if reference_path_hit(&start, direction, limit, target, -MARGIN).is_some() {
+                        assert!(
+                            visited[i],
+                            "world {world} round {round}: box {i} {target:?} missed by {start:?} {direction:?} {limit}"
+                        );
+                    }
+                }
+            }
+        }
+    }
+
+    /// Searching for the first box hit stops early and still finds it.
+    #[test]
+    fn visit_along_finds_the_nearest_hit() {
+        let mut rng = StdRng::seed_from_u64(31);
+        for (world, aabbs) in query_worlds(&mut rng).iter().enumerate() {
+            let grid = built(aabbs);
+            for round in 0..300 {
+                let start = aabb(random_point(&mut rng, aabbs), Vec2::ZERO);
+                let direction = Dir2::from_angle(rng.random_range(0.0..std::f32::consts::TAU));
+                let hit = |i: u32| {
+                    reference_path_hit(&start, direction, f32::INFINITY, &aabbs[i as usize], 0.0)
+                };
+                let mut nearest: Option<(f64, u32)> = None;
+                grid.visit_along(aabbs, start, direction, f32::INFINITY, |i| {
+                    let t = hit(i)?;
+                    if nearest.is_none_or(|(best, j)| (t, i) < (best, j)) {
+                        nearest = Some((t, i));
+                    }
+                    Some(t as f32)
+                });
+                let expected = (0..aabbs.len() as u32)
+                    .filter_map(|i| Some((hit(i)?, i)))
+                    .min_by(|a, b| a.partial_cmp(b).unwrap());
+                assert_eq!(nearest, expected, "world {world} round {round}");
+            }
+        }
+    }
+
+    /// An infinite ray looks at the boxes near it, not at the whole world.
+    #[test]
+    fn long_rays_walk_near_the_path_only() {
+        // 100 x 100 boxes of size 5 every 10 units.
+        let aabbs: Vec<Aabb2d> = (0..10_000)
+            .map(|i| {
+                aabb(
+                    Vec2::new((i % 100) as f32, (i / 100) as f32) * 10.0,
+                    Vec2::splat(5.0),
+                )
+            })
+            .collect();
+        let grid = built(&aabbs);
+        let count_visits = |origin: Vec2, direction: Dir2| {
+            let mut visits = 0;
+            grid.visit_along(
+                &aabbs,
+                aabb(origin, Vec2::ZERO),
+                direction,
+                f32::INFINITY,
+                |_| {
+                    visits += 1;
+                    None
+                },
+            );
+            visits
+        };
+        // Along a row from far away, between two rows, diagonally and along
+        // a column: each box on the path (100) is visited a few times at
+        // most, and few others are.
+        for (origin, direction, on_path) in [
+            (Vec2::new(-1e6, 502.0), Dir2::X, 100),
+            (Vec2::new(2e4, 507.5), Dir2::NEG_X, 0),
+            (
+                Vec2::new(-100.0, -100.0),
+                Dir2::new(Vec2::ONE).unwrap(),
+                100,
+            ),
+            (Vec2::new(332.0, -1e5), Dir2::Y, 100),
+        ] {
+            let visits = count_visits(origin, direction);
+            assert!(
+                (on_path..=on_path * 4 + 100).contains(&visits),
+                "{origin} {direction:?}: {visits}"
+            );
+        }
+        // So far away that f32 positions along the ray are 64 units apart
+        // at the world: every box is in reach, each is visited once.
+        let visits = count_visits(Vec2::new(332.0, -1e9), Dir2::Y);
+        assert!(visits <= aabbs.len(), "{visits}");
+        assert_eq!(count_visits(Vec2::new(-1e6, 2000.0), Dir2::X), 0);
+        assert_eq!(count_visits(Vec2::new(-100.0, 500.0), Dir2::NEG_X), 0);
+        // Stopping at the first hit: only the boxes near the origin.
+        let mut visits = 0;
+        grid.visit_along(
+            &aabbs,
+            aabb(Vec2::new(-1e6, 502.0), Vec2::ZERO),
+            Dir2::X,
+            f32::INFINITY,
+            |i| {
+                visits += 1;
+                reference_path_hit(
+                    &aabb(Vec2::new(-1e6, 502.0), Vec2::ZERO),
+                    Dir2::X,
+                    f32::INFINITY,
+                    &aabbs[i as usize],
+                    0.0,
+                )
+                .map(|t| t as f32)
+            },
+        );
+        assert!(visits <= 30, "{visits}");
+    }
+
+    #[test]
+    fn bad_paths_visit_nothing() {
+        let mut rng = StdRng::seed_from_u64(4);
+        let aabbs = random_boxes(&mut rng, 100, Vec2::ZERO, 50.0, 5.0);
+        let grid = built(&aabbs);
+        let point = aabb(Vec2::ZERO, Vec2::ZERO);
+        for (start, direction, max_distance) in [
+            (aabb(Vec2::NAN, Vec2::ZERO), Dir2::X, 100.0),
+            (aabb(Vec2::ZERO, Vec2::INFINITY), Dir2::X, 100.0),
+            (point, Dir2::from_angle(f32::NAN), 100.0),
+            (point, Dir2::X, f32::NAN),
+            (point, Dir2::X, -1.0),
+        ] {
+            grid.visit_along(&aabbs, start, direction, max_distance, |i| {
+                panic!("visited {i} for {start:?} {direction:?} {max_distance}")
+            });
+        }
+        let mut visited = 0;
+        grid.visit_along(&aabbs, point, Dir2::X, 100.0, |_| {
+            visited += 1;
+            None
+        });
+        assert!(visited > 0);
     }
 }

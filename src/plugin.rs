@@ -7,7 +7,7 @@ use bevy::transform::systems::{
     mark_dirty_trees, propagate_parent_transforms, sync_simple_transforms,
 };
 
-use crate::broad_phase::{BroadPhasePairs, find_candidate_pairs};
+use crate::broad_phase::{BroadPhaseGrid, BroadPhasePairs, find_candidate_pairs};
 use crate::collider::{Collider, CollidingEntities, CollisionLayers, Swept};
 use crate::events::{
     CollisionEnded, CollisionEvent, CollisionStarted, PreviousPairs, report_collision_changes,
@@ -77,6 +77,7 @@ impl Plugin for CollisionPlugin {
             .register_type::<CollisionEnded>()
             .init_resource::<ColliderSnapshot>()
             .init_resource::<BroadPhasePairs>()
+            .init_resource::<BroadPhaseGrid>()
             .init_resource::<Collisions>()
             .init_resource::<PreviousPairs>()
             .init_resource::<WarnedColliders>()
