@@ -541,7 +541,7 @@ impl Level {
         let size = (start.max - start.min).max_element() + piece + 2.0 * path_slack(start, last);
         let cells = (size * self.inverse_cell_size + 2.0).powi(2);
         let pieces = ((last - first) / piece).ceil().max(1.0);
-        if !(pieces * cells < filed as f32) {
+        if pieces * cells >= filed as f32 {
             let whole = swept_box(start, direction, first, last);
             for b in 0..filed {
                 if aabbs_overlap(&whole, &self.sorted_aabb[b]) {

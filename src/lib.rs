@@ -9,6 +9,7 @@ mod events;
 pub mod geometry;
 pub mod narrow_phase;
 mod plugin;
+mod query;
 mod radix_sort;
 pub mod snapshot;
 
@@ -17,6 +18,7 @@ pub use events::{CollisionEnded, CollisionEvent, CollisionStarted};
 pub use geometry::Contact;
 pub use narrow_phase::{Collisions, ContactPair};
 pub use plugin::{CollisionPlugin, CollisionSystems};
+pub use query::{QueryFilter, RayHit, SpatialQuery};
 
 #[cfg(feature = "debug")]
 pub use debug::{CollisionDebugPlugin, CollisionGizmos};
@@ -26,7 +28,7 @@ pub mod prelude {
     pub use crate::{
         Collider, CollidingEntities, CollisionEnded, CollisionEvent, CollisionLayers,
         CollisionPlugin, CollisionStarted, CollisionSystems, Collisions, Contact, ContactPair,
-        Swept,
+        QueryFilter, RayHit, SpatialQuery, Swept,
     };
 
     #[cfg(feature = "debug")]

@@ -20,6 +20,7 @@ pub use pairs::{
     circle_circle_contact, circle_circle_intersects, circle_rect_contact, circle_rect_intersects,
     rect_rect_contact, rect_rect_intersects,
 };
+pub(crate) use ray::checked_ray;
 pub use ray::{RayIntersection, ray_circle, ray_rect};
 pub use shape::{Shape, ShapeError, validate_pose};
 pub use swept::{MAX_SUBSTEP_ANGLE, Sweep, swept_aabb, time_of_impact};

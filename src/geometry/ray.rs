@@ -75,7 +75,7 @@ impl Shape {
 /// unchecked, or rotated many times) is renormalised so that distances are
 /// true; a unit one is kept bit for bit, so that `-direction` normals are
 /// exactly the opposite of what was passed.
-fn checked_ray(origin: Vec2, direction: Dir2, max_distance: f32) -> Option<Dir2> {
+pub(crate) fn checked_ray(origin: Vec2, direction: Dir2, max_distance: f32) -> Option<Dir2> {
     // `!(x >= 0)` also rejects NaN.
     if !origin.is_finite() || max_distance.is_nan() || max_distance < 0.0 {
         return None;

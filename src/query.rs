@@ -1,0 +1,295 @@
+//! [`SpatialQuery`]: ray casts and overlap queries against the colliders of
+//! the last detection, through the same grid as the broad phase.
+
+use bevy::ecs::entity::EntityHashSet;
+use bevy::ecs::system::{SystemChangeTick, SystemParam};
+use bevy::math::bounding::{Aabb2d, IntersectsVolume};
+use bevy::math::{Dir2, Isometry2d, Vec2};
+use bevy::prelude::*;
+
+use crate::broad_phase::{BroadPhaseGrid, SpatialGrid};
+use crate::collider::{Collider, CollisionLayers};
+use crate::geometry::{checked_ray, validate_pose};
+use crate::snapshot::ColliderSnapshot;
+
+/// Which colliders a [`SpatialQuery`] sees.
+///
+/// The query acts like a collider with [`layers`](Self::layers): it sees
+/// exactly the colliders such a collider would collide with
+/// ([`CollisionLayers::interacts_with`], both ways), except the
+/// [`excluded`](Self::excluded) entities. The default sees every collider
+/// whose layers are not empty.
+///
+/// ```
+/// # use bevy::prelude::*;
+/// # use bevy_collide2d::prelude::*;
+/// # let [player, wall, coin] = [1, 2, 3].map(|i| Entity::from_raw_u32(i).unwrap());
+/// const WALLS: u32 = 1 << 3;
+/// const PICKUPS: u32 = 1 << 4;
+/// let wall_layers = CollisionLayers::new(WALLS, u32::MAX);
+/// let coin_layers = CollisionLayers::new(PICKUPS, u32::MAX);
+/// // The player's line of sight: stopped by walls, not by coins or the player.
+/// let sight = QueryFilter::default()
+///     .with_layers(CollisionLayers::new(u32::MAX, WALLS))
+///     .with_excluded([player]);
+/// assert!(sight.accepts(wall, &wall_layers));
+/// assert!(!sight.accepts(coin, &coin_layers));
+/// assert!(!sight.accepts(player, &wall_layers));
+/// ```
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct QueryFilter {
+    /// The layers the query has, as a collider would (default: all).
+    pub layers: CollisionLayers,
+    /// Entities the query ignores.
+    pub excluded: EntityHashSet,
+}
+
+impl QueryFilter {
+    /// The filter with these layers.
+    #[must_use]
+    pub fn with_layers(mut self, layers: CollisionLayers) -> Self {
+        self.layers = layers;
+        self
+    }
+
+    /// The filter also ignoring these entities.
+    #[must_use]
+    pub fn with_excluded(mut self, entities: impl IntoIterator<Item = Entity>) -> Self {
+        self.excluded.extend(entities);
+        self
+    }
+
+    /// Whether the query sees a collider on `entity` with `layers`.
+    #[inline]
+    pub fn accepts(&self, entity: Entity, layers: &CollisionLayers) -> bool {
+        self.layers.interacts_with(layers)
+            && (self.excluded.is_empty() || !self.excluded.contains(&entity))
+    }
+}
+
+/// Where a ray cast by [`SpatialQuery::cast_ray`] first hits a collider.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct RayHit {
+    /// The collider's entity.
+    pub entity: Entity,
+    /// Distance from the ray's origin along its direction; `0` when the
+    /// origin is inside the collider.
+    pub distance: f32,
+    /// The hit point in world space: `origin + direction * distance`.
+    pub point: Vec2,
+    /// The collider's outward unit normal at `point`; `-direction` when the
+    /// ray starts inside it (see [`RayIntersection`](crate::geometry::RayIntersection)).
+    pub normal: Dir2,
+}
+
+/// Ray casts and overlap queries against the colliders, as a system
+/// parameter.
+///
+/// ```
+/// # use bevy::prelude::*;
+/// # use bevy_collide2d::prelude::*;
+/// #[derive(Component)]
+/// struct Turret;
+///
+/// fn aim(turrets: Query<(Entity, &GlobalTransform), With<Turret>>, spatial: SpatialQuery) {
+///     for (turret, transform) in &turrets {
+///         let origin = transform.translation().truncate();
+///         let filter = QueryFilter::default().with_excluded([turret]);
+///         if let Some(hit) = spatial.cast_ray(origin, Dir2::X, 500.0, &filter) {
+///             info!("{turret} sees {} at {}", hit.entity, hit.distance);
+///         }
+///         let under = spatial.point_hits(origin, &filter);
+///         let near = spatial.shape_hits(&Collider::circle(50.0), Isometry2d::from_translation(origin), &filter);
+///     }
+/// }
+/// # bevy::ecs::system::assert_is_system(aim);
+/// ```
+///
+/// # What it sees
+///
+/// The colliders as the last detection copied them into its
+/// [`ColliderSnapshot`], in
+/// [`CollisionSystems::Prepare`](crate::CollisionSystems::Prepare): their
+/// shapes, poses and layers at that moment, skipping invalid ones as
+/// detection does. With the default plugin (detection in `PostUpdate`), a
+/// system in `Update` sees the poses of the previous frame (what was drawn),
+/// not what `Update` has moved since; colliders spawned since are not seen
+/// yet, and despawned ones are still reported (their `Entity` no longer
+/// exists). To see the current frame, run in the plugin's schedule after
+/// `CollisionSystems::Prepare`, ideally after
+/// [`CollisionSystems::BroadPhase`](crate::CollisionSystems::BroadPhase): in
+/// between, queries are still exact but test every collider, since the grid
+/// that finds them quickly is only rebuilt in the broad phase.
+///
+/// Shapes are solid and touching counts, as in detection: a point on a
+/// boundary is inside, a ray grazing a shape hits it, a ray starting inside
+/// a shape hits it at distance 0. Bad input (NaN or infinite coordinates, a
+/// NaN or negative distance, an invalid collider or pose) finds nothing and
+/// never panics.
+///
+/// Needs [`CollisionPlugin`](crate::CollisionPlugin).
+#[derive(SystemParam)]
+pub struct SpatialQuery<'w> {
+    #[system_param(validation_message = "SpatialQuery needs CollisionPlugin")]
+    snapshot: Res<'w, ColliderSnapshot>,
+    #[system_param(validation_message = "SpatialQuery needs CollisionPlugin")]
+    grid: Res<'w, BroadPhaseGrid>,
+    ticks: SystemChangeTick,
+}
+
+impl SpatialQuery<'_> {
+    /// The first collider hit by the ray from `origin` along `direction`,
+    /// at most `max_distance` away (which may be [`f32::INFINITY`]), among
+    /// those `filter` accepts.
+    ///
+    /// Colliders hit at the same distance (several containing `origin`, at
+    /// distance 0) are told apart by the lowest [`Entity`]. An infinite ray
+    /// costs no more than one across all colliders: only the colliders'
+    /// extent is walked, and only up to the first hit.
+    pub fn cast_ray(
+        &self,
+        origin: Vec2,
+        direction: Dir2,
+        max_distance: f32,
+        filter: &QueryFilter,
+    ) -> Option<RayHit> {
+        let direction = checked_ray(origin, direction, max_distance)?;
+        let snapshot = &*self.snapshot;
+        let mut nearest: Option<RayHit> = None;
+        let start = Aabb2d {
+            min: origin,
+            max: origin,
+        };
+        self.visit_along(start, direction, max_distance, |index| {
+            let entity = snapshot.entities[index];
+            if !filter.accepts(entity, &snapshot.layers[index]) {
+                return None;
+            }
+            let limit = nearest.map_or(max_distance, |hit| hit.distance);
+            let hit =
+                snapshot.shapes[index].cast_ray(snapshot.poses[index], origin, direction, limit)?;
+            let nearer = nearest.is_none_or(|best| {
+                hit.distance < best.distance
+                    || (hit.distance == best.distance && entity < best.entity)
+            });
+            if nearer {
+                nearest = Some(RayHit {
+                    entity,
+                    distance: hit.distance,
+                    point: hit.point,
+                    normal: hit.normal,
+                });
+            }
+            Some(hit.distance)
+        });
+        nearest
+    }
+
+    /// The colliders containing `point` (boundary included) that `filter`
+    /// accepts, in ascending [`Entity`] order.
+    pub fn point_hits(&self, point: Vec2, filter: &QueryFilter) -> Vec<Entity> {
+        let mut hits = Vec::new();
+        if !point.is_finite() {
+            return hits;
+        }
+        let snapshot = &*self.snapshot;
+        let query = Aabb2d {
+            min: point,
+            max: point,
+        };
+        self.visit_overlapping(&query, |index| {
+            let entity = snapshot.entities[index];
+            if filter.accepts(entity, &snapshot.layers[index])
+                && snapshot.shapes[index].contains_point(snapshot.poses[index], point)
+            {
+                hits.push(entity);
+            }
+        });
+        hits.sort_unstable();
+        hits
+    }
+
+    /// The colliders that `collider` placed at `pose` overlaps or touches,
+    /// among those `filter` accepts, in ascending [`Entity`] order.
+    ///
+    /// `collider` is taken at its own size (no transform scale applies). An
+    /// invalid size or pose finds nothing.
+    pub fn shape_hits(
+        &self,
+        collider: &Collider,
+        pose: Isometry2d,
+        filter: &QueryFilter,
+    ) -> Vec<Entity> {
+        let mut hits = Vec::new();
+        let shape = collider.shape();
+        if shape.validate().is_err() || validate_pose(pose).is_err() {
+            return hits;
+        }
+        // A valid rotation may be up to 1e-4 off unit length, which would
+        // scale the shape.
+        let pose = Isometry2d::new(pose.translation, pose.rotation.normalize());
+        let snapshot = &*self.snapshot;
+        self.visit_overlapping(&shape.aabb(pose), |index| {
+            let entity = snapshot.entities[index];
+            if filter.accepts(entity, &snapshot.layers[index])
+                && shape.intersects(pose, &snapshot.shapes[index], snapshot.poses[index])
+            {
+                hits.push(entity);
+            }
+        });
+        hits.sort_unstable();
+        hits
+    }
+
+    /// The broad phase's grid if it was built over the current snapshot:
+    /// not between `Prepare` and `BroadPhase`, when it still describes the
+    /// previous one.
+    fn grid(&self) -> Option<&SpatialGrid> {
+        let grid = self.grid.grid();
+        let built_after_snapshot = self
+            .grid
+            .last_changed()
+            .is_newer_than(self.snapshot.last_changed(), self.ticks.this_run());
+        (built_after_snapshot && grid.len() == self.snapshot.len()).then_some(grid)
+    }
+
+    /// Calls `visit` with the snapshot index of every collider whose
+    /// bounding box overlaps `query`, each once.
+    fn visit_overlapping(&self, query: &Aabb2d, mut visit: impl FnMut(usize)) {
+        let aabbs = &self.snapshot.aabbs;
+        match self.grid() {
+            Some(grid) => grid.visit_overlapping(aabbs, query, |index| visit(index as usize)),
+            None => {
+                for (index, aabb) in aabbs.iter().enumerate() {
+                    if query.intersects(aabb) {
+                        visit(index);
+                    }
+                }
+            }
+        }
+    }
+
+    /// Calls `visit` with the snapshot index of the colliders whose bounding
+    /// boxes `start` meets when moved along `direction` by up to
+    /// `max_distance`, roughly nearest first (some more than once, some a
+    /// little off the path). `visit` returns the distance of the hit it
+    /// found in that collider, if any, after which farther colliders are
+    /// skipped. See [`SpatialGrid::visit_along`].
+    fn visit_along(
+        &self,
+        start: Aabb2d,
+        direction: Dir2,
+        max_distance: f32,
+        mut visit: impl FnMut(usize) -> Option<f32>,
+    ) {
+        let aabbs = &self.snapshot.aabbs;
+        match self.grid() {
+            Some(grid) => grid.visit_along(aabbs, start, direction, max_distance, |index| {
+                visit(index as usize)
+            }),
+            None => (0..aabbs.len()).for_each(|index| {
+                visit(index);
+            }),
+        }
+    }
+}
