@@ -8,6 +8,12 @@
 //! runs from the circle's centre to the closest point of the rectangle: the
 //! classic circle-vs-rotated-rectangle test, drawn step by step.
 //!
+//! The shapes under the mouse are outlined in yellow, found with
+//! [`SpatialQuery::point_hits`]; holding L fires a laser with
+//! [`SpatialQuery::cast_ray`] and draws it up to the first shape it hits,
+//! with that shape's surface normal there. Both query the colliders in
+//! `PostUpdate` after detection, so they see this frame's poses.
+//!
 //! # Controls
 //!
 //! | Input                  | Action                                  |
@@ -20,6 +26,10 @@
 //! | Delete / Backspace     | remove the selected shape               |
 //! | D                      | collision overlay on / off              |
 //! | A                      | bounding boxes (broad phase) on / off   |
+//! | mouse over shapes      | outline the shapes under the cursor     |
+//! | L (hold)               | laser from the selected shape towards   |
+//! |                        | the cursor (nothing selected: from the  |
+//! |                        | cursor to the right)                    |
 //!
 //! ```sh
 //! cargo run --release --example playground
@@ -45,10 +55,16 @@ const SCALE_RATE: f32 = 1.0;
 /// Closest-point lines are drawn for circles at most this far outside a
 /// rectangle, to keep the picture readable.
 const CLOSEST_POINT_RANGE: f32 = 200.0;
+const HOVER_COLOR: Color = Color::srgb(1.0, 0.85, 0.2);
+const LASER_COLOR: Color = Color::srgb(0.3, 1.0, 0.5);
+const LASER_NORMAL_COLOR: Color = Color::srgb(0.4, 0.7, 1.0);
+/// How far a laser that hits nothing is drawn (past the window's edge).
+const LASER_MISS_LENGTH: f32 = 4000.0;
 
 const HELP: &str = "Drag: left mouse   Rotate: Q/E or wheel   Scale: +/-\n\
                     Spawn: C circle, R rectangle   Remove: Delete\n\
-                    Overlay: D   Bounding boxes: A";
+                    Overlay: D   Bounding boxes: A\n\
+                    Laser: hold L (from the selected shape towards the cursor)";
 
 fn main() -> AppExit {
     App::new()
@@ -65,6 +81,7 @@ fn main() -> AppExit {
         .init_resource::<CursorWorld>()
         .init_resource::<Drag>()
         .init_resource::<Spawned>()
+        .init_resource::<LaserReading>()
         .add_systems(Startup, setup)
         .add_systems(
             Update,
@@ -85,6 +102,8 @@ fn main() -> AppExit {
                 tint_colliding,
                 draw_closest_points.run_if(collision_gizmos_enabled),
                 draw_selection,
+                draw_hover,
+                fire_laser,
             )
                 .after(CollisionSystems::Events),
         )
@@ -115,6 +134,11 @@ struct Drag {
     /// Shape centre minus cursor when grabbed.
     offset: Vec2,
 }
+
+/// What the laser hit this frame, for the info text: `None` while L is
+/// released, `Some(None)` when it hits nothing.
+#[derive(Resource, Default)]
+struct LaserReading(Option<Option<RayHit>>);
 
 /// How many shapes were spawned: picks sizes and colours, and the z order
 /// (newer and last picked on top).
@@ -435,35 +459,121 @@ fn draw_closest_points(
     }
 }
 
+/// An outline `margin` outside a collider's shape.
+fn outline(
+    gizmos: &mut Gizmos,
+    collider: &Collider,
+    transform: &GlobalTransform,
+    margin: f32,
+    color: Color,
+) {
+    match world_shape(collider, transform) {
+        Ok((Shape::Circle { radius }, pose)) => {
+            gizmos
+                .circle_2d(pose, radius + margin, color)
+                .resolution(64);
+        }
+        Ok((Shape::Rect { half_size }, pose)) => {
+            gizmos.rect_2d(pose, (half_size + margin) * 2.0, color);
+        }
+        Err(_) => {}
+    }
+}
+
 /// A white outline a little outside the selected shape.
 fn draw_selection(
     mut gizmos: Gizmos,
     selected: Query<(&Collider, &GlobalTransform), With<Selected>>,
 ) {
-    const MARGIN: f32 = 5.0;
     for (collider, transform) in &selected {
-        match world_shape(collider, transform) {
-            Ok((Shape::Circle { radius }, pose)) => {
-                gizmos
-                    .circle_2d(pose, radius + MARGIN, SELECTION_COLOR)
-                    .resolution(64);
-            }
-            Ok((Shape::Rect { half_size }, pose)) => {
-                gizmos.rect_2d(pose, (half_size + MARGIN) * 2.0, SELECTION_COLOR);
-            }
-            Err(_) => {}
+        outline(&mut gizmos, collider, transform, 5.0, SELECTION_COLOR);
+    }
+}
+
+/// A yellow outline just outside every shape under the cursor: the
+/// colliders [`SpatialQuery::point_hits`] finds there (overlapping shapes
+/// are all found).
+fn draw_hover(
+    mut gizmos: Gizmos,
+    cursor: Res<CursorWorld>,
+    spatial: SpatialQuery,
+    bodies: Query<(&Collider, &GlobalTransform)>,
+) {
+    let Some(point) = cursor.0 else {
+        return;
+    };
+    for entity in spatial.point_hits(point, &QueryFilter::default()) {
+        if let Ok((collider, transform)) = bodies.get(entity) {
+            outline(&mut gizmos, collider, transform, 3.0, HOVER_COLOR);
         }
     }
 }
 
-/// Describes the selected shape and each of its contacts, from the
-/// [`Collisions`] resource.
+/// While L is held: a ray from the selected shape's centre towards the
+/// cursor (ignoring the selected shape itself, which it starts in), or from
+/// the cursor to the right when nothing is selected, drawn up to the first
+/// shape it hits, with an arrow along that shape's surface normal.
+fn fire_laser(
+    keys: Res<ButtonInput<KeyCode>>,
+    cursor: Res<CursorWorld>,
+    selected: Query<(Entity, &GlobalTransform), With<Selected>>,
+    spatial: SpatialQuery,
+    mut gizmos: Gizmos,
+    mut reading: ResMut<LaserReading>,
+) {
+    reading.0 = None;
+    if !keys.pressed(KeyCode::KeyL) {
+        return;
+    }
+    let Some(target) = cursor.0 else {
+        return;
+    };
+    let (origin, direction, filter) = match selected.single() {
+        Ok((entity, transform)) => {
+            let origin = transform.translation().truncate();
+            // The cursor on the centre gives no direction: no laser.
+            let Ok(direction) = Dir2::new(target - origin) else {
+                return;
+            };
+            (
+                origin,
+                direction,
+                QueryFilter::default().with_excluded([entity]),
+            )
+        }
+        Err(_) => (target, Dir2::X, QueryFilter::default()),
+    };
+    let hit = spatial.cast_ray(origin, direction, f32::INFINITY, &filter);
+    let end = hit.map_or(origin + direction * LASER_MISS_LENGTH, |hit| hit.point);
+    gizmos.line_2d(origin, end, LASER_COLOR);
+    if let Some(hit) = hit {
+        gizmos.circle_2d(Isometry2d::from_translation(hit.point), 5.0, LASER_COLOR);
+        gizmos.arrow_2d(hit.point, hit.point + hit.normal * 40.0, LASER_NORMAL_COLOR);
+    }
+    reading.0 = Some(hit);
+}
+
+/// Describes what the laser hits, the selected shape and each of its
+/// contacts, from the [`Collisions`] resource.
 fn update_info(
     selected: Query<(Entity, &Collider, &GlobalTransform, &CollidingEntities), With<Selected>>,
     collisions: Res<Collisions>,
+    laser: Res<LaserReading>,
     mut info: Single<&mut Text, With<InfoText>>,
 ) {
     let mut text = String::new();
+    // Last frame's laser: it is fired after detection.
+    match laser.0 {
+        Some(Some(hit)) => {
+            let _ = writeln!(
+                text,
+                "laser hits {} at distance {:.1}: point ({:.1}, {:.1}), normal ({:.2}, {:.2})",
+                hit.entity, hit.distance, hit.point.x, hit.point.y, hit.normal.x, hit.normal.y
+            );
+        }
+        Some(None) => text.push_str("laser hits nothing\n"),
+        None => {}
+    }
     match selected.iter().next() {
         Some((entity, collider, transform, colliding)) => {
             if let Ok((shape, pose)) = world_shape(collider, transform) {
