@@ -697,7 +697,7 @@ pub struct BroadPhasePairs {
     pub pairs: Vec<(u32, u32)>,
 }
 
-/// The grid [`find_candidate_pairs`] built over this detection's
+/// The grid the broad phase built over this detection's
 /// [`ColliderSnapshot::aabbs`], kept for spatial queries. It is rebuilt in
 /// [`CollisionSystems::BroadPhase`](crate::CollisionSystems::BroadPhase), so
 /// between `Prepare` and `BroadPhase` it still describes the previous

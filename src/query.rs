@@ -99,7 +99,9 @@ pub struct RayHit {
 ///             info!("{turret} sees {} at {}", hit.entity, hit.distance);
 ///         }
 ///         let under = spatial.point_hits(origin, &filter);
-///         let near = spatial.shape_hits(&Collider::circle(50.0), Isometry2d::from_translation(origin), &filter);
+///         let around = Isometry2d::from_translation(origin);
+///         let near = spatial.shape_hits(&Collider::circle(50.0), around, &filter);
+///         info!("{} colliders under {turret}, {} within 50", under.len(), near.len());
 ///     }
 /// }
 /// # bevy::ecs::system::assert_is_system(aim);

@@ -6,9 +6,12 @@
 //! parry's and avian's solid casts report a ray starting inside. There is no
 //! surface normal worth reporting there: the ray does not cross the boundary.
 //!
-//! Every function returns `None` rather than a meaningless hit for bad input:
-//! a NaN or infinite origin or direction, a NaN or negative `max_distance`,
-//! an invalid shape or pose.
+//! Bad input gives `None` rather than a meaningless hit: a NaN or infinite
+//! origin or direction, a NaN or negative `max_distance`, a size that is not
+//! finite and positive, a pose that is not finite. [`Shape::cast_ray`] also
+//! rejects whatever [`Shape::validate`] and [`validate_pose`] reject (such as
+//! a rotation that is not of unit length); [`ray_rect`], like the pair tests,
+//! takes the rotation as given.
 
 use bevy::math::{Dir2, Isometry2d, Vec2};
 
