@@ -136,23 +136,12 @@ pub(crate) fn report_collision_changes(
         PairChange::Started(a, b, contact) => {
             messages.write(CollisionEvent::Started { a, b, contact });
             colliding_changes.extend([(a, b, true), (b, a, true)]);
-            notifications.push(Notification::Started(CollisionStarted {
-                entity: a,
-                other: b,
-                contact,
-            }));
-            notifications.push(Notification::Started(CollisionStarted {
-                entity: b,
-                other: a,
-                contact: contact.flipped(),
-            }));
+            notifications.extend(Notification::started(a, b, contact));
         }
         PairChange::Ended(a, b) => {
             messages.write(CollisionEvent::Ended { a, b });
-            for (entity, other) in [(a, b), (b, a)] {
-                colliding_changes.push((entity, other, false));
-                notifications.push(Notification::Ended(CollisionEnded { entity, other }));
-            }
+            colliding_changes.extend([(a, b, false), (b, a, false)]);
+            notifications.extend(Notification::ended(a, b));
         }
     });
     // Swept pairs that touched on the way and are apart again: a start and
@@ -165,26 +154,8 @@ pub(crate) fn report_collision_changes(
         let (a, b, contact) = (pair.a, pair.b, pair.contact);
         messages.write(CollisionEvent::Started { a, b, contact });
         messages.write(CollisionEvent::Ended { a, b });
-        notifications.extend([
-            Notification::Started(CollisionStarted {
-                entity: a,
-                other: b,
-                contact,
-            }),
-            Notification::Started(CollisionStarted {
-                entity: b,
-                other: a,
-                contact: contact.flipped(),
-            }),
-            Notification::Ended(CollisionEnded {
-                entity: a,
-                other: b,
-            }),
-            Notification::Ended(CollisionEnded {
-                entity: b,
-                other: a,
-            }),
-        ]);
+        notifications.extend(Notification::started(a, b, contact));
+        notifications.extend(Notification::ended(a, b));
     }
     colliding_changes.sort_unstable_by_key(|&(entity, other, _)| (entity, other));
     for (entity, other, started) in colliding_changes {
@@ -209,6 +180,39 @@ pub(crate) fn report_collision_changes(
 enum Notification {
     Started(CollisionStarted),
     Ended(CollisionEnded),
+}
+
+impl Notification {
+    /// `CollisionStarted` on `a`, then on `b`, each seeing the contact from
+    /// itself.
+    fn started(a: Entity, b: Entity, contact: Contact) -> [Self; 2] {
+        [
+            Self::Started(CollisionStarted {
+                entity: a,
+                other: b,
+                contact,
+            }),
+            Self::Started(CollisionStarted {
+                entity: b,
+                other: a,
+                contact: contact.flipped(),
+            }),
+        ]
+    }
+
+    /// `CollisionEnded` on `a`, then on `b`.
+    fn ended(a: Entity, b: Entity) -> [Self; 2] {
+        [
+            Self::Ended(CollisionEnded {
+                entity: a,
+                other: b,
+            }),
+            Self::Ended(CollisionEnded {
+                entity: b,
+                other: a,
+            }),
+        ]
+    }
 }
 
 /// Triggers each event in order, skipping those whose target is gone by then

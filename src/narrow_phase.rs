@@ -118,11 +118,9 @@ fn swept_contact_pair(
     let (shape_i, shape_j) = (&snapshot.shapes[i], &snapshot.shapes[j]);
     let (sweep_i, sweep_j) = (snapshot.sweep(i), snapshot.sweep(j));
     let end = shape_i.contact(sweep_i.end, shape_j, sweep_j.end);
-    let first_touch = if shape_i.intersects(sweep_i.start, shape_j, sweep_j.start) {
-        None
-    } else {
-        time_of_impact(shape_i, sweep_i, shape_j, sweep_j)
-    };
+    // A time of impact of 0 means touching at the start: an ongoing contact.
+    let first_touch = time_of_impact(shape_i, sweep_i, shape_j, sweep_j)
+        .filter(|contact| contact.time_of_impact > 0.0);
     let (contact, touching_at_end) = match (first_touch, end) {
         (Some(first), end) => (first, end.is_some()),
         (None, Some(end)) => (end, true),
