@@ -18,7 +18,7 @@ pub use events::{CollisionEnded, CollisionEvent, CollisionStarted};
 pub use geometry::Contact;
 pub use narrow_phase::{Collisions, ContactPair};
 pub use plugin::{CollisionPlugin, CollisionSystems};
-pub use query::{QueryFilter, RayHit, SpatialQuery};
+pub use query::{QueryFilter, RayHit, ShapeHit, SpatialQuery};
 
 #[cfg(feature = "debug")]
 pub use debug::{CollisionDebugPlugin, CollisionGizmos};
@@ -28,7 +28,7 @@ pub mod prelude {
     pub use crate::{
         Collider, CollidingEntities, CollisionEnded, CollisionEvent, CollisionLayers,
         CollisionPlugin, CollisionStarted, CollisionSystems, Collisions, Contact, ContactPair,
-        QueryFilter, RayHit, SpatialQuery, Swept,
+        QueryFilter, RayHit, ShapeHit, SpatialQuery, Swept,
     };
 
     #[cfg(feature = "debug")]

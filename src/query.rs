@@ -9,7 +9,7 @@ use bevy::prelude::*;
 
 use crate::broad_phase::{BroadPhaseGrid, SpatialGrid};
 use crate::collider::{Collider, CollisionLayers};
-use crate::geometry::{checked_ray, validate_pose};
+use crate::geometry::{cast_shape, checked_ray, validate_pose};
 use crate::snapshot::ColliderSnapshot;
 
 /// Which colliders a [`SpatialQuery`] sees.
@@ -82,6 +82,23 @@ pub struct RayHit {
     pub normal: Dir2,
 }
 
+/// Where a shape cast by [`SpatialQuery::cast_shape`] first touches a
+/// collider.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct ShapeHit {
+    /// The collider's entity.
+    pub entity: Entity,
+    /// How far the cast shape moves before it touches the collider; `0`
+    /// when it touches or overlaps it at its start.
+    pub distance: f32,
+    /// Where they touch, in world space, with the cast shape moved by
+    /// `distance`.
+    pub point: Vec2,
+    /// The collider's outward unit normal at `point`, towards the cast
+    /// shape (see [`ShapeCastHit`](crate::geometry::ShapeCastHit)).
+    pub normal: Dir2,
+}
+
 /// Ray casts and overlap queries against the colliders, as a system
 /// parameter.
 ///
@@ -102,6 +119,10 @@ pub struct RayHit {
 ///         let around = Isometry2d::from_translation(origin);
 ///         let near = spatial.shape_hits(&Collider::circle(50.0), around, &filter);
 ///         info!("{} colliders under {turret}, {} within 50", under.len(), near.len());
+///         let shell = Collider::circle(2.0);
+///         if let Some(hit) = spatial.cast_shape(&shell, around, Dir2::X, 500.0, &filter) {
+///             info!("a shell would stop after {} on {}", hit.distance, hit.entity);
+///         }
 ///     }
 /// }
 /// # bevy::ecs::system::assert_is_system(aim);
@@ -241,6 +262,57 @@ impl SpatialQuery<'_> {
         });
         hits.sort_unstable();
         hits
+    }
+
+    /// The first collider that `collider`, moved from `pose` along
+    /// `direction` by up to `max_distance` (which may be
+    /// [`f32::INFINITY`]), touches, among those `filter` accepts.
+    ///
+    /// The shape slides without turning and is taken at its own size (no
+    /// transform scale applies). It hits what it touches or overlaps at
+    /// `pose` at distance 0. Hits at the same distance are told apart by
+    /// the lowest [`Entity`]. How exact the distance is depends on the
+    /// shapes: see [`cast_shape`](crate::geometry::cast_shape). An invalid
+    /// size or pose, a non-finite direction, or a NaN or negative
+    /// `max_distance` finds nothing.
+    pub fn cast_shape(
+        &self,
+        collider: &Collider,
+        pose: Isometry2d,
+        direction: Dir2,
+        max_distance: f32,
+        filter: &QueryFilter,
+    ) -> Option<ShapeHit> {
+        let shape = collider.shape();
+        if shape.validate().is_err() || validate_pose(pose).is_err() {
+            return None;
+        }
+        let direction = checked_ray(pose.translation, direction, max_distance)?;
+        let pose = Isometry2d::new(pose.translation, pose.rotation.normalize());
+        let snapshot = &*self.snapshot;
+        let mut nearest: Option<ShapeHit> = None;
+        self.visit_along(shape.aabb(pose), direction, max_distance, |index| {
+            let entity = snapshot.entities[index];
+            if !filter.accepts(entity, &snapshot.layers[index]) {
+                return None;
+            }
+            let (target, target_pose) = (&snapshot.shapes[index], snapshot.poses[index]);
+            let hit = cast_shape(&shape, pose, direction, max_distance, target, target_pose)?;
+            let nearer = nearest.is_none_or(|best| {
+                hit.distance < best.distance
+                    || (hit.distance == best.distance && entity < best.entity)
+            });
+            if nearer {
+                nearest = Some(ShapeHit {
+                    entity,
+                    distance: hit.distance,
+                    point: hit.point,
+                    normal: hit.normal,
+                });
+            }
+            Some(hit.distance)
+        });
+        nearest
     }
 
     /// The broad phase's grid if it was built over the current snapshot:

@@ -1,4 +1,4 @@
-//! SpatialQuery: ray casts, point and shape queries over random scenes agree
+//! SpatialQuery: ray casts, shape casts, point and shape queries over random scenes agree
 //! exactly with brute force over every collider (read from the ECS with the
 //! pure geometry), in every kind of grid (dense, hashed, several levels, too
 //! few colliders for a grid), through filters, before the grid is rebuilt,
@@ -9,7 +9,7 @@ mod common;
 use bevy::ecs::system::SystemState;
 use bevy::math::Rot2;
 use bevy::prelude::*;
-use bevy_collide2d::geometry::Shape;
+use bevy_collide2d::geometry::{Shape, cast_shape};
 use bevy_collide2d::prelude::*;
 use bevy_collide2d::snapshot::world_shape;
 use common::*;
@@ -144,6 +144,35 @@ fn brute_shape_hits(
     hits
 }
 
+fn brute_cast_shape(
+    colliders: &[Placed],
+    collider: &Collider,
+    pose: Isometry2d,
+    direction: Dir2,
+    max_distance: f32,
+    filter: &QueryFilter,
+) -> Option<ShapeHit> {
+    let pose = Isometry2d::new(pose.translation, pose.rotation.normalize());
+    let shape = collider.shape();
+    colliders
+        .iter()
+        .filter(|c| filter.accepts(c.entity, &c.layers))
+        .filter_map(|c| {
+            let hit = cast_shape(&shape, pose, direction, max_distance, &c.shape, c.pose)?;
+            Some(ShapeHit {
+                entity: c.entity,
+                distance: hit.distance,
+                point: hit.point,
+                normal: hit.normal,
+            })
+        })
+        .min_by(|a, b| {
+            a.distance
+                .total_cmp(&b.distance)
+                .then(a.entity.cmp(&b.entity))
+        })
+}
+
 /// Runs `f` with a [`SpatialQuery`] on the app's world, as a system would
 /// see it after the last update.
 fn with_spatial<R>(app: &mut App, f: impl FnOnce(&SpatialQuery) -> R) -> R {
@@ -233,10 +262,11 @@ fn random_filter(rng: &mut XorShift, colliders: &[Placed]) -> QueryFilter {
 }
 
 /// Random queries of every kind against brute force; returns how many rays
-/// hit something, points found something and shapes overlapped something.
-fn check_queries(app: &mut App, rng: &mut XorShift, centres: &[Vec2], half: f32) -> [usize; 3] {
+/// hit something, points found something, shapes overlapped something and
+/// cast shapes hit something.
+fn check_queries(app: &mut App, rng: &mut XorShift, centres: &[Vec2], half: f32) -> [usize; 4] {
     let colliders = placed_colliders(app);
-    let mut found = [0; 3];
+    let mut found = [0; 4];
     for round in 0..400 {
         let centre = centres[rng.below(centres.len())];
         let filter = random_filter(rng, &colliders);
@@ -289,6 +319,47 @@ fn check_queries(app: &mut App, rng: &mut XorShift, centres: &[Vec2], half: f32)
             "round {round}: {collider:?} at {pose:?} {filter:?}"
         );
         found[2] += usize::from(!actual.is_empty());
+
+        // Shape casts: from anywhere in or around the scene, towards it
+        // from far away, or starting inside colliders; any length.
+        let collider = match rng.below(3) {
+            0 => Collider::circle(rng.range(0.5, 20.0)),
+            1 => Collider::rect(rng.range(1.0, 40.0), rng.range(1.0, 40.0)),
+            _ => Collider::rect(rng.range(100.0, 300.0), rng.range(1.0, 6.0)),
+        };
+        let (start, direction) = match round % 3 {
+            0 => (rng.point(centre, half * 1.2), rng.direction()),
+            1 => (
+                colliders[rng.below(colliders.len())].pose.translation,
+                rng.direction(),
+            ),
+            _ => {
+                let start = centre + Vec2::from_angle(rng.range(0.0, 6.3)) * rng.range(1e3, 1e5);
+                let target = rng.point(centre, half);
+                (start, Dir2::new(target - start).unwrap())
+            }
+        };
+        let pose = Isometry2d::new(start, Rot2::radians(rng.range(-4.0, 4.0)));
+        let max_distance = match rng.below(3) {
+            0 => rng.range(0.0, half),
+            _ => f32::INFINITY,
+        };
+        let expected = brute_cast_shape(
+            &colliders,
+            &collider,
+            pose,
+            direction,
+            max_distance,
+            &filter,
+        );
+        let actual = with_spatial(app, |q| {
+            q.cast_shape(&collider, pose, direction, max_distance, &filter)
+        });
+        assert_eq!(
+            actual, expected,
+            "round {round}: cast {collider:?} from {pose:?} {direction:?} {max_distance} {filter:?}"
+        );
+        found[3] += usize::from(actual.is_some());
     }
     found
 }
@@ -537,6 +608,50 @@ fn hits_report_point_normal_and_start_inside() {
         )
     });
     assert_eq!(hit.map(|h| (h.entity, h.distance)), Some((wall, 20.0)));
+
+    // Shapes: a ball rolled at the wall stops one radius short of it; a
+    // bar dropped across both finds the nearer; one already overlapping
+    // the disc stops at once.
+    let hit = with_spatial(&mut app, |q| {
+        q.cast_shape(
+            &Collider::circle(1.0),
+            Isometry2d::IDENTITY,
+            Dir2::X,
+            f32::INFINITY,
+            &filter,
+        )
+    });
+    assert_eq!(
+        hit,
+        Some(ShapeHit {
+            entity: wall,
+            distance: 8.0,
+            point: Vec2::new(9.0, 0.0),
+            normal: Dir2::NEG_X,
+        })
+    );
+    let bar = Collider::rect(40.0, 1.0);
+    let hit = with_spatial(&mut app, |q| {
+        q.cast_shape(
+            &bar,
+            Isometry2d::from_xy(0.0, 30.0),
+            Dir2::NEG_Y,
+            100.0,
+            &filter,
+        )
+    });
+    assert_eq!(hit.map(|h| (h.entity, h.normal)), Some((wall, Dir2::Y)));
+    assert!((hit.unwrap().distance - 19.5).abs() < 1e-3, "{hit:?}");
+    let hit = with_spatial(&mut app, |q| {
+        q.cast_shape(
+            &bar,
+            Isometry2d::from_xy(-10.0, 2.5),
+            Dir2::NEG_Y,
+            100.0,
+            &filter,
+        )
+    });
+    assert_eq!(hit.map(|h| (h.entity, h.distance)), Some((disc, 0.0)));
 }
 
 #[test]
@@ -590,7 +705,32 @@ fn bad_input_finds_nothing() {
                 q.shape_hits(&Collider::circle(1.0), pose, &filter)
                     .is_empty()
             );
+            assert!(
+                q.cast_shape(&Collider::circle(1.0), pose, Dir2::X, 1.0, &filter)
+                    .is_none()
+            );
         }
+        let ball = Collider::circle(1.0);
+        let start = Isometry2d::from_xy(-20.0, 0.0);
+        assert!(
+            q.cast_shape(&ball, start, Dir2::X, 100.0, &filter)
+                .is_some()
+        );
+        for max_distance in [-1.0, f32::NAN, f32::NEG_INFINITY] {
+            assert!(
+                q.cast_shape(&ball, start, Dir2::X, max_distance, &filter)
+                    .is_none()
+            );
+        }
+        let nan_direction = Dir2::from_angle(f32::NAN);
+        assert!(
+            q.cast_shape(&ball, start, nan_direction, 100.0, &filter)
+                .is_none()
+        );
+        assert!(
+            q.cast_shape(&Collider::circle(-1.0), start, Dir2::X, 100.0, &filter)
+                .is_none()
+        );
         assert_eq!(
             q.shape_hits(&Collider::circle(1.0), Isometry2d::IDENTITY, &filter)
                 .len(),

@@ -1,5 +1,5 @@
-//! Pure 2D collision geometry: shapes, exact overlap tests and contacts, and
-//! swept tests (time of impact).
+//! Pure 2D collision geometry: shapes, exact overlap tests and contacts, ray
+//! and shape casts, and swept tests (time of impact).
 //!
 //! Nothing here knows about the ECS. Shapes are centred at their local origin
 //! and a pose ([`Isometry2d`](bevy::math::Isometry2d)) places them in the
@@ -10,6 +10,7 @@ mod contact;
 mod pairs;
 mod ray;
 mod shape;
+mod shape_cast;
 mod swept;
 
 #[cfg(test)]
@@ -23,4 +24,5 @@ pub use pairs::{
 pub(crate) use ray::checked_ray;
 pub use ray::{RayIntersection, ray_circle, ray_rect};
 pub use shape::{Shape, ShapeError, validate_pose};
+pub use shape_cast::{ShapeCastHit, cast_shape};
 pub use swept::{MAX_SUBSTEP_ANGLE, Sweep, swept_aabb, time_of_impact};
