@@ -9,7 +9,9 @@
 //!   --n 1000,10000,50000,100000   collider counts
 //!   --frames F                    timed frames per count (default: by count)
 //!   --warmup W                    untimed frames first (default 10)
-//!   --engines ours,avian,rapier   which engines
+//!   --engines ours,swept,avian,rapier
+//!                                 which engines (default: all; `swept` is
+//!                                 ours with every collider `Swept`)
 //!   --threads T                   compute task pool threads (default: Bevy's)
 //!   --no-check                    skip the per-frame pair check against the truth
 //!   --seed S                      scene seed (default 1)
@@ -47,11 +49,17 @@ const BASELINE: Engine = Engine {
     touching_pairs: None,
 };
 
-const ENGINES: [Engine; 3] = [
+const ENGINES: [Engine; 4] = [
     Engine {
         name: "bevy_collide2d",
         setup: ours::setup,
         spawn: ours::spawn,
+        touching_pairs: Some(ours::touching_pairs),
+    },
+    Engine {
+        name: SWEPT,
+        setup: ours::setup_swept,
+        spawn: ours::spawn_swept,
         touching_pairs: Some(ours::touching_pairs),
     },
     Engine {
@@ -67,6 +75,9 @@ const ENGINES: [Engine; 3] = [
         touching_pairs: Some(rapier::touching_pairs),
     },
 ];
+
+/// Ours with every collider `Swept`.
+const SWEPT: &str = "bevy_collide2d, all Swept";
 
 struct Options {
     counts: Vec<usize>,
@@ -112,6 +123,7 @@ fn parse_options() -> Options {
                     .filter(|engine| {
                         wanted.split(',').any(|w| engine.name.contains(w.trim()))
                             || (wanted.contains("ours") && engine.name == "bevy_collide2d")
+                            || (wanted.contains("swept") && engine.name == SWEPT)
                     })
                     .collect();
             }
@@ -271,6 +283,7 @@ fn main() {
             print_stages(n, run);
             summary.push(Row::new(n, run, baseline_ms, ours_cost, options.check));
         }
+        print_swept_cost(n, &summary);
     }
     print_table(&summary);
 }
@@ -332,6 +345,22 @@ fn print_table(rows: &[Row]) {
             opt(row.events_open),
             opt(row.truth),
             opt(row.exact.clone()),
+        );
+    }
+}
+
+/// What making every collider `Swept` adds, per collider.
+fn print_swept_cost(n: usize, rows: &[Row]) {
+    let cost = |name: &str| {
+        rows.iter()
+            .find(|row| row.n == n && row.engine == name)
+            .and_then(|row| row.cost_ms)
+    };
+    if let (Some(plain), Some(swept)) = (cost("bevy_collide2d"), cost(SWEPT)) {
+        println!(
+            "N = {n}: Swept adds {:.2} ms per frame, {:.0} ns per collider",
+            swept - plain,
+            (swept - plain) * 1e6 / n as f64
         );
     }
 }

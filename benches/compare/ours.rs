@@ -1,13 +1,17 @@
 //! `bevy_collide2d` in the comparison: `CollisionPlugin` with its defaults
 //! (detection in `PostUpdate`, after transform propagation, so it sees the
 //! poses `Update` wrote this frame). No debug drawing.
+//!
+//! The `Swept` variant makes every collider [`Swept`], to show what swept
+//! detection costs: a body that wraps around the arena gets `Swept` again,
+//! as a game does for a teleport, so that it is not swept across the arena.
 
 use std::time::{Duration, Instant};
 
 use bevy::prelude::*;
 use bevy_collide2d::prelude::*;
 
-use crate::scene::{Body, BodyShape, EventTally, body_bundle};
+use crate::scene::{Arena, Body, BodyShape, EventTally, Mover, body_bundle, move_bodies};
 
 pub fn setup(app: &mut App) {
     app.add_plugins(CollisionPlugin::default())
@@ -52,6 +56,38 @@ fn add_stage_timing(app: &mut App) {
             stamp::<4>.after(Events),
         ),
     );
+}
+
+pub fn setup_swept(app: &mut App) {
+    setup(app);
+    app.add_systems(Update, rearm_wrapped.after(move_bodies));
+}
+
+pub fn spawn_swept(world: &mut World, bodies: &[Body]) -> Vec<Entity> {
+    world
+        .spawn_batch(
+            bodies
+                .iter()
+                .map(|body| (body_bundle(body), collider(&body.shape), Swept)),
+        )
+        .collect()
+}
+
+/// Starts a fresh sweep for the bodies that wrapped this frame: stepping back
+/// by their velocity leaves the arena.
+fn rearm_wrapped(
+    time: Res<Time>,
+    arena: Res<Arena>,
+    bodies: Query<(Entity, &Transform, &Mover), With<Swept>>,
+    mut commands: Commands,
+) {
+    let h = arena.half_side;
+    for (entity, transform, mover) in &bodies {
+        let before = transform.translation.truncate() - mover.velocity * time.delta_secs();
+        if before.cmplt(Vec2::splat(-h)).any() || before.cmpge(Vec2::splat(h)).any() {
+            commands.entity(entity).insert(Swept);
+        }
+    }
 }
 
 fn count_events(mut events: MessageReader<CollisionEvent>, mut tally: ResMut<EventTally>) {
