@@ -30,11 +30,14 @@
 //! Headless mode runs the same game logic without a window, renderer or
 //! input (`MinimalPlugins`, `TransformPlugin`, `CollisionPlugin`), stepping
 //! time by exactly 1/60 s per frame, and prints one line:
-//! `frames=… bricks_destroyed=… bricks_left=… lives_lost=… escapes=…`.
+//! `frames=… bricks_destroyed=… bricks_left=… lives_lost=… escapes=… tunnels=…`.
 //! There a lost ball costs no life from a finite stock: it is counted in
 //! `lives_lost` and served again, so the game never ends; when every brick
 //! is destroyed a fresh set is built and play goes on. `escapes` counts the
 //! frames in which the ball was found outside the walls; it must stay 0.
+//! `tunnels` counts the frames in which the ball's path crossed a brick it did
+//! not hit; it stays 0 because the ball is `Swept`, and `--unswept` (in
+//! either mode) takes `Swept` off to show the difference at high speed.
 //! `--speed X` multiplies the ball speed (also in windowed mode); `--autoplay`
 //! starts the autopilot and `--overlay` the collision overlay in windowed mode.
 //!
@@ -156,6 +159,9 @@ pub struct HeadlessConfig {
     pub autoplay: bool,
     /// Ball speed in world units per second ([`BALL_SPEED`] by default).
     pub ball_speed: f32,
+    /// Whether the ball is [`Swept`] (the default). Without it, a fast ball
+    /// can pass through bricks, which `tunnels` counts.
+    pub swept_ball: bool,
 }
 
 impl HeadlessConfig {
@@ -165,6 +171,7 @@ impl HeadlessConfig {
             frames,
             autoplay,
             ball_speed: BALL_SPEED,
+            swept_ball: true,
         }
     }
 }
@@ -181,6 +188,7 @@ pub fn run_headless_with(config: HeadlessConfig) -> HeadlessReport {
         ball_speed: config.ball_speed,
         lives: START_LIVES,
         endless: true,
+        swept_ball: config.swept_ball,
     };
     let mut app = App::new();
     app.add_plugins((
@@ -234,12 +242,14 @@ fn main() -> AppExit {
         value("--frames").map_or(5000, |v| v.parse().expect("--frames takes a whole number"));
     let speed: f32 = value("--speed").map_or(1.0, |v| v.parse().expect("--speed takes a number"));
     let autoplay = flag("--autoplay");
+    let swept_ball = !flag("--unswept");
 
     if flag("--headless") {
         let config = HeadlessConfig {
             frames,
             autoplay,
             ball_speed: BALL_SPEED * speed,
+            swept_ball,
         };
         println!("{}", run_headless_with(config));
         AppExit::Success
@@ -248,6 +258,7 @@ fn main() -> AppExit {
             ball_speed: BALL_SPEED * speed,
             lives: START_LIVES,
             endless: false,
+            swept_ball,
         };
         windowed::run(settings, autoplay, flag("--overlay"))
     }
@@ -265,6 +276,9 @@ struct GameSettings {
     /// Headless: losing the ball costs no life from the stock and a cleared
     /// level is rebuilt, so the run never ends.
     endless: bool,
+    /// Whether the ball is `Swept` (`--unswept` turns it off, to see
+    /// tunnelling).
+    swept_ball: bool,
 }
 
 impl GameSettings {
@@ -444,7 +458,7 @@ fn cap_frame_time(mut time: ResMut<Time<Virtual>>) {
     time.set_max_delta(MAX_FRAME_TIME);
 }
 
-fn spawn_arena(mut commands: Commands) {
+fn spawn_arena(settings: Res<GameSettings>, mut commands: Commands) {
     // Walls: left and right run down past the out zone; the top one covers
     // the corners.
     let side_height = OUTER_MAX.y - OUTER_MIN.y;
@@ -499,17 +513,18 @@ fn spawn_arena(mut commands: Commands) {
         ));
     }
 
-    commands
-        .spawn((
-            Ball::waiting(),
-            Collider::circle(BALL_RADIUS),
-            // Tested along its whole path each frame: however fast it goes
-            // or however long a frame takes, it cannot pass through a brick.
-            Swept,
-            BALL_LAYERS,
-            Transform::from_xyz(0.0, PADDLE_Y + 40.0, BALL_Z),
-        ))
-        .observe(ball_bounce);
+    let mut ball = commands.spawn((
+        Ball::waiting(),
+        Collider::circle(BALL_RADIUS),
+        BALL_LAYERS,
+        Transform::from_xyz(0.0, PADDLE_Y + 40.0, BALL_Z),
+    ));
+    ball.observe(ball_bounce);
+    if settings.swept_ball {
+        // Tested along its whole path each frame: however fast it goes or
+        // however long a frame takes, it cannot pass through a brick.
+        ball.insert(Swept);
+    }
 }
 
 fn spawn_first_level(mut commands: Commands) {
@@ -791,9 +806,12 @@ fn serve_ball(
             continue;
         };
         transform.translation = rest.extend(BALL_Z);
-        // Put on the paddle, not moved there: a fresh `Swept` starts its
-        // path here instead of sweeping from where the ball was lost.
-        commands.entity(entity).insert(Swept);
+        if settings.swept_ball {
+            // Put on the paddle, not moved there: a fresh `Swept` starts
+            // its path here instead of sweeping from where the ball was
+            // lost.
+            commands.entity(entity).insert(Swept);
+        }
         let wait = wait - time.delta_secs();
         if wait > 0.0 && !control.launch {
             ball.serve_in = Some(wait);

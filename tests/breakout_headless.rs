@@ -27,3 +27,15 @@ fn autoplay_at_four_times_the_speed_never_tunnels() {
     assert_eq!(report.escapes, 0, "{report}");
     assert_eq!(report.tunnels, 0, "{report}");
 }
+
+/// The tunnel counter can fail: without `Swept`, the same fast ball passes
+/// through bricks it never hits.
+#[test]
+fn without_swept_the_fast_ball_tunnels() {
+    let mut config = breakout::HeadlessConfig::new(3000, true);
+    config.ball_speed *= 4.0;
+    config.swept_ball = false;
+    let report = breakout::run_headless_with(config);
+    println!("{report}");
+    assert!(report.tunnels > 0, "{report}");
+}
