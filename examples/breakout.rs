@@ -350,6 +350,17 @@ struct Ball {
     path: (Vec2, Vec2),
     /// The time of impact of the earliest swept hit this frame, if any.
     first_touch: Option<f32>,
+    /// What the ball started touching this frame, sorted out after
+    /// detection by [`resolve_ball_hits`].
+    hits: Vec<BallHit>,
+}
+
+/// A new contact of the ball, seen from the ball (the normal points into
+/// `other`).
+#[derive(Clone, Copy, Debug)]
+struct BallHit {
+    other: Entity,
+    contact: Contact,
 }
 
 impl Ball {
@@ -359,6 +370,7 @@ impl Ball {
             serve_in: Some(SERVE_DELAY),
             path: (Vec2::ZERO, Vec2::ZERO),
             first_touch: None,
+            hits: Vec::new(),
         }
     }
 
@@ -443,7 +455,13 @@ impl Plugin for GamePlugin {
             )
             .add_systems(
                 PostUpdate,
-                (separate_ball, count_escapes, count_tunnels, check_level)
+                (
+                    resolve_ball_hits,
+                    separate_ball,
+                    count_escapes,
+                    count_tunnels,
+                    check_level,
+                )
                     .chain()
                     .in_set(GameSystems::Respond),
             );
@@ -519,7 +537,7 @@ fn spawn_arena(settings: Res<GameSettings>, mut commands: Commands) {
         BALL_LAYERS,
         Transform::from_xyz(0.0, PADDLE_Y + 40.0, BALL_Z),
     ));
-    ball.observe(ball_bounce);
+    ball.observe(record_ball_hit);
     if settings.swept_ball {
         // Tested along its whole path each frame: however fast it goes or
         // however long a frame takes, it cannot pass through a brick.
@@ -536,18 +554,16 @@ fn spawn_first_level(mut commands: Commands) {
 /// (squares turned 45 degrees).
 fn spawn_bricks(commands: &mut Commands) {
     let mut spawn = |position: Vec2, size: Vec2, angle: f32, hits: u32, points: u32| {
-        commands
-            .spawn((
-                Brick {
-                    hits_left: hits,
-                    points,
-                },
-                Collider::rect(size.x, size.y),
-                SOLID_LAYERS,
-                Transform::from_translation(position.extend(0.0))
-                    .with_rotation(Quat::from_rotation_z(angle)),
-            ))
-            .observe(brick_hit);
+        commands.spawn((
+            Brick {
+                hits_left: hits,
+                points,
+            },
+            Collider::rect(size.x, size.y),
+            SOLID_LAYERS,
+            Transform::from_translation(position.extend(0.0))
+                .with_rotation(Quat::from_rotation_z(angle)),
+        ));
     };
     let column_step = BRICK_SIZE.x + 8.0;
     for (row, (y, hits, points)) in [(285.0, 2, 6), (253.0, 1, 4), (221.0, 1, 3)]
@@ -602,69 +618,87 @@ fn keep_lively(velocity: Vec2, speed: f32, upward: bool) -> Vec2 {
     Vec2::new(x, y) * speed
 }
 
-/// The ball's observer: a new contact turns the ball around, using the
-/// contact normal (seen from the ball, it points into what was hit).
-fn ball_bounce(
+/// The ball's observer: notes each new contact for [`resolve_ball_hits`].
+fn record_ball_hit(
     hit: On<CollisionStarted>,
-    mut balls: Query<(&mut Ball, &mut Transform, &mut GlobalTransform)>,
+    mut balls: Query<&mut Ball>,
     out_zones: Query<(), With<OutZone>>,
-    paddles: Query<(), With<Paddle>>,
-    settings: Res<GameSettings>,
-    mut commands: Commands,
 ) {
-    // The out zone is not a surface; bricks may already be despawned by
-    // their own observer, so test for the zone rather than for a solid.
+    // The out zone is not a surface: `ball_lost` handles it.
     if out_zones.contains(hit.other) {
         return;
     }
-    let Ok((mut ball, mut transform, mut global)) = balls.get_mut(hit.entity) else {
-        return;
-    };
-    if ball.is_waiting() {
-        return;
-    }
-    // A hit found along the path (`Swept`): the ball goes back to where it
-    // first touched, for the earliest such hit of the frame, and bounces
-    // from there.
-    let toi = hit.contact.time_of_impact;
-    if toi < 1.0 && ball.first_touch.is_none_or(|first| toi < first) {
-        ball.first_touch = Some(toi);
-        let (from, to) = ball.path;
-        let touch = from.lerp(to, toi) - *hit.contact.normal * SEPARATION_SKIN;
-        transform.translation = touch.extend(BALL_Z);
-        *global = GlobalTransform::from(*transform);
-        // Put back, not moved back: the next path starts here.
-        commands.entity(hit.entity).insert(Swept);
-    }
-    if let Some(bounced) = bounce(ball.velocity, *hit.contact.normal) {
-        ball.velocity = keep_lively(bounced, settings.ball_speed, paddles.contains(hit.other));
+    if let Ok(mut ball) = balls.get_mut(hit.entity) {
+        ball.hits.push(BallHit {
+            other: hit.other,
+            contact: hit.contact,
+        });
     }
 }
 
-/// Each brick's observer: a hit by the ball takes one of its hits, the last
-/// one destroys it and scores.
-fn brick_hit(
-    hit: On<CollisionStarted>,
+/// Hits this close in time (fractions of a frame) count as simultaneous: a
+/// ball meeting the corners of two bricks at once hits both.
+const SAME_MOMENT: f32 = 1e-4;
+
+/// After detection: the ball bounces off what it hit first this frame, and
+/// only that takes damage. With `Swept`, detection reports everything the
+/// ball's path touched, each with the moment it touched
+/// ([`Contact::time_of_impact`]); the ball goes back to the first touch, so
+/// what lies further along the path was never reached.
+fn resolve_ball_hits(
+    mut balls: Query<(Entity, &mut Ball, &mut Transform, &mut GlobalTransform)>,
     mut bricks: Query<&mut Brick>,
-    balls: Query<(), With<Ball>>,
+    paddles: Query<(), With<Paddle>>,
+    settings: Res<GameSettings>,
     mut game: ResMut<Game>,
     mut commands: Commands,
 ) {
-    if !balls.contains(hit.other) {
-        return;
-    }
-    let Ok(mut brick) = bricks.get_mut(hit.entity) else {
-        return;
-    };
-    if brick.hits_left == 0 {
-        return; // already destroyed this frame
-    }
-    game.bricks_hit.push(hit.entity);
-    brick.hits_left -= 1;
-    if brick.hits_left == 0 {
-        game.score += brick.points;
-        game.bricks_destroyed += 1;
-        commands.entity(hit.entity).despawn();
+    for (entity, mut ball, mut transform, mut global) in &mut balls {
+        let hits = std::mem::take(&mut ball.hits);
+        let Some(first) = hits.iter().min_by(|a, b| {
+            a.contact
+                .time_of_impact
+                .total_cmp(&b.contact.time_of_impact)
+        }) else {
+            continue;
+        };
+        if ball.is_waiting() {
+            continue; // lost this frame
+        }
+        let toi = first.contact.time_of_impact;
+        if toi < 1.0 {
+            ball.first_touch = Some(toi);
+            let (from, to) = ball.path;
+            // Clear of what it touched; at a time of impact of 0 it was
+            // already in it (a brick appeared on it, say) by `depth`.
+            let clear = first.contact.depth + SEPARATION_SKIN;
+            let touch = from.lerp(to, toi) - *first.contact.normal * clear;
+            transform.translation = touch.extend(BALL_Z);
+            // The ball has no parent: keep its GlobalTransform in step.
+            *global = GlobalTransform::from(*transform);
+            // Put back, not moved back: the next path starts here.
+            commands.entity(entity).insert(Swept);
+        }
+        for hit in hits
+            .iter()
+            .filter(|hit| hit.contact.time_of_impact <= toi + SAME_MOMENT)
+        {
+            if let Some(bounced) = bounce(ball.velocity, *hit.contact.normal) {
+                ball.velocity =
+                    keep_lively(bounced, settings.ball_speed, paddles.contains(hit.other));
+            }
+            if let Ok(mut brick) = bricks.get_mut(hit.other)
+                && brick.hits_left > 0
+            {
+                game.bricks_hit.push(hit.other);
+                brick.hits_left -= 1;
+                if brick.hits_left == 0 {
+                    game.score += brick.points;
+                    game.bricks_destroyed += 1;
+                    commands.entity(hit.other).despawn();
+                }
+            }
+        }
     }
 }
 
@@ -848,9 +882,11 @@ fn move_ball(time: Res<Time>, mut balls: Query<(&mut Ball, &mut Transform)>) {
 
 /// After detection: pushes the ball out of everything it overlaps, from the
 /// [`Collisions`] resource (this frame's contacts). New contacts were already
-/// bounced by [`ball_bounce`]; this also handles contacts that go on (a
+/// bounced by [`resolve_ball_hits`]; this also handles contacts that go on (a
 /// spinner or a tilting paddle turning into the ball), turning the ball
-/// around if it is still moving into the surface.
+/// around if it is still moving into the surface. Contacts found along the
+/// path (time of impact below 1) are left to `resolve_ball_hits`: the ball
+/// went back to the first of them and never reached the others.
 fn separate_ball(
     collisions: Res<Collisions>,
     settings: Res<GameSettings>,
@@ -872,7 +908,7 @@ fn separate_ball(
             } else {
                 continue;
             };
-            if out_zones.contains(other) {
+            if out_zones.contains(other) || contact.time_of_impact < 1.0 {
                 continue;
             }
             let normal = *contact.normal;

@@ -140,8 +140,16 @@ impl Collider {
 /// for how exact each pair of shapes is.
 ///
 /// A teleport is a motion too. To move a swept collider without sweeping
-/// (a respawn, say), insert `Swept` again: its next path starts where it is
+/// (a respawn, a rewind), move it and insert `Swept` again: its next path
+/// starts where its `Transform` puts it when `Swept` is inserted (within its
+/// parent as last propagated). Commands are applied after the system that
+/// queued them, so moving and inserting in the same system works in either
+/// order. A collider's first path, when `Swept` is new, starts where it is
 /// at the next detection.
+///
+/// A pair that was touching at the previous detection but is apart at the
+/// start of the new path (the collider was teleported away) and touches
+/// again on the way gets `Ended`, then `Started` with the new contact.
 ///
 /// ```
 /// # use bevy::prelude::*;
@@ -152,13 +160,15 @@ impl Collider {
 /// ```
 #[derive(Component, Clone, Copy, Debug, Default, PartialEq, Eq, Reflect)]
 #[reflect(Component, Debug, Default, PartialEq, Clone)]
-#[component(on_insert = forget_last_pose)]
+#[component(on_insert = restart_path)]
 pub struct Swept;
 
-/// A fresh `Swept` starts its path at the next detection.
-fn forget_last_pose(mut world: DeferredWorld, context: HookContext) {
+/// `Swept` inserted again starts the next path where the collider is now; a
+/// new one starts it at the next detection.
+fn restart_path(mut world: DeferredWorld, context: HookContext) {
+    let pose = crate::snapshot::current_pose(&world, context.entity);
     if let Some(mut poses) = world.get_resource_mut::<crate::snapshot::SweptPoses>() {
-        poses.forget(context.entity);
+        poses.restart(context.entity, pose);
     }
 }
 

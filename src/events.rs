@@ -78,14 +78,25 @@ pub struct CollisionEnded {
 #[derive(Resource, Default, Debug)]
 pub(crate) struct PreviousPairs(Vec<(Entity, Entity)>);
 
+impl PreviousPairs {
+    /// Whether `a` and `b` (in either order) were in contact.
+    pub(crate) fn contains(&self, a: Entity, b: Entity) -> bool {
+        self.0.binary_search(&(a.min(b), a.max(b))).is_ok()
+    }
+}
+
 /// A change in the contact set.
 enum PairChange {
     Started(Entity, Entity, Contact),
     Ended(Entity, Entity),
+    /// In both sets, but apart at the start of a swept path (the collider
+    /// was teleported): it ended there and started again on the way.
+    Restarted(Entity, Entity, Contact),
 }
 
 /// Merges the sorted previous and current pair lists, calling `on_change`
-/// for each pair only in one of them, in `(a, b)` order.
+/// for each pair only in one of them, and for each pair in both that
+/// restarted, in `(a, b)` order.
 fn diff_pairs(
     previous: &[(Entity, Entity)],
     current: &Collisions,
@@ -98,6 +109,14 @@ fn diff_pairs(
         let new = current.get(c).map(|pair| (pair.a, pair.b));
         match (old, new) {
             (Some(old), Some(new)) if old == new => {
+                // A swept pair's contact is from before the end of the step
+                // only if they were apart at its start: a time of impact of
+                // 0 (touching at the start) is reported as the ordinary
+                // contact at the end, with 1.
+                let contact = current[c].contact;
+                if contact.time_of_impact < 1.0 {
+                    on_change(PairChange::Restarted(old.0, old.1, contact));
+                }
                 p += 1;
                 c += 1;
             }
@@ -143,15 +162,24 @@ pub(crate) fn report_collision_changes(
             colliding_changes.extend([(a, b, false), (b, a, false)]);
             notifications.extend(Notification::ended(a, b));
         }
+        // `CollidingEntities` ends as it was.
+        PairChange::Restarted(a, b, contact) => {
+            messages.write(CollisionEvent::Ended { a, b });
+            messages.write(CollisionEvent::Started { a, b, contact });
+            notifications.extend(Notification::ended(a, b));
+            notifications.extend(Notification::started(a, b, contact));
+        }
     });
     // Swept pairs that touched on the way and are apart again: a start and
     // an end at once, leaving `CollidingEntities` as it was. A pair that was
-    // touching before has just been told it ended.
+    // touching before has just been told it ended: if it was still touching
+    // at the start of the path (time of impact 0), that is all; if it was
+    // apart there (teleported away), it touched again on the way.
     for pair in collisions.passing() {
-        if previous.0.binary_search(&(pair.a, pair.b)).is_ok() {
+        let (a, b, contact) = (pair.a, pair.b, pair.contact);
+        if contact.time_of_impact == 0.0 && previous.contains(a, b) {
             continue;
         }
-        let (a, b, contact) = (pair.a, pair.b, pair.contact);
         messages.write(CollisionEvent::Started { a, b, contact });
         messages.write(CollisionEvent::Ended { a, b });
         notifications.extend(Notification::started(a, b, contact));

@@ -4,6 +4,7 @@
 use bevy::prelude::*;
 
 use crate::broad_phase::BroadPhasePairs;
+use crate::events::PreviousPairs;
 use crate::geometry::{Contact, time_of_impact};
 use crate::radix_sort::radix_sort_by_key;
 use crate::snapshot::ColliderSnapshot;
@@ -112,17 +113,34 @@ fn contact_pair(snapshot: &ColliderSnapshot, (i, j): (u32, u32)) -> Option<Conta
 /// way is reported, with its time of impact.
 fn swept_contact_pair(
     snapshot: &ColliderSnapshot,
+    previous: &PreviousPairs,
     (i, j): (u32, u32),
 ) -> Option<(ContactPair, bool)> {
     let (i, j) = (i as usize, j as usize);
     let (shape_i, shape_j) = (&snapshot.shapes[i], &snapshot.shapes[j]);
     let (sweep_i, sweep_j) = (snapshot.sweep(i), snapshot.sweep(j));
     let end = shape_i.contact(sweep_i.end, shape_j, sweep_j.end);
-    // A time of impact of 0 means touching at the start: an ongoing contact.
-    let first_touch = time_of_impact(shape_i, sweep_i, shape_j, sweep_j)
-        .filter(|contact| contact.time_of_impact > 0.0);
+    let first_touch = time_of_impact(shape_i, sweep_i, shape_j, sweep_j);
     let (contact, touching_at_end) = match (first_touch, end) {
-        (Some(first), end) => (first, end.is_some()),
+        // Touching at the start (time of impact 0) and at the end: an
+        // ongoing contact, reported as it is at the end, unless it was not
+        // touching at the previous detection (a teleport or a new collider
+        // put them together): then it started at the start.
+        (Some(first), Some(end)) if first.time_of_impact == 0.0 => {
+            let (ei, ej) = (snapshot.entities[i], snapshot.entities[j]);
+            (
+                if previous.contains(ei, ej) {
+                    end
+                } else {
+                    first
+                },
+                true,
+            )
+        }
+        // Apart at the start, touching at the end: the first touch.
+        (Some(first), Some(_)) => (first, true),
+        // Apart at the end: passing, possibly touching at the start.
+        (Some(first), None) => (first, false),
         (None, Some(end)) => (end, true),
         (None, None) => return None,
     };
@@ -153,6 +171,7 @@ pub(crate) fn compute_contacts(
     snapshot: Res<ColliderSnapshot>,
     candidates: Res<BroadPhasePairs>,
     mut collisions: ResMut<Collisions>,
+    previous: Res<PreviousPairs>,
     mut split: Local<SweptSplit>,
 ) {
     let snapshot = &*snapshot;
@@ -177,7 +196,7 @@ pub(crate) fn compute_contacts(
             }
         }
         for &candidate in swept.iter() {
-            match swept_contact_pair(snapshot, candidate) {
+            match swept_contact_pair(snapshot, &previous, candidate) {
                 Some((pair, true)) => pairs.push(pair),
                 Some((pair, false)) => passing.push(pair),
                 None => {}

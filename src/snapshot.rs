@@ -2,6 +2,7 @@
 //! and layers into flat arrays that the later steps read as plain data.
 
 use bevy::ecs::entity::{EntityHashMap, EntityHashSet};
+use bevy::ecs::world::DeferredWorld;
 use bevy::math::{Isometry2d, Rot2, Vec2, bounding::Aabb2d};
 use bevy::prelude::*;
 
@@ -204,10 +205,34 @@ impl SweptPoses {
         self.current.clear();
     }
 
-    /// Starts `entity`'s next path where it is at the next detection.
-    pub(crate) fn forget(&mut self, entity: Entity) {
-        self.last.remove(&entity);
+    /// Starts `entity`'s next path at `pose`, where it is now, if it was
+    /// swept at the last detection; otherwise (a new `Swept`, or no usable
+    /// pose) where it is at the next detection.
+    pub(crate) fn restart(&mut self, entity: Entity, pose: Option<Isometry2d>) {
+        match pose {
+            Some(pose) if self.last.contains_key(&entity) => {
+                self.last.insert(entity, pose);
+            }
+            _ => {
+                self.last.remove(&entity);
+            }
+        }
     }
+}
+
+/// Where `entity` is now, as detection would read it: its `Transform`
+/// within its parent's `GlobalTransform` (as last propagated). `None` if it
+/// has no usable pose.
+pub(crate) fn current_pose(world: &DeferredWorld, entity: Entity) -> Option<Isometry2d> {
+    let transform = *world.get::<Transform>(entity)?;
+    let global = match world.get::<ChildOf>(entity) {
+        Some(child_of) => world
+            .get::<GlobalTransform>(child_of.parent())?
+            .mul_transform(transform),
+        None => GlobalTransform::from(transform),
+    };
+    let pose = read_transform(&global).pose;
+    validate_pose(pose).ok().map(|()| pose)
 }
 
 /// What the snapshot reads of each collider entity.

@@ -238,3 +238,133 @@ fn fast_swept_rectangles_do_not_pass_through_each_other() {
         assert_eq!(started, 2, "spin {spin}: Started on both");
     }
 }
+
+/// Moving a swept ball and inserting `Swept` again restarts its path where
+/// it was put: what it crosses after that, in the same frame, is hit.
+#[test]
+fn path_restarts_where_swept_is_inserted_again() {
+    let mut app = moving_app();
+    let ball = app
+        .world_mut()
+        .spawn((
+            Collider::circle(1.0),
+            Swept,
+            Transform::from_xyz(-500.0, 0.0, 0.0),
+        ))
+        .id();
+    let wall = spawn_at(&mut app, Collider::rect(2.0, 50.0), 100.0, 0.0);
+    app.update();
+    // Put just before the wall, then moved 60 units across it by the
+    // update: only the path from x = 90 crosses the wall.
+    app.world_mut()
+        .entity_mut(ball)
+        .insert((Transform::from_xyz(90.0, 0.0, 0.0), Swept))
+        .insert(Velocity(Vec2::new(60.0 / DT, 0.0)));
+    app.update();
+    let started: Vec<_> = take_observed(&mut app)
+        .into_iter()
+        .filter_map(|event| match event {
+            ObservedEvent::Started {
+                entity, contact, ..
+            } if entity == ball => Some(contact),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(started.len(), 1, "{started:?}");
+    // From x = 90, the ball (radius 1) touches the face at 99 after 8 of
+    // its 60 units.
+    assert!(
+        (started[0].time_of_impact - 8.0 / 60.0).abs() < 1e-3,
+        "{started:?}"
+    );
+    assert!(!colliding(&app, ball).contains(&wall), "passed through");
+}
+
+/// A teleport leaves a pair's state behind: a pair touching before the
+/// teleport, apart at the new start and touching again on the way, ends and
+/// starts again; one that a teleport puts together starts at time 0.
+#[test]
+fn teleports_end_and_start_pairs_again() {
+    let mut app = moving_app();
+    let mut log = MessageLog::default();
+    let ball = app
+        .world_mut()
+        .spawn((
+            Collider::circle(1.0),
+            Swept,
+            Transform::from_xyz(0.0, 0.0, 0.0),
+        ))
+        .id();
+    let block = spawn_at(&mut app, Collider::rect(10.0, 10.0), 5.0, 0.0);
+    let pair = ordered(ball, block);
+    app.update();
+    assert_eq!(
+        log.read(&app),
+        [CollisionEvent::Started {
+            a: pair.0,
+            b: pair.1,
+            contact: app.world().resource::<Collisions>().as_slice()[0].contact,
+        }]
+    );
+
+    // Teleported 20 left of the block and moved 30 back into it.
+    app.world_mut()
+        .entity_mut(ball)
+        .insert((Transform::from_xyz(-20.0, 0.0, 0.0), Swept))
+        .insert(Velocity(Vec2::new(30.0 / DT, 0.0)));
+    app.update();
+    let messages = log.read(&app);
+    assert_eq!(messages.len(), 2, "{messages:?}");
+    assert_eq!(
+        messages[0],
+        CollisionEvent::Ended {
+            a: pair.0,
+            b: pair.1
+        }
+    );
+    let CollisionEvent::Started { contact, .. } = messages[1] else {
+        panic!("{messages:?}");
+    };
+    // From -20 the ball touches the face at x = 0 at -1: 19 of 30 units.
+    assert!(
+        (contact.time_of_impact - 19.0 / 30.0).abs() < 1e-3,
+        "{contact:?}"
+    );
+    assert!(colliding(&app, ball).contains(&block));
+
+    // Teleported out of the block (it ends), then into it again while
+    // moving out of it within the step: touching at the start, apart at
+    // the end.
+    app.world_mut().entity_mut(ball).insert((
+        Transform::from_xyz(-50.0, 0.0, 0.0),
+        Swept,
+        Velocity(Vec2::ZERO),
+    ));
+    app.update();
+    assert_eq!(
+        log.read(&app),
+        [CollisionEvent::Ended {
+            a: pair.0,
+            b: pair.1
+        }]
+    );
+    app.world_mut()
+        .entity_mut(ball)
+        .insert((Transform::from_xyz(9.0, 0.0, 0.0), Swept))
+        .insert(Velocity(Vec2::new(0.0, 20.0 / DT)));
+    app.update();
+    let messages = log.read(&app);
+    assert_eq!(messages.len(), 2, "{messages:?}");
+    let CollisionEvent::Started { contact, .. } = messages[0] else {
+        panic!("{messages:?}");
+    };
+    assert_eq!(contact.time_of_impact, 0.0);
+    assert_eq!(
+        messages[1],
+        CollisionEvent::Ended {
+            a: pair.0,
+            b: pair.1
+        }
+    );
+    assert!(colliding(&app, ball).is_empty());
+}

@@ -22,7 +22,10 @@ pub struct Contact {
     /// `1` for every ordinary contact, found at the end of the step. Only a
     /// pair with a [`Swept`](crate::Swept) collider that first touched during
     /// the step reports less: the contact is then the one at the moment of
-    /// first touch (`depth` 0, `point` where they met).
+    /// first touch (`depth` 0, `point` where they met). `0` means they
+    /// already overlapped at the start of the step without having touched
+    /// at the previous detection (a teleport or a new collider put them
+    /// together); `depth` is then how deep they were at the start.
     pub time_of_impact: f32,
 }
 
