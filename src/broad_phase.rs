@@ -1,5 +1,5 @@
 //! Step 2 of detection: candidate pairs whose bounding boxes overlap, from a
-//! uniform grid rebuilt every detection with a radix sort, so the work grows
+//! uniform grid rebuilt every detection with a counting sort, so the work grows
 //! linearly with the number of colliders at constant density.
 //!
 //! Each collider is filed in one cell only, the one holding its box's min
@@ -18,7 +18,6 @@
 use bevy::math::{Dir2, I64Vec2, Vec2, bounding::Aabb2d};
 use bevy::prelude::*;
 
-use crate::radix_sort::radix_sort_by_key;
 use crate::snapshot::ColliderSnapshot;
 
 /// Cell coordinates are clamped to this range so that far-away or huge
@@ -70,9 +69,10 @@ struct Level {
     cell_size: f32,
     /// `1 / cell_size`, so that finding a cell takes no division.
     inverse_cell_size: f32,
-    /// `(cell key << 32) | box index`, radix-sorted by key.
+    /// `(cell key << 32) | box index` of the filed boxes, in input order.
     keys: Vec<u64>,
-    scratch: Vec<u64>,
+    /// Where the next box of each key goes, while sorting.
+    cursors: Vec<u32>,
     /// The filed boxes in cell order: box index, cell and bounds.
     sorted_index: Vec<u32>,
     sorted_cell: Vec<IVec2>,
@@ -253,11 +253,7 @@ impl SpatialGrid {
 
 impl Level {
     fn to_cell(&self, p: Vec2) -> IVec2 {
-        let c = (p * self.inverse_cell_size).clamp(
-            Vec2::splat(-CELL_COORD_LIMIT),
-            Vec2::splat(CELL_COORD_LIMIT),
-        );
-        IVec2::new(floor_to_i32(c.x), floor_to_i32(c.y))
+        cell_at(p, self.inverse_cell_size)
     }
 
     fn brute_force(&self, aabbs: &[Aabb2d], report: &mut impl FnMut(u32, u32)) {
@@ -310,39 +306,49 @@ impl Level {
             Keying::Dense => dense_cells as usize,
             Keying::Hashed { mask } => mask as usize + 1,
         };
-        for (packed, &cell) in self.keys.iter_mut().zip(&self.sorted_cell) {
-            *packed |= (key_of(self.keying, cell, lo, span).unwrap_or(0) as u64) << 32;
-        }
-        radix_sort_by_key(&mut self.keys, &mut self.scratch, |&packed| {
-            (packed >> 32) as u32
-        });
-
-        // Gather the sorted boxes and where each key's run starts.
-        self.key_starts.clear();
-        self.key_starts.resize(key_count + 1, 0);
-        self.sorted_index.clear();
-        self.sorted_aabb.clear();
-        self.sorted_cell.clear();
-        for &packed in &self.keys {
-            let index = packed as u32;
-            self.key_starts[(packed >> 32) as usize + 1] += 1;
-            self.sorted_index.push(index);
-            let aabb = aabbs[index as usize];
-            self.sorted_aabb.push(aabb);
-            if let Keying::Hashed { .. } = self.keying {
-                // Only hashed runs can mix cells and need them told apart.
-                self.sorted_cell.push(self.to_cell(aabb.min));
-            }
-        }
-        for key in 1..self.key_starts.len() {
-            self.key_starts[key] += self.key_starts[key - 1];
-        }
         self.origin = lo;
         self.span = span;
         self.bounds = Some(Aabb2d {
             min: lowest,
             max: highest,
         });
+        // Key every box, and count the boxes of each key.
+        self.key_starts.clear();
+        self.key_starts.resize(key_count + 1, 0);
+        for (packed, &cell) in self.keys.iter_mut().zip(&self.sorted_cell) {
+            let key = key_of(self.keying, cell, lo, span).unwrap_or(0);
+            self.key_starts[key as usize + 1] += 1;
+            *packed |= u64::from(key) << 32;
+        }
+        for key in 1..self.key_starts.len() {
+            self.key_starts[key] += self.key_starts[key - 1];
+        }
+        // Place the boxes by key: a counting sort, stable, so boxes of a cell
+        // stay in input order.
+        self.sorted_index.resize(filed, 0);
+        self.sorted_aabb
+            .resize(filed, Aabb2d::new(Vec2::ZERO, Vec2::ZERO));
+        self.cursors.clear();
+        self.cursors
+            .extend_from_slice(&self.key_starts[..key_count]);
+        for &packed in &self.keys {
+            let index = packed as u32;
+            let cursor = &mut self.cursors[(packed >> 32) as usize];
+            let at = *cursor as usize;
+            *cursor += 1;
+            self.sorted_index[at] = index;
+            self.sorted_aabb[at] = aabbs[index as usize];
+        }
+        if let Keying::Hashed { .. } = self.keying {
+            // Only hashed runs can mix cells and need them told apart.
+            let inverse_cell_size = self.inverse_cell_size;
+            self.sorted_cell.clear();
+            self.sorted_cell.extend(
+                self.sorted_aabb
+                    .iter()
+                    .map(|aabb| cell_at(aabb.min, inverse_cell_size)),
+            );
+        }
     }
 
     /// The sorted positions of the boxes in `cell`'s key run (which may hold
@@ -393,10 +399,12 @@ impl Level {
         for key in 0..width * height {
             let own = run(key, key);
             if !own.is_empty() {
-                let right = if x + 1 < width {
-                    run(key + 1, key + 1)
+                // The (+1, 0) neighbour follows this cell's run directly, so
+                // both are one range.
+                let own_and_right_end = if x + 1 < width {
+                    starts[key + 2] as usize
                 } else {
-                    0..0
+                    own.end
                 };
                 let below_right = if x + 1 < width && y > 0 {
                     run(key + 1 - width, key + 1 - width)
@@ -417,12 +425,7 @@ impl Level {
                 };
                 for a in own.clone() {
                     let aabb = &aabbs[a];
-                    let ranges = [
-                        a + 1..own.end,
-                        right.clone(),
-                        below_right.clone(),
-                        above.clone(),
-                    ];
+                    let ranges = [a + 1..own_and_right_end, below_right.clone(), above.clone()];
                     for range in ranges {
                         for b in range {
                             if aabbs_overlap(aabb, &aabbs[b]) {
@@ -624,6 +627,16 @@ fn path_within(start: &Aabb2d, direction: Vec2, bounds: &Aabb2d, limit: f32) -> 
     (first <= last).then_some((first, last))
 }
 
+/// The cell holding `p` in cells of `1 / inverse_cell_size`, clamped.
+#[inline]
+fn cell_at(p: Vec2, inverse_cell_size: f32) -> IVec2 {
+    let c = (p * inverse_cell_size).clamp(
+        Vec2::splat(-CELL_COORD_LIMIT),
+        Vec2::splat(CELL_COORD_LIMIT),
+    );
+    IVec2::new(floor_to_i32(c.x), floor_to_i32(c.y))
+}
+
 /// `x.floor() as i32` for `|x| <= 2^24`, without a libm call.
 #[inline]
 fn floor_to_i32(x: f32) -> i32 {
@@ -813,6 +826,32 @@ mod tests {
         ];
         let mut grid = SpatialGrid::default();
         assert_eq!(grid_pairs(&mut grid, &aabbs), vec![(0, 1), (0, 2), (1, 2)]);
+    }
+
+    #[test]
+    fn one_cell_wide_rows_and_columns() {
+        // Grids one cell wide or high: the next cell in key order is then
+        // not a right-hand neighbour, and pairs must still be found once.
+        let mut rng = StdRng::seed_from_u64(5);
+        for vertical in [false, true] {
+            let aabbs: Vec<Aabb2d> = (0..200)
+                .map(|_| {
+                    let along = rng.random_range(0.0..300.0);
+                    let across = rng.random_range(0.0..0.5);
+                    let min = if vertical {
+                        Vec2::new(across, along)
+                    } else {
+                        Vec2::new(along, across)
+                    };
+                    aabb(min, Vec2::splat(rng.random_range(1.0..3.0)))
+                })
+                .collect();
+            let mut grid = SpatialGrid::default();
+            assert_eq!(
+                grid_pairs(&mut grid, &aabbs),
+                boxes_overlapping_by_brute_force(&aabbs)
+            );
+        }
     }
 
     #[test]

@@ -248,12 +248,18 @@ impl Notification {
 /// detection instead of one per event; each observer's own commands are
 /// applied before the next event, as if each had been its own command.
 fn trigger_if_alive(world: &mut World, notifications: Vec<Notification>) {
+    // Events nobody observes are skipped; an observer added by another one
+    // counts from then on.
+    let mut observed = [
+        is_observed::<CollisionStarted>(world),
+        is_observed::<CollisionEnded>(world),
+    ];
     for notification in notifications {
-        let target = match &notification {
-            Notification::Started(event) => event.entity,
-            Notification::Ended(event) => event.entity,
+        let (target, kind) = match &notification {
+            Notification::Started(event) => (event.entity, 0),
+            Notification::Ended(event) => (event.entity, 1),
         };
-        if world.get_entity(target).is_err() {
+        if !observed[kind] || world.get_entity(target).is_err() {
             continue;
         }
         match notification {
@@ -261,5 +267,22 @@ fn trigger_if_alive(world: &mut World, notifications: Vec<Notification>) {
             Notification::Ended(event) => world.trigger(event),
         }
         world.flush();
+        observed = [
+            is_observed::<CollisionStarted>(world),
+            is_observed::<CollisionEnded>(world),
+        ];
     }
+}
+
+/// Whether any observer (global, on an entity or on a component) watches
+/// `E`.
+fn is_observed<E: Event>(world: &World) -> bool {
+    world
+        .event_key::<E>()
+        .and_then(|key| world.observers().try_get_observers(key))
+        .is_some_and(|observers| {
+            !observers.global_observers().is_empty()
+                || !observers.entity_observers().is_empty()
+                || !observers.component_observers().is_empty()
+        })
 }

@@ -1,6 +1,6 @@
 //! A stable LSD radix sort by an integer key, a byte at a time, skipping the
 //! bytes that are the same in every key. Detection sorts tens of thousands of
-//! items by cell or entity every frame; this does it in a few linear passes
+//! contacts by entity every frame; this does it in a few linear passes
 //! instead of `n log n` comparisons.
 
 /// Sorts `items` by `key`, stably. `scratch` is reused between calls.

@@ -1,0 +1,42 @@
+//! The broad phase alone on the comparison scene's boxes, a fixed number of
+//! times, for instruction counts that do not depend on the machine's noise:
+//!
+//! ```text
+//! cargo build --release -p bevy_collide2d_benches --bin profile_broad_phase
+//! valgrind --tool=callgrind target/release/profile_broad_phase 10000 20
+//! ```
+
+#[path = "compare/scene.rs"]
+#[allow(dead_code)]
+mod scene;
+
+use bevy::math::{Isometry2d, Rot2, bounding::Aabb2d};
+use bevy_collide2d::broad_phase::SpatialGrid;
+use bevy_collide2d::geometry::Shape;
+use scene::{BodyShape, generate};
+
+fn main() {
+    let mut args = std::env::args().skip(1);
+    let mut number = |default: usize| {
+        args.next().map_or(default, |v| {
+            v.parse().expect("usage: profile_broad_phase [N] [RUNS]")
+        })
+    };
+    let (n, runs) = (number(10_000), number(20));
+    let aabbs: Vec<Aabb2d> = generate(n, 1)
+        .iter()
+        .map(|body| {
+            let shape = match body.shape {
+                BodyShape::Circle { radius } => Shape::Circle { radius },
+                BodyShape::Rect { half_size } => Shape::Rect { half_size },
+            };
+            shape.aabb(Isometry2d::new(body.position, Rot2::radians(body.angle)))
+        })
+        .collect();
+    let mut grid = SpatialGrid::default();
+    let mut pairs = Vec::new();
+    for _ in 0..runs {
+        grid.overlapping_pairs(&aabbs, |_, _| true, &mut pairs);
+    }
+    println!("{n} boxes, {runs} runs, {} pairs", pairs.len());
+}
