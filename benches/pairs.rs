@@ -42,7 +42,7 @@ fn cases(circle_a: bool, circle_b: bool) -> Vec<Case> {
     let mut rng = ChaCha8Rng::seed_from_u64(7);
     (0..PAIRS)
         .map(|_| {
-            let mut pose = |rng: &mut ChaCha8Rng, spread: f32| {
+            let pose = |rng: &mut ChaCha8Rng, spread: f32| {
                 Isometry2d::new(
                     Vec2::new(
                         rng.random_range(-spread..spread),

@@ -10,10 +10,8 @@
 #[allow(dead_code)]
 mod scene;
 
-use bevy::math::{Isometry2d, Rot2, bounding::Aabb2d};
 use bevy_collide2d::broad_phase::SpatialGrid;
-use bevy_collide2d::geometry::Shape;
-use scene::{BodyShape, generate};
+use scene::start_aabbs;
 
 fn main() {
     let mut args = std::env::args().skip(1);
@@ -23,16 +21,7 @@ fn main() {
         })
     };
     let (n, runs) = (number(10_000), number(20));
-    let aabbs: Vec<Aabb2d> = generate(n, 1)
-        .iter()
-        .map(|body| {
-            let shape = match body.shape {
-                BodyShape::Circle { radius } => Shape::Circle { radius },
-                BodyShape::Rect { half_size } => Shape::Rect { half_size },
-            };
-            shape.aabb(Isometry2d::new(body.position, Rot2::radians(body.angle)))
-        })
-        .collect();
+    let aabbs = start_aabbs(n, 1);
     let mut grid = SpatialGrid::default();
     let mut pairs = Vec::new();
     for _ in 0..runs {

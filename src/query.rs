@@ -178,34 +178,22 @@ impl SpatialQuery<'_> {
     ) -> Option<RayHit> {
         let direction = checked_ray(origin, direction, max_distance)?;
         let snapshot = &*self.snapshot;
-        let mut nearest: Option<RayHit> = None;
         let start = Aabb2d {
             min: origin,
             max: origin,
         };
-        self.visit_along(start, direction, max_distance, |index| {
-            let entity = snapshot.entities[index];
-            if !filter.accepts(entity, &snapshot.layers[index]) {
-                return None;
-            }
-            let limit = nearest.map_or(max_distance, |hit| hit.distance);
-            let hit =
-                snapshot.shapes[index].cast_ray(snapshot.poses[index], origin, direction, limit)?;
-            let nearer = nearest.is_none_or(|best| {
-                hit.distance < best.distance
-                    || (hit.distance == best.distance && entity < best.entity)
-            });
-            if nearer {
-                nearest = Some(RayHit {
-                    entity,
-                    distance: hit.distance,
-                    point: hit.point,
-                    normal: hit.normal,
-                });
-            }
-            Some(hit.distance)
-        });
-        nearest
+        let (entity, hit) =
+            self.nearest_along(start, direction, max_distance, filter, |index, limit| {
+                let shape = &snapshot.shapes[index];
+                let hit = shape.cast_ray(snapshot.poses[index], origin, direction, limit)?;
+                Some((hit.distance, hit.point, hit.normal))
+            })?;
+        Some(RayHit {
+            entity,
+            distance: hit.0,
+            point: hit.1,
+            normal: hit.2,
+        })
     }
 
     /// The colliders containing `point` (boundary included) that `filter`
@@ -290,27 +278,52 @@ impl SpatialQuery<'_> {
         let direction = checked_ray(pose.translation, direction, max_distance)?;
         let pose = Isometry2d::new(pose.translation, pose.rotation.normalize());
         let snapshot = &*self.snapshot;
-        let mut nearest: Option<ShapeHit> = None;
-        self.visit_along(shape.aabb(pose), direction, max_distance, |index| {
+        let start = shape.aabb(pose);
+        // Cast the whole way, not only up to the nearest hit so far, so that
+        // the distance found does not depend on the order of the search.
+        let (entity, hit) =
+            self.nearest_along(start, direction, max_distance, filter, |index, _| {
+                let (target, target_pose) = (&snapshot.shapes[index], snapshot.poses[index]);
+                let hit = cast_shape(&shape, pose, direction, max_distance, target, target_pose)?;
+                Some((hit.distance, hit.point, hit.normal))
+            })?;
+        Some(ShapeHit {
+            entity,
+            distance: hit.0,
+            point: hit.1,
+            normal: hit.2,
+        })
+    }
+
+    /// The nearest hit among the colliders that `filter` accepts, moving
+    /// `start` along `direction` by up to `max_distance`: `cast(index,
+    /// limit)` gives the `(distance, point, normal)` of the hit in collider
+    /// `index`, if any, where only hits up to `limit` (the nearest so far)
+    /// matter. Equal distances go to the lowest [`Entity`].
+    fn nearest_along(
+        &self,
+        start: Aabb2d,
+        direction: Dir2,
+        max_distance: f32,
+        filter: &QueryFilter,
+        mut cast: impl FnMut(usize, f32) -> Option<(f32, Vec2, Dir2)>,
+    ) -> Option<(Entity, (f32, Vec2, Dir2))> {
+        let snapshot = &*self.snapshot;
+        let mut nearest: Option<(Entity, (f32, Vec2, Dir2))> = None;
+        self.visit_along(start, direction, max_distance, |index| {
             let entity = snapshot.entities[index];
             if !filter.accepts(entity, &snapshot.layers[index]) {
                 return None;
             }
-            let (target, target_pose) = (&snapshot.shapes[index], snapshot.poses[index]);
-            let hit = cast_shape(&shape, pose, direction, max_distance, target, target_pose)?;
-            let nearer = nearest.is_none_or(|best| {
-                hit.distance < best.distance
-                    || (hit.distance == best.distance && entity < best.entity)
+            let limit = nearest.map_or(max_distance, |(_, best)| best.0);
+            let hit = cast(index, limit)?;
+            let nearer = nearest.is_none_or(|(best_entity, best)| {
+                hit.0 < best.0 || (hit.0 == best.0 && entity < best_entity)
             });
             if nearer {
-                nearest = Some(ShapeHit {
-                    entity,
-                    distance: hit.distance,
-                    point: hit.point,
-                    normal: hit.normal,
-                });
+                nearest = Some((entity, hit));
             }
-            Some(hit.distance)
+            Some(hit.0)
         });
         nearest
     }

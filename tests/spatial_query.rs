@@ -91,6 +91,21 @@ fn placed_colliders(app: &mut App) -> Vec<Placed> {
         .collect()
 }
 
+/// The nearest of the hits `cast` finds in the colliders `filter` accepts,
+/// as `(entity, (distance, point, normal))`; equal distances go to the
+/// lowest entity.
+fn brute_nearest(
+    colliders: &[Placed],
+    filter: &QueryFilter,
+    cast: impl Fn(&Placed) -> Option<(f32, Vec2, Dir2)>,
+) -> Option<(Entity, (f32, Vec2, Dir2))> {
+    colliders
+        .iter()
+        .filter(|c| filter.accepts(c.entity, &c.layers))
+        .filter_map(|c| Some((c.entity, cast(c)?)))
+        .min_by(|(a, hit_a), (b, hit_b)| hit_a.0.total_cmp(&hit_b.0).then(a.cmp(b)))
+}
+
 fn brute_cast_ray(
     colliders: &[Placed],
     origin: Vec2,
@@ -98,23 +113,16 @@ fn brute_cast_ray(
     max_distance: f32,
     filter: &QueryFilter,
 ) -> Option<RayHit> {
-    colliders
-        .iter()
-        .filter(|c| filter.accepts(c.entity, &c.layers))
-        .filter_map(|c| {
-            let hit = c.shape.cast_ray(c.pose, origin, direction, max_distance)?;
-            Some(RayHit {
-                entity: c.entity,
-                distance: hit.distance,
-                point: hit.point,
-                normal: hit.normal,
-            })
-        })
-        .min_by(|a, b| {
-            a.distance
-                .total_cmp(&b.distance)
-                .then(a.entity.cmp(&b.entity))
-        })
+    let (entity, (distance, point, normal)) = brute_nearest(colliders, filter, |c| {
+        let hit = c.shape.cast_ray(c.pose, origin, direction, max_distance)?;
+        Some((hit.distance, hit.point, hit.normal))
+    })?;
+    Some(RayHit {
+        entity,
+        distance,
+        point,
+        normal,
+    })
 }
 
 fn brute_point_hits(colliders: &[Placed], point: Vec2, filter: &QueryFilter) -> Vec<Entity> {
@@ -154,23 +162,16 @@ fn brute_cast_shape(
 ) -> Option<ShapeHit> {
     let pose = Isometry2d::new(pose.translation, pose.rotation.normalize());
     let shape = collider.shape();
-    colliders
-        .iter()
-        .filter(|c| filter.accepts(c.entity, &c.layers))
-        .filter_map(|c| {
-            let hit = cast_shape(&shape, pose, direction, max_distance, &c.shape, c.pose)?;
-            Some(ShapeHit {
-                entity: c.entity,
-                distance: hit.distance,
-                point: hit.point,
-                normal: hit.normal,
-            })
-        })
-        .min_by(|a, b| {
-            a.distance
-                .total_cmp(&b.distance)
-                .then(a.entity.cmp(&b.entity))
-        })
+    let (entity, (distance, point, normal)) = brute_nearest(colliders, filter, |c| {
+        let hit = cast_shape(&shape, pose, direction, max_distance, &c.shape, c.pose)?;
+        Some((hit.distance, hit.point, hit.normal))
+    })?;
+    Some(ShapeHit {
+        entity,
+        distance,
+        point,
+        normal,
+    })
 }
 
 /// Runs `f` with a [`SpatialQuery`] on the app's world, as a system would

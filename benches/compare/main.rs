@@ -33,13 +33,16 @@ use bevy::tasks::ComputeTaskPool;
 
 use scene::{Body, BodyShape, EventTally, base_app, body_bundle, generate};
 
+/// Reads the pairs an engine reports as touching, each `(lower, higher)`.
+type TouchingPairs = fn(&mut World) -> Vec<(Entity, Entity)>;
+
 /// How one kind of app is built and asked for its pairs.
 struct Engine {
     name: &'static str,
     setup: fn(&mut App),
     spawn: fn(&mut World, &[Body]) -> Vec<Entity>,
     /// `None` for the baseline, which detects nothing.
-    touching_pairs: Option<fn(&mut World) -> Vec<(Entity, Entity)>>,
+    touching_pairs: Option<TouchingPairs>,
 }
 
 const BASELINE: Engine = Engine {

@@ -1,8 +1,10 @@
 //! The benchmark scene, shared by every engine: N colliders, half circles and
 //! half rotated rectangles, moving and spinning by writing `Transform`.
 
+use bevy::math::bounding::Aabb2d;
 use bevy::prelude::*;
 use bevy::time::TimeUpdateStrategy;
+use bevy_collide2d::geometry::Shape;
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 use std::time::Duration;
@@ -75,6 +77,22 @@ pub fn generate(n: usize, seed: u64) -> Vec<Body> {
                 velocity: Vec2::from_angle(heading) * speed,
                 spin: rng.random_range(-2.0..=2.0),
             }
+        })
+        .collect()
+}
+
+/// The bounding boxes of the seeded bodies of a scene of `n`, where they
+/// start: what the broad phase sees (for benchmarks of it alone).
+#[allow(dead_code)] // not used by the comparison runner itself
+pub fn start_aabbs(n: usize, seed: u64) -> Vec<Aabb2d> {
+    generate(n, seed)
+        .iter()
+        .map(|body| {
+            let shape = match body.shape {
+                BodyShape::Circle { radius } => Shape::Circle { radius },
+                BodyShape::Rect { half_size } => Shape::Rect { half_size },
+            };
+            shape.aabb(Isometry2d::new(body.position, Rot2::radians(body.angle)))
         })
         .collect()
 }
