@@ -5,7 +5,7 @@ use bevy::prelude::*;
 
 use crate::broad_phase::BroadPhasePairs;
 use crate::events::PreviousPairs;
-use crate::geometry::{Contact, time_of_impact};
+use crate::geometry::{Contact, time_of_impact_from_apart};
 use crate::radix_sort::radix_sort_by_key;
 use crate::snapshot::ColliderSnapshot;
 
@@ -109,8 +109,9 @@ fn contact_pair(snapshot: &ColliderSnapshot, (i, j): (u32, u32)) -> Option<Conta
 /// whether they still touch at the end of the step.
 ///
 /// A pair already touching at the start of the step continues (or ends) as
-/// usual, with its end-of-step contact. Otherwise the first touch along the
-/// way is reported, with its time of impact.
+/// usual, with its end-of-step contact, if it was touching at the previous
+/// detection; if not, it started at the start (time of impact 0). Otherwise
+/// the first touch along the way is reported, with its time of impact.
 fn swept_contact_pair(
     snapshot: &ColliderSnapshot,
     previous: &PreviousPairs,
@@ -120,29 +121,30 @@ fn swept_contact_pair(
     let (shape_i, shape_j) = (&snapshot.shapes[i], &snapshot.shapes[j]);
     let (sweep_i, sweep_j) = (snapshot.sweep(i), snapshot.sweep(j));
     let end = shape_i.contact(sweep_i.end, shape_j, sweep_j.end);
-    let first_touch = time_of_impact(shape_i, sweep_i, shape_j, sweep_j);
-    let (contact, touching_at_end) = match (first_touch, end) {
-        // Touching at the start (time of impact 0) and at the end: an
-        // ongoing contact, reported as it is at the end, unless it was not
-        // touching at the previous detection (a teleport or a new collider
-        // put them together): then it started at the start.
-        (Some(first), Some(end)) if first.time_of_impact == 0.0 => {
-            let (ei, ej) = (snapshot.entities[i], snapshot.entities[j]);
-            (
-                if previous.contains(ei, ej) {
-                    end
-                } else {
-                    first
-                },
-                true,
-            )
+    let (contact, touching_at_end) = if shape_i.intersects(sweep_i.start, shape_j, sweep_j.start) {
+        let (ei, ej) = (snapshot.entities[i], snapshot.entities[j]);
+        match end {
+            // Touching at the start and at the end: an ongoing contact,
+            // reported as it is at the end, unless it was not touching at
+            // the previous detection (a teleport or a new collider put them
+            // together): then it started at the start.
+            Some(end) if previous.contains(ei, ej) => (end, true),
+            // Started at the start; apart at the end when passing.
+            _ => {
+                let start = shape_i.contact(sweep_i.start, shape_j, sweep_j.start)?;
+                let first = Contact {
+                    time_of_impact: 0.0,
+                    ..start
+                };
+                (first, end.is_some())
+            }
         }
-        // Apart at the start, touching at the end: the first touch.
-        (Some(first), Some(_)) => (first, true),
-        // Apart at the end: passing, possibly touching at the start.
-        (Some(first), None) => (first, false),
-        (None, Some(end)) => (end, true),
-        (None, None) => return None,
+    } else {
+        match time_of_impact_from_apart(shape_i, sweep_i, shape_j, sweep_j) {
+            // The first touch on the way; apart at the end when passing.
+            Some(first) => (first, end.is_some()),
+            None => (end?, true),
+        }
     };
     Some((ordered_pair(snapshot, i, j, contact), touching_at_end))
 }

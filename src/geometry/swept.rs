@@ -76,13 +76,28 @@ impl Sweep {
 
     /// The pose at `t` (0 = start, 1 = end).
     pub fn at(&self, t: f32) -> Isometry2d {
+        self.at_angle(self.angle(), t)
+    }
+
+    /// [`Self::at`] with [`Self::angle`] already known (it takes an
+    /// arctangent, which loops should not pay for every time).
+    fn at_angle(&self, angle: f32, t: f32) -> Isometry2d {
         if t >= 1.0 {
             return self.end;
         }
         Isometry2d::new(
-            self.start.translation + self.displacement() * t,
-            self.start.rotation * Rot2::radians(self.angle() * t),
+            self.translation_at(t),
+            self.start.rotation * Rot2::radians(angle * t),
         )
+    }
+
+    /// The centre at `t`, as in [`Self::at`].
+    fn translation_at(&self, t: f32) -> Vec2 {
+        if t >= 1.0 {
+            self.end.translation
+        } else {
+            self.start.translation + self.displacement() * t
+        }
     }
 }
 
@@ -92,7 +107,7 @@ impl Sweep {
 /// both end boxes on the way; its bounding circle cannot).
 pub fn swept_aabb(shape: &Shape, sweep: Sweep) -> Aabb2d {
     let bounds = |pose: Isometry2d| match *shape {
-        Shape::Rect { half_size } if sweep.angle() != 0.0 => {
+        Shape::Rect { half_size } if sweep.start.rotation != sweep.end.rotation => {
             Aabb2d::new(pose.translation, Vec2::splat(half_size.length()))
         }
         _ => shape.aabb(pose),
@@ -115,6 +130,16 @@ pub fn time_of_impact(a: &Shape, sweep_a: Sweep, b: &Shape, sweep_b: Sweep) -> O
             ..contact
         });
     }
+    time_of_impact_from_apart(a, sweep_a, b, sweep_b)
+}
+
+/// [`time_of_impact`] for shapes known to be apart at the start.
+pub(crate) fn time_of_impact_from_apart(
+    a: &Shape,
+    sweep_a: Sweep,
+    b: &Shape,
+    sweep_b: Sweep,
+) -> Option<Contact> {
     match (*a, *b) {
         (Shape::Circle { radius: ra }, Shape::Circle { radius: rb }) => {
             circle_circle_time_of_impact(ra, sweep_a, rb, sweep_b)
@@ -136,7 +161,7 @@ fn circle_circle_time_of_impact(ra: f32, a: Sweep, rb: f32, b: Sweep) -> Option<
     let start = a.start.translation - b.start.translation;
     let motion = a.displacement() - b.displacement();
     let t = segment_circle_entry(start, motion, ra + rb)?;
-    let (ca, cb) = (a.at(t).translation, b.at(t).translation);
+    let (ca, cb) = (a.translation_at(t), b.translation_at(t));
     let fallback = Dir2::new(-motion).unwrap_or(Dir2::X);
     let contact = circle_circle_contact(ra, ca, rb, cb).unwrap_or_else(|| {
         // Rounding left a hair's gap at the computed time: the same contact,
@@ -173,8 +198,8 @@ fn circle_rect_time_of_impact(
     let slack = 2.0 * half_size.length() * (turn / 4.0).sin();
     for k in 0..substeps {
         let (t0, t1) = (k as f32 / substeps as f32, (k + 1) as f32 / substeps as f32);
-        let to_rect = rect.at(0.5 * (t0 + t1)).rotation.inverse();
-        let local = |t: f32| to_rect * (circle.at(t).translation - rect.at(t).translation);
+        let to_rect = rect.at_angle(angle, 0.5 * (t0 + t1)).rotation.inverse();
+        let local = |t: f32| to_rect * (circle.translation_at(t) - rect.translation_at(t));
         let start = local(t0);
         let Some(s) =
             segment_rounded_box_entry(start, local(t1) - start, half_size, radius + slack)
@@ -185,9 +210,9 @@ fn circle_rect_time_of_impact(
         let motion = circle.displacement() - rect.displacement();
         return Some(circle_rect_touch(
             radius,
-            circle.at(t).translation,
+            circle.translation_at(t),
             half_size,
-            rect.at(t),
+            rect.at_angle(angle, t),
             motion,
             t,
         ));
@@ -225,10 +250,11 @@ fn circle_rect_touch(
 }
 
 fn rect_rect_time_of_impact(ha: Vec2, a: Sweep, hb: Vec2, b: Sweep) -> Option<Contact> {
+    let (angle_a, angle_b) = (a.angle(), b.angle());
     // No point of either moves faster than this (distance per whole step).
     let speed = (a.displacement() - b.displacement()).length()
-        + a.angle().abs() * ha.length()
-        + b.angle().abs() * hb.length();
+        + angle_a.abs() * ha.length()
+        + angle_b.abs() * hb.length();
     let extent = a.start.translation.abs().max_element()
         + a.end.translation.abs().max_element()
         + b.start.translation.abs().max_element()
@@ -238,7 +264,7 @@ fn rect_rect_time_of_impact(ha: Vec2, a: Sweep, hb: Vec2, b: Sweep) -> Option<Co
     let tolerance = (1e-4 * ha.min_element().min(hb.min_element())).max(extent * 1e-6);
     let mut t = 0.0;
     for _ in 0..MAX_ADVANCES {
-        let (pa, pb) = (a.at(t), b.at(t));
+        let (pa, pb) = (a.at_angle(angle_a, t), b.at_angle(angle_b, t));
         let gap = rect_rect_separation(ha, pa, hb, pb);
         if gap <= tolerance {
             return Some(rect_rect_touch(ha, pa, hb, pb, tolerance, t));
