@@ -15,6 +15,17 @@ const DT: f32 = 1.0 / 60.0;
 #[derive(Component)]
 struct Velocity(Vec2);
 
+/// A swept circle of `radius` on the x axis at `x`.
+fn spawn_swept_ball(app: &mut App, radius: f32, x: f32) -> Entity {
+    app.world_mut()
+        .spawn((
+            Collider::circle(radius),
+            Swept,
+            Transform::from_xyz(x, 0.0, 0.0),
+        ))
+        .id()
+}
+
 fn moving_app() -> App {
     let mut app = test_app();
     app.add_systems(Update, |mut movers: Query<(&mut Transform, &Velocity)>| {
@@ -133,14 +144,7 @@ fn without_swept_the_fast_ball_may_tunnel() {
 fn swept_ball_ending_inside_reports_the_first_touch_and_stays() {
     let mut app = moving_app();
     // 100 units per frame at a 40-unit-thick block 60 away: it ends inside.
-    let ball = app
-        .world_mut()
-        .spawn((
-            Collider::circle(2.0),
-            Swept,
-            Transform::from_xyz(-82.0, 0.0, 0.0),
-        ))
-        .id();
+    let ball = spawn_swept_ball(&mut app, 2.0, -82.0);
     let block = app
         .world_mut()
         .spawn((Collider::rect(40.0, 40.0), Transform::default()))
@@ -179,14 +183,7 @@ fn swept_ball_ending_inside_reports_the_first_touch_and_stays() {
 #[test]
 fn inserting_swept_again_teleports_without_a_path() {
     let mut app = moving_app();
-    let ball = app
-        .world_mut()
-        .spawn((
-            Collider::circle(1.0),
-            Swept,
-            Transform::from_xyz(-100.0, 0.0, 0.0),
-        ))
-        .id();
+    let ball = spawn_swept_ball(&mut app, 1.0, -100.0);
     app.world_mut()
         .spawn((Collider::rect(2.0, 50.0), Transform::default()));
     app.update();
@@ -244,14 +241,7 @@ fn fast_swept_rectangles_do_not_pass_through_each_other() {
 #[test]
 fn path_restarts_where_swept_is_inserted_again() {
     let mut app = moving_app();
-    let ball = app
-        .world_mut()
-        .spawn((
-            Collider::circle(1.0),
-            Swept,
-            Transform::from_xyz(-500.0, 0.0, 0.0),
-        ))
-        .id();
+    let ball = spawn_swept_ball(&mut app, 1.0, -500.0);
     let wall = spawn_at(&mut app, Collider::rect(2.0, 50.0), 100.0, 0.0);
     app.update();
     // Put just before the wall, then moved 60 units across it by the
@@ -287,14 +277,7 @@ fn path_restarts_where_swept_is_inserted_again() {
 fn teleports_end_and_start_pairs_again() {
     let mut app = moving_app();
     let mut log = MessageLog::default();
-    let ball = app
-        .world_mut()
-        .spawn((
-            Collider::circle(1.0),
-            Swept,
-            Transform::from_xyz(0.0, 0.0, 0.0),
-        ))
-        .id();
+    let ball = spawn_swept_ball(&mut app, 1.0, 0.0);
     let block = spawn_at(&mut app, Collider::rect(10.0, 10.0), 5.0, 0.0);
     let pair = ordered(ball, block);
     app.update();
