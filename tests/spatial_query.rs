@@ -262,6 +262,30 @@ fn random_filter(rng: &mut XorShift, colliders: &[Placed]) -> QueryFilter {
     filter
 }
 
+/// Where a ray or a cast shape starts and where it goes, by `kind`: from
+/// inside the scene (0), from a collider's centre (1, inside it), or from
+/// far away towards the scene (otherwise).
+fn random_start(
+    rng: &mut XorShift,
+    kind: usize,
+    colliders: &[Placed],
+    centre: Vec2,
+    half: f32,
+) -> (Vec2, Dir2) {
+    match kind {
+        0 => (rng.point(centre, half * 1.2), rng.direction()),
+        1 => (
+            colliders[rng.below(colliders.len())].pose.translation,
+            rng.direction(),
+        ),
+        _ => {
+            let start = centre + Vec2::from_angle(rng.range(0.0, 6.3)) * rng.range(1e3, 1e5);
+            let target = rng.point(centre, half);
+            (start, Dir2::new(target - start).unwrap())
+        }
+    }
+}
+
 /// Random queries of every kind against brute force; returns how many rays
 /// hit something, points found something, shapes overlapped something and
 /// cast shapes hit something.
@@ -274,18 +298,7 @@ fn check_queries(app: &mut App, rng: &mut XorShift, centres: &[Vec2], half: f32)
 
         // Rays: from inside the scene, from a collider's centre (inside it),
         // from far away towards the scene; any length.
-        let (origin, direction) = match round % 4 {
-            0 => (rng.point(centre, half * 1.2), rng.direction()),
-            1 => (
-                colliders[rng.below(colliders.len())].pose.translation,
-                rng.direction(),
-            ),
-            _ => {
-                let origin = centre + Vec2::from_angle(rng.range(0.0, 6.3)) * rng.range(1e3, 1e5);
-                let target = rng.point(centre, half);
-                (origin, Dir2::new(target - origin).unwrap())
-            }
-        };
+        let (origin, direction) = random_start(rng, round % 4, &colliders, centre, half);
         let max_distance = match rng.below(4) {
             0 => rng.range(0.0, half),
             1 => 0.0,
@@ -328,18 +341,7 @@ fn check_queries(app: &mut App, rng: &mut XorShift, centres: &[Vec2], half: f32)
             1 => Collider::rect(rng.range(1.0, 40.0), rng.range(1.0, 40.0)),
             _ => Collider::rect(rng.range(100.0, 300.0), rng.range(1.0, 6.0)),
         };
-        let (start, direction) = match round % 3 {
-            0 => (rng.point(centre, half * 1.2), rng.direction()),
-            1 => (
-                colliders[rng.below(colliders.len())].pose.translation,
-                rng.direction(),
-            ),
-            _ => {
-                let start = centre + Vec2::from_angle(rng.range(0.0, 6.3)) * rng.range(1e3, 1e5);
-                let target = rng.point(centre, half);
-                (start, Dir2::new(target - start).unwrap())
-            }
-        };
+        let (start, direction) = random_start(rng, round % 3, &colliders, centre, half);
         let pose = Isometry2d::new(start, Rot2::radians(rng.range(-4.0, 4.0)));
         let max_distance = match rng.below(3) {
             0 => rng.range(0.0, half),
