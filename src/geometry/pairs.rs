@@ -226,8 +226,11 @@ pub fn rect_rect_intersects(ha: Vec2, a: Isometry2d, hb: Vec2, b: Isometry2d) ->
 /// The normal is the face normal with the smallest overlap, which for convex
 /// polygons is the true penetration depth. Ties pick the first of a.x, a.y,
 /// b.x, b.y; a zero offset along the chosen axis picks its positive side. The
-/// point is the centroid of the overlap region (the middle of the contact edge
-/// when they only touch).
+/// point is the middle of the part of the incident face (the other
+/// rectangle's face most opposed to the normal) that lies inside the
+/// reference rectangle (whose face gives the normal), as in Box2D's clipping;
+/// when none of that face is inside (one rectangle deep inside the other),
+/// the centroid of the overlap region.
 pub fn rect_rect_contact(ha: Vec2, a: Isometry2d, hb: Vec2, b: Isometry2d) -> Option<Contact> {
     let pair = RectPair::new(a, b);
     let separations = pair.separations(ha, hb);
@@ -252,20 +255,69 @@ pub fn rect_rect_contact(ha: Vec2, a: Isometry2d, hb: Vec2, b: Isometry2d) -> Op
     } else {
         axis
     };
-    let local_point = overlap_centroid(ha, &pair, hb).unwrap_or_else(|| {
-        // Only reachable when rounding clips a touching contact away: b's
-        // corner deepest towards a, pulled into a.
-        let corner = pair.offset
-            - pair.b_x * (hb.x * pair.b_x.dot(local_normal).signum())
-            - pair.b_y * (hb.y * pair.b_y.dot(local_normal).signum());
-        corner.clamp(-ha, ha)
+    let point = if best < 2 {
+        incident_face_middle(ha, &pair, hb, local_normal).map(|p| a.transform_point(p))
+    } else {
+        // b's face is the reference: the same seen from b.
+        let seen_from_b = RectPair::new(b, a);
+        let normal_in_b = Vec2::new(local_normal.dot(pair.b_x), local_normal.dot(pair.b_y));
+        incident_face_middle(hb, &seen_from_b, ha, -normal_in_b).map(|p| b.transform_point(p))
+    };
+    let point = point.unwrap_or_else(|| {
+        let local_point = overlap_centroid(ha, &pair, hb).unwrap_or_else(|| {
+            // Only reachable when rounding clips a touching contact away: b's
+            // corner deepest towards a, pulled into a.
+            let corner = pair.offset
+                - pair.b_x * (hb.x * pair.b_x.dot(local_normal).signum())
+                - pair.b_y * (hb.y * pair.b_y.dot(local_normal).signum());
+            corner.clamp(-ha, ha)
+        });
+        a.transform_point(local_point)
     });
     Some(Contact {
-        point: a.transform_point(local_point),
+        point,
         normal: Dir2::new_unchecked(a.rotation * local_normal),
         depth: (-separations[best]).max(0.0),
         time_of_impact: 1.0,
     })
+}
+
+/// The middle of the part of `b`'s face most opposed to `normal` (which
+/// points from `a` towards `b`) that lies inside rectangle `a`, in `a`'s
+/// frame, or `None` if no part of it does. Liang–Barsky clipping of one
+/// segment: a few multiplies instead of clipping a polygon four times.
+#[inline]
+fn incident_face_middle(ha: Vec2, pair: &RectPair, hb: Vec2, normal: Vec2) -> Option<Vec2> {
+    // b's face whose outward normal is most opposed to `normal`: the face
+    // normal is ±b_x or ±b_y, whichever has the most negative dot product.
+    let (on_x, on_y) = (normal.dot(pair.b_x), normal.dot(pair.b_y));
+    let (face_normal, face_half, along, along_half) = if on_x.abs() >= on_y.abs() {
+        (pair.b_x * -on_x.signum(), hb.x, pair.b_y, hb.y)
+    } else {
+        (pair.b_y * -on_y.signum(), hb.y, pair.b_x, hb.x)
+    };
+    let centre = pair.offset + face_normal * face_half;
+    let start = centre - along * along_half;
+    let direction = along * (2.0 * along_half);
+    // Widened by a few float steps, as in `overlap_centroid`, so that a face
+    // lying exactly on a's edge is not clipped away by rounding.
+    let slack = (pair.offset.abs().max_element() + ha.max_element() + hb.max_element())
+        * (8.0 * f32::EPSILON);
+    let (t0, t1) = segment_box_chord(start, direction, ha + slack);
+    (t0 <= t1).then(|| start + direction * (0.5 * (t0 + t1)))
+}
+
+/// The parameter range `[start, end]` within `[0, 1]` over which
+/// `origin + t * direction` lies inside the box `[-half_size, half_size]`;
+/// empty (`start > end`) when it never does.
+#[inline]
+fn segment_box_chord(origin: Vec2, direction: Vec2, half_size: Vec2) -> (f32, f32) {
+    // `line_box_chord` leaves axes the segment runs parallel to free.
+    if (direction.cmpeq(Vec2::ZERO) & origin.abs().cmpgt(half_size)).any() {
+        return (1.0, 0.0);
+    }
+    let (start, end) = line_box_chord(origin, direction, half_size);
+    (start.max(0.0), end.min(1.0))
 }
 
 /// Centroid of the intersection of rectangle `b` with rectangle `a`, in `a`'s
@@ -626,8 +678,9 @@ mod tests {
         let c = rect_rect_contact(half, a, half, b).unwrap();
         assert_eq!(*c.normal, Vec2::X);
         assert_close(c.depth, 0.5);
-        // Centroid of the overlap [0.5, 1] x [-0.8, 1].
-        assert_vec_close(c.point, Vec2::new(0.75, 0.1));
+        // b's left face (x = 0.5) is the incident face; its part inside a
+        // runs from y = -0.8 to y = 1.
+        assert_vec_close(c.point, Vec2::new(0.5, 0.1));
         // Edges touching exactly.
         let touching = rect_rect_contact(half, a, half, pose(2.0, 1.5, 0.0)).unwrap();
         assert_eq!(touching.depth, 0.0);
@@ -675,7 +728,8 @@ mod tests {
         .unwrap();
         assert_eq!(*c.normal, Vec2::X);
         assert_close(c.depth, 2.0);
-        assert_vec_close(c.point, Vec2::ZERO);
+        // The middle of b's incident (left) face, which lies on a's left edge.
+        assert_vec_close(c.point, Vec2::new(-1.0, 0.0));
 
         let big = Vec2::new(10.0, 5.0);
         let small = Vec2::new(1.0, 0.5);
