@@ -280,8 +280,12 @@ impl Level {
         let (mut lowest, mut highest) = (Vec2::INFINITY, Vec2::NEG_INFINITY);
         for &index in &self.input {
             let aabb = &aabbs[index as usize];
-            let (min, max) = (self.to_cell(aabb.min), self.to_cell(aabb.max));
-            if (max - min).cmpgt(IVec2::ONE).any() {
+            let min = self.to_cell(aabb.min);
+            // The max corner's cell is at most one further exactly when its
+            // scaled coordinates are below `min + 2`: a compare instead of
+            // two float-to-int conversions.
+            let max = scaled_to_cells(aabb.max, self.inverse_cell_size);
+            if !max.cmplt((min + 2).as_vec2()).all() {
                 self.oversized.push(index);
                 continue;
             }
@@ -630,11 +634,17 @@ fn path_within(start: &Aabb2d, direction: Vec2, bounds: &Aabb2d, limit: f32) -> 
 /// The cell holding `p` in cells of `1 / inverse_cell_size`, clamped.
 #[inline]
 fn cell_at(p: Vec2, inverse_cell_size: f32) -> IVec2 {
-    let c = (p * inverse_cell_size).clamp(
+    let c = scaled_to_cells(p, inverse_cell_size);
+    IVec2::new(floor_to_i32(c.x), floor_to_i32(c.y))
+}
+
+/// `p` in cell units, clamped: its cell is the floor of this.
+#[inline]
+fn scaled_to_cells(p: Vec2, inverse_cell_size: f32) -> Vec2 {
+    (p * inverse_cell_size).clamp(
         Vec2::splat(-CELL_COORD_LIMIT),
         Vec2::splat(CELL_COORD_LIMIT),
-    );
-    IVec2::new(floor_to_i32(c.x), floor_to_i32(c.y))
+    )
 }
 
 /// `x.floor() as i32` for `|x| <= 2^24`, without a libm call.

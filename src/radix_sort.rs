@@ -25,7 +25,9 @@ pub(crate) fn radix_sort_by_key<T: Copy, K: RadixKey>(
         if (varying >> shift) & 0xFF == 0 {
             continue;
         }
-        let digit = |item: &T| ((key(item).to_u128() >> shift) & 0xFF) as usize;
+        // A byte read, not a shift of a 128-bit integer by a variable.
+        let byte = (shift / 8) as usize;
+        let digit = |item: &T| key(item).to_u128().to_le_bytes()[byte] as usize;
         let mut starts = [0u32; 257];
         for item in items.iter() {
             starts[digit(item) + 1] += 1;
