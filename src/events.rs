@@ -7,6 +7,7 @@ use bevy::prelude::*;
 use crate::collider::CollidingEntities;
 use crate::geometry::Contact;
 use crate::narrow_phase::Collisions;
+use crate::radix_sort::radix_sort_by_key;
 
 /// A collision starting or ending between two colliders, as a [`Message`]
 /// (read it with a [`MessageReader`]).
@@ -146,11 +147,16 @@ pub(crate) fn report_collision_changes(
     mut messages: MessageWriter<CollisionEvent>,
     mut colliding: Query<&mut CollidingEntities>,
     mut commands: Commands,
+    mut buffers: Local<CollidingChanges>,
 ) {
     let mut notifications = Vec::new();
     // (entity, other, started): applied after the diff in entity order, which
     // reads the components in storage order rather than at random.
-    let mut colliding_changes = Vec::new();
+    let CollidingChanges {
+        changes: colliding_changes,
+        scratch,
+    } = &mut *buffers;
+    colliding_changes.clear();
     diff_pairs(&previous.0, &collisions, |change| match change {
         PairChange::Started(a, b, contact) => {
             messages.write(CollisionEvent::Started { a, b, contact });
@@ -185,8 +191,10 @@ pub(crate) fn report_collision_changes(
         notifications.extend(Notification::started(a, b, contact));
         notifications.extend(Notification::ended(a, b));
     }
-    colliding_changes.sort_unstable_by_key(|&(entity, other, _)| (entity, other));
-    for (entity, other, started) in colliding_changes {
+    // `Entity` orders by its bits. Each (entity, other) pair changes at most
+    // once, so the order among one entity's changes does not matter.
+    radix_sort_by_key(colliding_changes, scratch, |&(entity, _, _)| entity.to_bits());
+    for &(entity, other, started) in colliding_changes.iter() {
         if let Ok(mut set) = colliding.get_mut(entity) {
             if started {
                 set.insert(other);
@@ -202,6 +210,15 @@ pub(crate) fn report_collision_changes(
     previous
         .0
         .extend(collisions.iter().map(|pair| (pair.a, pair.b)));
+}
+
+/// Reused space for the [`CollidingEntities`] changes of one detection.
+#[derive(Default)]
+pub(crate) struct CollidingChanges {
+    /// (entity, other, started)
+    changes: Vec<(Entity, Entity, bool)>,
+    /// Sorting space.
+    scratch: Vec<(Entity, Entity, bool)>,
 }
 
 /// An observer event to trigger once detection is done.

@@ -59,6 +59,13 @@ impl RadixKey for u32 {
     }
 }
 
+impl RadixKey for u64 {
+    const BITS: u32 = 64;
+    fn to_u128(self) -> u128 {
+        self.into()
+    }
+}
+
 impl RadixKey for u128 {
     const BITS: u32 = 128;
     fn to_u128(self) -> u128 {
