@@ -193,7 +193,9 @@ pub(crate) fn report_collision_changes(
     }
     // `Entity` orders by its bits. Each (entity, other) pair changes at most
     // once, so the order among one entity's changes does not matter.
-    radix_sort_by_key(colliding_changes, scratch, |&(entity, _, _)| entity.to_bits());
+    radix_sort_by_key(colliding_changes, scratch, |&(entity, _, _)| {
+        entity.to_bits()
+    });
     for &(entity, other, started) in colliding_changes.iter() {
         if let Ok(mut set) = colliding.get_mut(entity) {
             if started {
