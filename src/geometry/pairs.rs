@@ -299,11 +299,9 @@ fn incident_face_middle(ha: Vec2, pair: &RectPair, hb: Vec2, normal: Vec2) -> Op
     let centre = pair.offset + face_normal * face_half;
     let start = centre - along * along_half;
     let direction = along * (2.0 * along_half);
-    // Widened by a few float steps, as in `overlap_centroid`, so that a face
-    // lying exactly on a's edge is not clipped away by rounding.
-    let slack = (pair.offset.abs().max_element() + ha.max_element() + hb.max_element())
-        * (8.0 * f32::EPSILON);
-    let (t0, t1) = segment_box_chord(start, direction, ha + slack);
+    // Widened so that a face lying exactly on a's edge is not clipped away
+    // by rounding.
+    let (t0, t1) = segment_box_chord(start, direction, ha + clip_slack(ha, pair, hb));
     (t0 <= t1).then(|| start + direction * (0.5 * (t0 + t1)))
 }
 
@@ -320,6 +318,14 @@ fn segment_box_chord(origin: Vec2, direction: Vec2, half_size: Vec2) -> (f32, f3
     (start.max(0.0), end.min(1.0))
 }
 
+/// How far clipping against `a`'s sides widens them: a few float steps at
+/// the scale of the pair, so that rounding cannot clip a touching contact
+/// away.
+#[inline]
+fn clip_slack(ha: Vec2, pair: &RectPair, hb: Vec2) -> f32 {
+    (pair.offset.abs().max_element() + ha.max_element() + hb.max_element()) * (8.0 * f32::EPSILON)
+}
+
 /// Centroid of the intersection of rectangle `b` with rectangle `a`, in `a`'s
 /// frame (Sutherland–Hodgman clipping of b's corners by a's four sides). For
 /// a degenerate (zero-area) intersection, the average of its vertices.
@@ -329,11 +335,10 @@ fn overlap_centroid(ha: Vec2, pair: &RectPair, hb: Vec2) -> Option<Vec2> {
     let c = pair.offset;
     let mut polygon =
         ClipPolygon::from_corners([c + ex + ey, c - ex + ey, c - ex - ey, c + ex - ey]);
-    // Clip by x <= ha.x, -x <= ha.x, y <= ha.y, -y <= ha.y, each widened by
-    // a few float steps: shapes that only touch then leave a thin sliver
-    // along the shared edge instead of nothing at all.
-    let slack =
-        (c.abs().max_element() + ha.max_element() + hb.max_element()) * (8.0 * f32::EPSILON);
+    // Clip by x <= ha.x, -x <= ha.x, y <= ha.y, -y <= ha.y, each widened:
+    // shapes that only touch then leave a thin sliver along the shared edge
+    // instead of nothing at all.
+    let slack = clip_slack(ha, pair, hb);
     let (hx, hy) = (ha.x + slack, ha.y + slack);
     for (axis, limit) in [
         (Vec2::X, hx),
