@@ -77,18 +77,25 @@ fn placed_colliders(app: &mut App) -> Vec<Placed> {
         &GlobalTransform,
         Option<&CollisionLayers>,
     )>();
-    query
-        .iter(app.world())
-        .filter_map(|(entity, collider, transform, layers)| {
-            let (shape, pose) = world_shape(collider, transform).ok()?;
-            Some(Placed {
-                entity,
-                shape,
-                pose,
-                layers: layers.copied().unwrap_or_default(),
-            })
-        })
-        .collect()
+    query.iter(app.world()).filter_map(as_placed).collect()
+}
+
+/// A collider as detection sees it, or `None` if it is invalid.
+fn as_placed(
+    (entity, collider, transform, layers): (
+        Entity,
+        &Collider,
+        &GlobalTransform,
+        Option<&CollisionLayers>,
+    ),
+) -> Option<Placed> {
+    let (shape, pose) = world_shape(collider, transform).ok()?;
+    Some(Placed {
+        entity,
+        shape,
+        pose,
+        layers: layers.copied().unwrap_or_default(),
+    })
 }
 
 /// The nearest of the hits `cast` finds in the colliders `filter` accepts,
@@ -418,18 +425,7 @@ fn queries_before_the_broad_phase_see_the_new_snapshot() {
         )>,
         mut checked: ResMut<Checked>,
     ) {
-        let placed: Vec<Placed> = colliders
-            .iter()
-            .filter_map(|(entity, collider, transform, layers)| {
-                let (shape, pose) = world_shape(collider, transform).ok()?;
-                Some(Placed {
-                    entity,
-                    shape,
-                    pose,
-                    layers: layers.copied().unwrap_or_default(),
-                })
-            })
-            .collect();
+        let placed: Vec<Placed> = colliders.iter().filter_map(as_placed).collect();
         let filter = QueryFilter::default();
         for c in &placed {
             let point = c.pose.translation;
