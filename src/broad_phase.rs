@@ -18,6 +18,9 @@
 use bevy::math::{Dir2, I64Vec2, Vec2, bounding::Aabb2d};
 use bevy::prelude::*;
 
+use std::ops::Range;
+
+use crate::parallel::{ChunkOutputs, InOrder, RunChunks, Workers};
 use crate::snapshot::ColliderSnapshot;
 
 /// Cell coordinates are clamped to this range so that far-away or huge
@@ -39,6 +42,10 @@ const BRUTE_FORCE_BELOW: usize = 24;
 /// with wildly different box sizes).
 const MAX_LEVELS: usize = 8;
 
+/// The pairs among a level's filed boxes are found in bands of rows of
+/// about this many cells each, which threads share.
+const CELLS_PER_BAND: usize = 1024;
+
 /// A walk along a path looks at pieces of this many cells at a time: longer
 /// pieces look at more cells beside a diagonal path, shorter ones at the same
 /// cells again from the next piece.
@@ -54,6 +61,8 @@ pub struct SpatialGrid {
     /// The cell size of the first level (0 before the first call).
     cell_size: f32,
     levels: Vec<Level>,
+    /// The pairs found in each band of rows, before they are joined.
+    band_pairs: ChunkOutputs<(u32, u32)>,
     /// How many boxes the last call filed, and in how many levels.
     box_count: usize,
     levels_used: usize,
@@ -111,11 +120,24 @@ impl SpatialGrid {
     pub fn overlapping_pairs(
         &mut self,
         aabbs: &[Aabb2d],
-        mut accept: impl FnMut(u32, u32) -> bool,
+        accept: impl Fn(u32, u32) -> bool + Sync,
+        pairs: &mut Vec<(u32, u32)>,
+    ) {
+        self.overlapping_pairs_in_chunks(aabbs, accept, &InOrder, pairs);
+    }
+
+    /// [`Self::overlapping_pairs`], with the pairs among a level's filed
+    /// boxes found in bands of rows run by `runner` (same result, in the
+    /// same order).
+    pub(crate) fn overlapping_pairs_in_chunks(
+        &mut self,
+        aabbs: &[Aabb2d],
+        accept: impl Fn(u32, u32) -> bool + Sync,
+        runner: &impl RunChunks,
         pairs: &mut Vec<(u32, u32)>,
     ) {
         pairs.clear();
-        let mut report = |i: u32, j: u32| {
+        let report = |pairs: &mut Vec<(u32, u32)>, i: u32, j: u32| {
             let (i, j) = if i < j { (i, j) } else { (j, i) };
             if accept(i, j) {
                 pairs.push((i, j));
@@ -133,15 +155,35 @@ impl SpatialGrid {
             let level = &mut self.levels[depth];
             level.brute_forced = level.input.len() < BRUTE_FORCE_BELOW || depth + 1 == MAX_LEVELS;
             if level.brute_forced {
-                level.brute_force(aabbs, &mut report);
+                level.brute_force(aabbs, &mut |i, j| report(pairs, i, j));
                 break;
             }
             level.build(aabbs);
             if depth == 0 {
                 self.cell_size = level.cell_size;
             }
-            level.pairs_within(&mut report);
-            level.pairs_with_oversized(aabbs, &mut report);
+            match level.keying {
+                Keying::Dense => {
+                    let (width, height) = (level.span.x as usize, level.span.y as usize);
+                    let rows_per_band = (CELLS_PER_BAND / width).max(1);
+                    let level = &*level;
+                    self.band_pairs.collect(
+                        runner,
+                        height.div_ceil(rows_per_band),
+                        |band, output| {
+                            let rows =
+                                band * rows_per_band..((band + 1) * rows_per_band).min(height);
+                            level.dense_pairs_within(rows, &mut |i, j| report(output, i, j));
+                        },
+                        pairs,
+                    );
+                }
+                Keying::Hashed { .. } => {
+                    level.hashed_pairs_within(&mut |i, j| report(pairs, i, j));
+                }
+            }
+            let level = &self.levels[depth];
+            level.pairs_with_oversized(aabbs, &mut |i, j| report(pairs, i, j));
             if level.oversized.is_empty() {
                 break;
             }
@@ -376,20 +418,14 @@ impl Level {
         }
     }
 
-    /// Pairs among the filed boxes: each box with the later boxes of its own
-    /// cell and with the boxes of the neighbouring cells at (+1, -1),
-    /// (+1, 0), (+1, +1) and (0, +1); the other four neighbours meet it from
-    /// their side.
-    fn pairs_within(&self, report: &mut impl FnMut(u32, u32)) {
-        match self.keying {
-            Keying::Dense => self.dense_pairs_within(report),
-            Keying::Hashed { .. } => self.hashed_pairs_within(report),
-        }
-    }
-
-    /// [`Self::pairs_within`] with row-major keys: a key run is exactly one
-    /// cell, and the (0, +1) and (+1, +1) neighbours are adjacent keys.
-    fn dense_pairs_within(&self, report: &mut impl FnMut(u32, u32)) {
+    /// Pairs among the filed boxes whose min corner is in `rows`: each box
+    /// with the later boxes of its own cell and with the boxes of the
+    /// neighbouring cells at (+1, -1), (+1, 0), (+1, +1) and (0, +1); the
+    /// other four neighbours meet it from their side.
+    ///
+    /// With row-major keys a key run is exactly one cell, and the (0, +1)
+    /// and (+1, +1) neighbours are adjacent keys.
+    fn dense_pairs_within(&self, rows: Range<usize>, report: &mut impl FnMut(u32, u32)) {
         let (aabbs, indices, starts) = (&self.sorted_aabb, &self.sorted_index, &self.key_starts);
         if indices.is_empty() {
             return;
@@ -399,8 +435,8 @@ impl Level {
             starts[first_key] as usize..starts[last_key + 1] as usize
         };
         // Walk the cells in key order, tracking (x, y) without dividing.
-        let (mut x, mut y) = (0, 0);
-        for key in 0..width * height {
+        let (mut x, mut y) = (0, rows.start);
+        for key in rows.start * width..rows.end * width {
             let own = run(key, key);
             if !own.is_empty() {
                 // The (+1, 0) neighbour follows this cell's run directly, so
@@ -446,8 +482,8 @@ impl Level {
         }
     }
 
-    /// [`Self::pairs_within`] with hashed keys: runs can mix cells, so each
-    /// box is checked to be in the cell looked for.
+    /// [`Self::dense_pairs_within`] for all rows, with hashed keys: runs can
+    /// mix cells, so each box is checked to be in the cell looked for.
     fn hashed_pairs_within(&self, report: &mut impl FnMut(u32, u32)) {
         const FORWARD: [IVec2; 4] = [
             IVec2::new(1, -1),
@@ -742,6 +778,7 @@ pub(crate) fn find_candidate_pairs(
     snapshot: Res<ColliderSnapshot>,
     mut grid: ResMut<BroadPhaseGrid>,
     mut candidates: ResMut<BroadPhasePairs>,
+    workers: Res<Workers>,
 ) {
     let grid = &mut grid.grid;
     let layers = &snapshot.layers;
@@ -751,11 +788,17 @@ pub(crate) fn find_candidate_pairs(
         .first()
         .is_none_or(|first| first.interacts_with(first) && layers.iter().all(|l| l == first));
     if all_interact {
-        grid.overlapping_pairs(&snapshot.aabbs, |_, _| true, &mut candidates.pairs);
+        grid.overlapping_pairs_in_chunks(
+            &snapshot.aabbs,
+            |_, _| true,
+            &*workers,
+            &mut candidates.pairs,
+        );
     } else {
-        grid.overlapping_pairs(
+        grid.overlapping_pairs_in_chunks(
             &snapshot.aabbs,
             |i, j| layers[i as usize].interacts_with(&layers[j as usize]),
+            &*workers,
             &mut candidates.pairs,
         );
     }
@@ -823,6 +866,30 @@ mod tests {
                 "round {round}"
             );
         }
+    }
+
+    #[test]
+    fn bands_shared_by_threads_give_the_same_pairs_in_the_same_order() {
+        use bevy::tasks::{ComputeTaskPool, TaskPoolBuilder};
+        ComputeTaskPool::get_or_init(|| TaskPoolBuilder::new().num_threads(3).build());
+        let mut rng = StdRng::seed_from_u64(3);
+        // About 250 by 250 cells: dozens of bands.
+        let aabbs: Vec<Aabb2d> = (0..20_000)
+            .map(|_| {
+                let min = Vec2::new(rng.random_range(0.0..2500.0), rng.random_range(0.0..2500.0));
+                aabb(min, Vec2::splat(rng.random_range(2.0..10.0)))
+            })
+            .collect();
+        let mut in_order = Vec::new();
+        SpatialGrid::default().overlapping_pairs(&aabbs, |_, _| true, &mut in_order);
+        let (mut grid, workers) = (SpatialGrid::default(), Workers::default());
+        for _ in 0..3 {
+            let mut shared = Vec::new();
+            grid.overlapping_pairs_in_chunks(&aabbs, |_, _| true, &workers, &mut shared);
+            assert_eq!(shared, in_order);
+        }
+        in_order.sort_unstable();
+        assert_eq!(in_order, boxes_overlapping_by_brute_force(&aabbs));
     }
 
     #[test]

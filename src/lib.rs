@@ -8,6 +8,7 @@ pub mod debug;
 mod events;
 pub mod geometry;
 pub mod narrow_phase;
+mod parallel;
 mod plugin;
 mod query;
 mod radix_sort;

@@ -1,18 +1,18 @@
 //! Step 3 of detection: exact contacts for the candidate pairs, in parallel
-//! on the compute task pool when there are many, always in the same order.
+//! chunks when there are many, always in the same order.
 
 use bevy::prelude::*;
 
 use crate::broad_phase::BroadPhasePairs;
 use crate::events::PreviousPairs;
 use crate::geometry::{Contact, time_of_impact_from_apart};
+use crate::parallel::{ChunkOutputs, Workers};
 use crate::radix_sort::radix_sort_by_key;
 use crate::snapshot::ColliderSnapshot;
 
-/// Below this many candidate pairs the narrow phase runs on the calling
-/// thread: spreading a few hundred tests over tasks costs more than it saves.
-#[cfg(feature = "parallel")]
-const PARALLEL_THRESHOLD: usize = 2048;
+/// Candidate pairs per chunk of parallel work: a thread that joins late
+/// still finds chunks left, and claiming one costs next to nothing.
+const CANDIDATES_PER_CHUNK: usize = 512;
 
 /// Two colliders in contact, `a < b` in [`Entity`] order, with the contact
 /// seen from `a` (the normal points from `a` to `b`).
@@ -174,7 +174,9 @@ pub(crate) fn compute_contacts(
     candidates: Res<BroadPhasePairs>,
     mut collisions: ResMut<Collisions>,
     previous: Res<PreviousPairs>,
+    workers: Res<Workers>,
     mut split: Local<SweptSplit>,
+    mut chunk_contacts: Local<ChunkOutputs<ContactPair>>,
 ) {
     let snapshot = &*snapshot;
     let Collisions {
@@ -206,10 +208,7 @@ pub(crate) fn compute_contacts(
         }
         candidates = plain;
     }
-    match contacts_in_parallel(snapshot, candidates) {
-        Some(chunks) => chunks.into_iter().for_each(|chunk| pairs.extend(chunk)),
-        None => pairs.extend(candidates.iter().filter_map(|&c| contact_pair(snapshot, c))),
-    }
+    contacts_in_chunks(snapshot, candidates, &workers, &mut chunk_contacts, pairs);
     // `Entity` orders by its bits, so this is `(a, b)` order.
     let key = |p: &ContactPair| (u128::from(p.a.to_bits()) << 64) | u128::from(p.b.to_bits());
     radix_sort_by_key(pairs, scratch, key);
@@ -223,33 +222,27 @@ pub(crate) struct SweptSplit {
     swept: Vec<(u32, u32)>,
 }
 
-/// Contacts computed in chunks on the compute task pool, in chunk order (so
-/// the result does not depend on scheduling), or `None` when there are too
-/// few candidates to be worth it or no pool.
-#[cfg(feature = "parallel")]
-fn contacts_in_parallel(
+/// The contacts of `candidates` appended to `pairs` in candidate order,
+/// computed in chunks by `workers`.
+fn contacts_in_chunks(
     snapshot: &ColliderSnapshot,
     candidates: &[(u32, u32)],
-) -> Option<Vec<Vec<ContactPair>>> {
-    let pool = bevy::tasks::ComputeTaskPool::try_get()?;
-    if candidates.len() < PARALLEL_THRESHOLD {
-        return None;
-    }
-    // The calling thread works in the scope too, hence the + 1.
-    let chunk_size = candidates.len().div_ceil((pool.thread_num() + 1) * 4);
-    Some(pool.scope(|scope| {
-        for chunk in candidates.chunks(chunk_size) {
-            scope.spawn(async move {
-                chunk
+    workers: &Workers,
+    chunk_contacts: &mut ChunkOutputs<ContactPair>,
+    pairs: &mut Vec<ContactPair>,
+) {
+    chunk_contacts.collect(
+        workers,
+        candidates.len().div_ceil(CANDIDATES_PER_CHUNK),
+        |k, output| {
+            let start = k * CANDIDATES_PER_CHUNK;
+            let end = (start + CANDIDATES_PER_CHUNK).min(candidates.len());
+            output.extend(
+                candidates[start..end]
                     .iter()
-                    .filter_map(|&candidate| contact_pair(snapshot, candidate))
-                    .collect::<Vec<_>>()
-            });
-        }
-    }))
-}
-
-#[cfg(not(feature = "parallel"))]
-fn contacts_in_parallel(_: &ColliderSnapshot, _: &[(u32, u32)]) -> Option<Vec<Vec<ContactPair>>> {
-    None
+                    .filter_map(|&candidate| contact_pair(snapshot, candidate)),
+            );
+        },
+        pairs,
+    );
 }

@@ -14,6 +14,7 @@ use crate::events::{
 };
 use crate::geometry::Contact;
 use crate::narrow_phase::{Collisions, ContactPair, compute_contacts};
+use crate::parallel::Workers;
 use crate::snapshot::{ColliderSnapshot, SweptPoses, WarnedColliders, snapshot_colliders};
 
 /// Collision detection for 2D colliders.
@@ -81,7 +82,8 @@ impl Plugin for CollisionPlugin {
             .init_resource::<Collisions>()
             .init_resource::<PreviousPairs>()
             .init_resource::<WarnedColliders>()
-            .init_resource::<SweptPoses>();
+            .init_resource::<SweptPoses>()
+            .init_resource::<Workers>();
 
         let schedule = self.schedule;
         app.configure_sets(

@@ -1,0 +1,256 @@
+//! Chunked work shared by the thread running a detection step, the compute
+//! task pool's other threads and, when it would otherwise sit idle, the main
+//! thread.
+//!
+//! Bevy's multi-threaded executor runs systems on the compute task pool while
+//! the main thread waits for the schedule to end, and its default pools give
+//! the compute pool a single thread on a 2-CPU machine: a plain
+//! `ComputeTaskPool::scope` would then run every chunk on one thread and
+//! leave the other CPU idle. So the main thread is invited too. It claims
+//! chunks only once it wakes up and is never waited for unless it holds one,
+//! so a busy or slow main thread costs nothing but the invitation.
+
+#[cfg(feature = "parallel")]
+use std::sync::{
+    Arc,
+    atomic::{AtomicBool, AtomicUsize, Ordering},
+};
+use std::sync::{Mutex, PoisonError};
+
+use bevy::prelude::*;
+#[cfg(feature = "parallel")]
+use bevy::tasks::{ComputeTaskPool, TaskPool, ThreadExecutor};
+
+/// Runs chunked work on every thread that can help (see the module docs).
+#[derive(Resource)]
+pub(crate) struct Workers {
+    /// The executor of the thread that built the app, which that thread
+    /// ticks while it runs a schedule.
+    #[cfg(feature = "parallel")]
+    main: Arc<ThreadExecutor<'static>>,
+    /// Whether an invitation to the main thread has not been taken up yet:
+    /// then no other is sent, so a main thread that never ticks its executor
+    /// cannot pile them up.
+    #[cfg(feature = "parallel")]
+    invitation_pending: Arc<AtomicBool>,
+}
+
+impl Default for Workers {
+    /// Must be created on the thread that runs the app's schedules (the
+    /// plugin is built there).
+    fn default() -> Self {
+        Self {
+            #[cfg(feature = "parallel")]
+            main: TaskPool::get_thread_executor(),
+            #[cfg(feature = "parallel")]
+            invitation_pending: Arc::new(AtomicBool::new(false)),
+        }
+    }
+}
+
+/// Runs `work(k)` once for every `k` in `0..chunks` and returns when all
+/// calls have returned, in any order and on any threads: callers that need
+/// a deterministic result store it by chunk ([`ChunkOutputs`]).
+pub(crate) trait RunChunks {
+    fn for_each_chunk(&self, chunks: usize, work: impl Fn(usize) + Sync);
+}
+
+/// Runs chunks in order on the calling thread.
+pub(crate) struct InOrder;
+
+impl RunChunks for InOrder {
+    fn for_each_chunk(&self, chunks: usize, work: impl Fn(usize) + Sync) {
+        (0..chunks).for_each(work);
+    }
+}
+
+impl RunChunks for Workers {
+    /// Spreads the chunks over the threads that can help.
+    fn for_each_chunk(&self, chunks: usize, work: impl Fn(usize) + Sync) {
+        #[cfg(feature = "parallel")]
+        if chunks > 1 {
+            self.share(chunks, &work);
+            return;
+        }
+        (0..chunks).for_each(work);
+    }
+}
+
+/// One output list per chunk, kept between calls to reuse their allocations.
+#[derive(Debug)]
+pub(crate) struct ChunkOutputs<T>(Vec<Mutex<Vec<T>>>);
+
+impl<T> Default for ChunkOutputs<T> {
+    fn default() -> Self {
+        Self(Vec::new())
+    }
+}
+
+impl<T: Copy + Send> ChunkOutputs<T> {
+    /// Runs `work(k, output)` for every chunk `k` (it appends chunk `k`'s
+    /// results to `output`), then appends all outputs to `all` in chunk
+    /// order, so that `all` does not depend on which thread ran what.
+    pub(crate) fn collect(
+        &mut self,
+        runner: &impl RunChunks,
+        chunks: usize,
+        work: impl Fn(usize, &mut Vec<T>) + Sync,
+        all: &mut Vec<T>,
+    ) {
+        if chunks <= 1 {
+            (0..chunks).for_each(|k| work(k, all));
+            return;
+        }
+        if self.0.len() < chunks {
+            self.0.resize_with(chunks, Default::default);
+        }
+        let outputs = &self.0[..chunks];
+        let lock = |k: usize| outputs[k].lock().unwrap_or_else(PoisonError::into_inner);
+        runner.for_each_chunk(chunks, |k| {
+            let mut output = lock(k);
+            output.clear();
+            work(k, &mut output);
+        });
+        for k in 0..chunks {
+            all.extend_from_slice(&lock(k));
+        }
+    }
+}
+
+impl Workers {
+    #[cfg(feature = "parallel")]
+    fn share(&self, chunks: usize, work: &(dyn Fn(usize) + Sync)) {
+        // SAFETY: the reference is only used to run a claimed chunk (see
+        // `Job::help`), and every chunk is claimed and finished before this
+        // function returns: all chunks are claimed below (the loop in `help`
+        // ends only when none is left), and the wait at the end lasts until
+        // all have finished. A helper that runs later claims nothing and never
+        // touches it.
+        let work: &'static (dyn Fn(usize) + Sync) = unsafe { std::mem::transmute(work) };
+        let job = Arc::new(Job {
+            next: AtomicUsize::new(0),
+            finished: AtomicUsize::new(0),
+            panicked: AtomicBool::new(false),
+            chunks,
+            work,
+        });
+        // Invite the main thread, unless this is the main thread or an
+        // earlier invitation is still unanswered.
+        if self.main.ticker().is_none() && !self.invitation_pending.swap(true, Ordering::AcqRel) {
+            let (job, pending) = (job.clone(), self.invitation_pending.clone());
+            self.main
+                .spawn(async move {
+                    pending.store(false, Ordering::Release);
+                    job.help();
+                })
+                .detach();
+        }
+        match ComputeTaskPool::try_get() {
+            Some(pool) if pool.thread_num() > 1 => {
+                pool.scope(|scope| {
+                    for _ in 0..pool.thread_num() {
+                        scope.spawn(async { job.help() });
+                    }
+                });
+            }
+            _ => job.help(),
+        }
+        // Every chunk is claimed; wait for the ones other threads still run.
+        while job.finished.load(Ordering::Acquire) < chunks {
+            std::thread::yield_now();
+        }
+        if job.panicked.load(Ordering::Acquire) {
+            panic!("bevy_collide2d: a detection chunk panicked on another thread");
+        }
+    }
+}
+
+/// One [`Workers::for_each_chunk`] call, shared by its helpers.
+#[cfg(feature = "parallel")]
+struct Job {
+    /// The next chunk to claim (claims past `chunks` find nothing).
+    next: AtomicUsize,
+    /// How many claimed chunks have been run.
+    finished: AtomicUsize,
+    /// Whether a chunk panicked (its panic is caught so the caller is not
+    /// left waiting for it).
+    panicked: AtomicBool,
+    chunks: usize,
+    /// Only valid while `finished < chunks`: see `Workers::share`.
+    work: &'static (dyn Fn(usize) + Sync),
+}
+
+#[cfg(feature = "parallel")]
+impl Job {
+    /// Runs chunks until none is left to claim.
+    fn help(&self) {
+        loop {
+            let chunk = self.next.fetch_add(1, Ordering::Relaxed);
+            if chunk >= self.chunks {
+                return;
+            }
+            let work = self.work;
+            if std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| work(chunk))).is_err() {
+                self.panicked.store(true, Ordering::Release);
+            }
+            self.finished.fetch_add(1, Ordering::Release);
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_chunk_runs_exactly_once() {
+        let workers = Workers::default();
+        for chunks in [0, 1, 2, 7, 100] {
+            let runs: Vec<Mutex<u32>> = (0..chunks).map(|_| Mutex::new(0)).collect();
+            workers.for_each_chunk(chunks, |k| *runs[k].lock().unwrap() += 1);
+            assert!(
+                runs.iter().all(|r| *r.lock().unwrap() == 1),
+                "{chunks} chunks"
+            );
+        }
+    }
+
+    /// From a thread other than the one that created the workers, chunks are
+    /// offered to that thread too, and the call returns even though that
+    /// thread never ticks its executor (the invitation just waits).
+    #[cfg(feature = "parallel")]
+    #[test]
+    fn does_not_wait_for_a_main_thread_that_never_helps() {
+        let workers = Workers::default();
+        std::thread::scope(|s| {
+            s.spawn(|| {
+                for _ in 0..3 {
+                    let sum = AtomicUsize::new(0);
+                    workers.for_each_chunk(10, |k| {
+                        sum.fetch_add(k, Ordering::Relaxed);
+                    });
+                    assert_eq!(sum.into_inner(), 45);
+                }
+            });
+        });
+        assert!(workers.invitation_pending.load(Ordering::Acquire));
+    }
+
+    #[test]
+    fn outputs_are_collected_in_chunk_order() {
+        let mut outputs = ChunkOutputs::default();
+        for chunks in [0, 1, 5, 3] {
+            let mut all = vec![99];
+            outputs.collect(
+                &Workers::default(),
+                chunks,
+                |k, output| output.extend(std::iter::repeat_n(k, k + 1)),
+                &mut all,
+            );
+            let expected: Vec<usize> = std::iter::once(99)
+                .chain((0..chunks).flat_map(|k| std::iter::repeat_n(k, k + 1)))
+                .collect();
+            assert_eq!(all, expected, "{chunks} chunks");
+        }
+    }
+}
