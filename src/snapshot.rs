@@ -6,8 +6,12 @@ use bevy::ecs::world::DeferredWorld;
 use bevy::math::{Isometry2d, Rot2, Vec2, bounding::Aabb2d};
 use bevy::prelude::*;
 
+use std::ops::Range;
+use std::sync::{Mutex, PoisonError};
+
 use crate::collider::{Collider, CollisionLayers, Swept};
 use crate::geometry::{Shape, ShapeError, Sweep, swept_aabb, validate_pose};
+use crate::parallel::{ChunkOutputs, Workers};
 
 /// [`ColliderSnapshot::sweep_index`] of a collider that is not [`Swept`].
 pub const NOT_SWEPT: u32 = u32::MAX;
@@ -59,42 +63,6 @@ impl ColliderSnapshot {
     #[inline]
     pub fn is_swept(&self, index: usize) -> bool {
         self.sweep_index[index] != NOT_SWEPT
-    }
-
-    fn clear(&mut self) {
-        self.entities.clear();
-        self.shapes.clear();
-        self.poses.clear();
-        self.aabbs.clear();
-        self.layers.clear();
-        self.sweep_index.clear();
-        self.sweep_starts.clear();
-    }
-
-    /// Adds a collider; `start` is its previous pose when it is swept.
-    fn push(
-        &mut self,
-        entity: Entity,
-        shape: Shape,
-        pose: Isometry2d,
-        layers: CollisionLayers,
-        start: Option<Isometry2d>,
-    ) {
-        self.entities.push(entity);
-        self.shapes.push(shape);
-        match start {
-            Some(start) => {
-                self.aabbs.push(swept_aabb(&shape, Sweep::new(start, pose)));
-                self.sweep_index.push(self.sweep_starts.len() as u32);
-                self.sweep_starts.push(start);
-            }
-            None => {
-                self.aabbs.push(shape.aabb(pose));
-                self.sweep_index.push(NOT_SWEPT);
-            }
-        }
-        self.poses.push(pose);
-        self.layers.push(layers);
     }
 }
 
@@ -244,55 +212,338 @@ type ColliderData = (
     Has<Swept>,
 );
 
-/// Fills [`ColliderSnapshot`] from the ECS, skipping (and warning once about)
-/// colliders with invalid sizes, scales or transforms.
+/// Colliders per chunk of snapshot work.
+const COLLIDERS_PER_CHUNK: usize = 1024;
+
+/// Marks a swept collider in [`ColliderSnapshot::sweep_index`] until its path
+/// is looked up, after the chunks are done.
+const SWEEP_PENDING: u32 = NOT_SWEPT - 1;
+
+/// What the snapshot makes of one collider.
+enum Reading {
+    /// Usable; `sheared` if its transform shears it (worth a warning only).
+    Valid {
+        shape: Shape,
+        pose: Isometry2d,
+        sheared: bool,
+    },
+    /// Scaled to nothing (a common way to hide or grow things in): skipped
+    /// without a warning.
+    Hidden,
+    /// Skipped until fixed, with a warning.
+    Invalid(ShapeError),
+}
+
+fn read_collider(collider: &Collider, transform: &GlobalTransform) -> Reading {
+    let reading = read_transform(transform);
+    match shape_at(collider, &reading) {
+        Ok((shape, pose)) => Reading::Valid {
+            shape,
+            pose,
+            sheared: reading.shear > SHEAR_TOLERANCE,
+        },
+        Err(_) if collider.validate().is_ok() && reading.scale.cmpeq(Vec2::ZERO).any() => {
+            Reading::Hidden
+        }
+        Err(error) => Reading::Invalid(error),
+    }
+}
+
+/// Something about a collider the snapshot reports after its chunks are done.
+#[derive(Clone, Copy)]
+enum Note {
+    /// Kept, but its transform is sheared.
+    Sheared(Entity),
+    /// Left out: its slot at `position` is removed. `error` is `None` when
+    /// it is only hidden (scaled to nothing).
+    Skipped {
+        position: usize,
+        entity: Entity,
+        error: Option<ShapeError>,
+    },
+}
+
+/// The colliders of one table (archetype storage): they share components.
+#[derive(Clone, Copy)]
+struct TableColliders<'w> {
+    entities: &'w [Entity],
+    colliders: &'w [Collider],
+    transforms: &'w [GlobalTransform],
+    /// `None` where `CollisionLayers` was removed: the default applies.
+    layers: Option<&'w [CollisionLayers]>,
+    swept: bool,
+}
+
+/// Where a chunk of colliders goes in [`ColliderSnapshot`]: one slot per
+/// collider, starting at `start`.
+struct SnapshotSlots<'a> {
+    start: usize,
+    entities: &'a mut [Entity],
+    shapes: &'a mut [Shape],
+    poses: &'a mut [Isometry2d],
+    aabbs: &'a mut [Aabb2d],
+    layers: &'a mut [CollisionLayers],
+    sweep_index: &'a mut [u32],
+}
+
+impl<'a> SnapshotSlots<'a> {
+    /// The first `len` slots, and the rest.
+    fn split_off_front(self, len: usize) -> (Self, Self) {
+        let (entities, rest_entities) = self.entities.split_at_mut(len);
+        let (shapes, rest_shapes) = self.shapes.split_at_mut(len);
+        let (poses, rest_poses) = self.poses.split_at_mut(len);
+        let (aabbs, rest_aabbs) = self.aabbs.split_at_mut(len);
+        let (layers, rest_layers) = self.layers.split_at_mut(len);
+        let (sweep_index, rest_sweep_index) = self.sweep_index.split_at_mut(len);
+        (
+            Self {
+                start: self.start,
+                entities,
+                shapes,
+                poses,
+                aabbs,
+                layers,
+                sweep_index,
+            },
+            Self {
+                start: self.start + len,
+                entities: rest_entities,
+                shapes: rest_shapes,
+                poses: rest_poses,
+                aabbs: rest_aabbs,
+                layers: rest_layers,
+                sweep_index: rest_sweep_index,
+            },
+        )
+    }
+
+    /// Reads `rows` of `table` into these slots, noting what is to report.
+    fn fill(&mut self, table: &TableColliders, rows: Range<usize>, notes: &mut Vec<Note>) {
+        for (at, row) in rows.enumerate() {
+            let entity = table.entities[row];
+            match read_collider(&table.colliders[row], &table.transforms[row]) {
+                Reading::Valid {
+                    shape,
+                    pose,
+                    sheared,
+                } => {
+                    self.entities[at] = entity;
+                    self.shapes[at] = shape;
+                    self.poses[at] = pose;
+                    // A swept collider's bounds cover its path, found later.
+                    if table.swept {
+                        self.sweep_index[at] = SWEEP_PENDING;
+                    } else {
+                        self.aabbs[at] = shape.aabb(pose);
+                        self.sweep_index[at] = NOT_SWEPT;
+                    }
+                    // A removed CollisionLayers means the default: everything.
+                    self.layers[at] = table.layers.map_or_else(Default::default, |l| l[row]);
+                    if sheared {
+                        notes.push(Note::Sheared(entity));
+                    }
+                }
+                Reading::Hidden => notes.push(Note::Skipped {
+                    position: self.start + at,
+                    entity,
+                    error: None,
+                }),
+                Reading::Invalid(error) => notes.push(Note::Skipped {
+                    position: self.start + at,
+                    entity,
+                    error: Some(error),
+                }),
+            }
+        }
+    }
+}
+
+/// Removes the elements at `positions` (ascending) from `values`, keeping
+/// the order of the rest.
+fn remove_positions<T: Copy>(values: &mut Vec<T>, positions: &[usize]) {
+    let first = positions.first().copied().unwrap_or(values.len());
+    let mut kept = first;
+    let mut skip = positions.iter().peekable();
+    for read in first..values.len() {
+        if skip.next_if_eq(&&read).is_some() {
+            continue;
+        }
+        values[kept] = values[read];
+        kept += 1;
+    }
+    values.truncate(kept);
+}
+
+/// Reusable space of [`snapshot_colliders`].
+#[derive(Default)]
+pub(crate) struct SnapshotScratch {
+    notes: ChunkOutputs<Note>,
+    all_notes: Vec<Note>,
+    skipped: Vec<usize>,
+}
+
+/// Fills [`ColliderSnapshot`] from the ECS, in chunks shared by
+/// [`Workers`], skipping (and warning once about) colliders with invalid
+/// sizes, scales or transforms.
 pub(crate) fn snapshot_colliders(
     colliders: Query<ColliderData>,
     mut snapshot: ResMut<ColliderSnapshot>,
     mut warned: ResMut<WarnedColliders>,
     mut swept_poses: ResMut<SweptPoses>,
+    workers: Res<Workers>,
+    mut scratch: Local<SnapshotScratch>,
 ) {
-    snapshot.clear();
-    for (entity, collider, transform, layers, swept) in &colliders {
-        let reading = read_transform(transform);
-        match shape_at(collider, &reading) {
-            Ok((shape, pose)) => {
-                if reading.shear > SHEAR_TOLERANCE && warned.1.insert(entity) {
+    let snapshot = &mut *snapshot;
+    let SnapshotScratch {
+        notes,
+        all_notes,
+        skipped,
+    } = &mut *scratch;
+    // Every queried component is stored in tables, so this always holds.
+    let tables: Vec<TableColliders> = match colliders.contiguous_iter() {
+        Ok(tables) => tables
+            .map(
+                |(entities, colliders, transforms, layers, swept)| TableColliders {
+                    entities,
+                    colliders,
+                    transforms,
+                    layers,
+                    swept,
+                },
+            )
+            .collect(),
+        Err(error) => {
+            error!("bevy_collide2d: colliders cannot be read: {error}");
+            Vec::new()
+        }
+    };
+    // Slots for every collider, overwritten (the lengths rarely change, so
+    // this rarely writes anything); skipped ones are removed afterwards.
+    let total: usize = tables.iter().map(|table| table.entities.len()).sum();
+    snapshot.entities.resize(total, Entity::PLACEHOLDER);
+    snapshot.shapes.resize(total, Shape::Circle { radius: 0.0 });
+    snapshot.poses.resize(total, Isometry2d::IDENTITY);
+    snapshot
+        .aabbs
+        .resize(total, Aabb2d::new(Vec2::ZERO, Vec2::ZERO));
+    snapshot.layers.resize(total, CollisionLayers::default());
+    snapshot.sweep_index.resize(total, NOT_SWEPT);
+    snapshot.sweep_starts.clear();
+    // Chunks of at most COLLIDERS_PER_CHUNK rows of one table, each with its
+    // own slots.
+    let mut chunks = Vec::new();
+    let mut rest = SnapshotSlots {
+        start: 0,
+        entities: &mut snapshot.entities,
+        shapes: &mut snapshot.shapes,
+        poses: &mut snapshot.poses,
+        aabbs: &mut snapshot.aabbs,
+        layers: &mut snapshot.layers,
+        sweep_index: &mut snapshot.sweep_index,
+    };
+    for (index, table) in tables.iter().enumerate() {
+        let rows = table.entities.len();
+        for first in (0..rows).step_by(COLLIDERS_PER_CHUNK) {
+            let last = (first + COLLIDERS_PER_CHUNK).min(rows);
+            let (slots, after) = rest.split_off_front(last - first);
+            rest = after;
+            chunks.push(Mutex::new((index, first..last, slots)));
+        }
+    }
+    all_notes.clear();
+    notes.collect(
+        &*workers,
+        chunks.len(),
+        |k, notes| {
+            let mut chunk = chunks[k].lock().unwrap_or_else(PoisonError::into_inner);
+            let (table, rows, slots) = &mut *chunk;
+            slots.fill(&tables[*table], rows.clone(), notes);
+        },
+        all_notes,
+    );
+    drop(chunks);
+    // Leave out the skipped colliders, warning about the invalid ones.
+    skipped.clear();
+    for note in all_notes.iter() {
+        match *note {
+            Note::Sheared(entity) => {
+                if warned.1.insert(entity) {
                     warn!(
                         "bevy_collide2d: collider on {entity} has a sheared transform (a non-uniform scale above a rotation); it is treated as an unsheared shape with the same axis lengths"
                     );
                 }
-                let start = swept.then(|| swept_poses.path_start(entity, pose));
-                // A removed CollisionLayers means the default: everything.
-                snapshot.push(
-                    entity,
-                    shape,
-                    pose,
-                    layers.copied().unwrap_or_default(),
-                    start,
-                );
-                // Recovered: warn again if it ever goes bad again.
-                if !warned.0.is_empty() {
-                    warned.0.remove(&entity);
-                }
             }
-            // Scaled to nothing (a common way to hide or grow things in):
-            // skipped without a warning.
-            Err(_) if collider.validate().is_ok() && reading.scale.cmpeq(Vec2::ZERO).any() => {}
-            Err(error) => {
-                if warned.0.insert(entity) {
+            Note::Skipped {
+                position,
+                entity,
+                error,
+            } => {
+                skipped.push(position);
+                if let Some(error) = error
+                    && warned.0.insert(entity)
+                {
                     warn!("bevy_collide2d: collider on {entity} is skipped until fixed: {error}");
                 }
             }
         }
     }
+    if !skipped.is_empty() {
+        remove_positions(&mut snapshot.entities, skipped);
+        remove_positions(&mut snapshot.shapes, skipped);
+        remove_positions(&mut snapshot.poses, skipped);
+        remove_positions(&mut snapshot.aabbs, skipped);
+        remove_positions(&mut snapshot.layers, skipped);
+        remove_positions(&mut snapshot.sweep_index, skipped);
+    }
+    // Swept colliders: their paths start where they were last time.
+    if tables.iter().any(|table| table.swept) {
+        for index in 0..snapshot.len() {
+            if snapshot.sweep_index[index] == SWEEP_PENDING {
+                let (entity, pose) = (snapshot.entities[index], snapshot.poses[index]);
+                let start = swept_poses.path_start(entity, pose);
+                snapshot.aabbs[index] =
+                    swept_aabb(&snapshot.shapes[index], Sweep::new(start, pose));
+                snapshot.sweep_index[index] = snapshot.sweep_starts.len() as u32;
+                snapshot.sweep_starts.push(start);
+            }
+        }
+    }
     swept_poses.advance();
-    // Forget warnings about entities that no longer have a collider, so the
-    // set does not grow with despawned entities.
+    // Warned colliders that are valid again are warned about again if they
+    // break again; those that no longer exist are forgotten.
     let WarnedColliders(invalid, sheared) = &mut *warned;
-    for set in [invalid, sheared] {
-        if !set.is_empty() {
-            set.retain(|entity| colliders.contains(*entity));
+    if !invalid.is_empty() {
+        let skipped_entities: EntityHashSet = all_notes
+            .iter()
+            .filter_map(|note| match *note {
+                Note::Skipped { entity, .. } => Some(entity),
+                Note::Sheared(_) => None,
+            })
+            .collect();
+        invalid.retain(|entity| skipped_entities.contains(entity));
+    }
+    if !sheared.is_empty() {
+        sheared.retain(|entity| colliders.contains(*entity));
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn remove_positions_keeps_the_rest_in_order() {
+        let cases: [(&[usize], &[u32]); 5] = [
+            (&[], &[0, 1, 2, 3, 4]),
+            (&[0], &[1, 2, 3, 4]),
+            (&[4], &[0, 1, 2, 3]),
+            (&[1, 2, 4], &[0, 3]),
+            (&[0, 1, 2, 3, 4], &[]),
+        ];
+        for (positions, expected) in cases {
+            let mut values = vec![0, 1, 2, 3, 4];
+            remove_positions(&mut values, positions);
+            assert_eq!(values, expected, "removing {positions:?}");
         }
     }
 }
