@@ -26,7 +26,7 @@ use crate::snapshot::ColliderSnapshot;
 /// Cell coordinates are clamped to this range so that far-away or huge
 /// bounds cannot overflow; clamping only merges distant cells, which costs
 /// speed, never correctness.
-const CELL_COORD_LIMIT: f32 = (1 << 24) as f32;
+const CELL_COORD_LIMIT: i32 = 1 << 24;
 
 /// Cells are at most this many times the median box size: larger boxes go to
 /// the next level instead of coarsening this one.
@@ -313,45 +313,48 @@ impl Level {
     fn build(&mut self, aabbs: &[Aabb2d]) {
         self.cell_size = cell_size_for(&self.input, aabbs, &mut self.sizes);
         self.inverse_cell_size = 1.0 / self.cell_size;
-        self.oversized.clear();
-        self.keys.clear();
-        self.sorted_cell.clear();
+        let inverse_cell_size = self.inverse_cell_size;
+        let (keys, cells, oversized) = (&mut self.keys, &mut self.sorted_cell, &mut self.oversized);
+        oversized.clear();
+        keys.clear();
+        cells.clear();
         // First pass: the min cell of every box that fits (its max corner is
         // at most one cell further in each axis), and the range they span.
         let (mut lo, mut hi) = (IVec2::MAX, IVec2::MIN);
         let (mut lowest, mut highest) = (Vec2::INFINITY, Vec2::NEG_INFINITY);
         for &index in &self.input {
             let aabb = &aabbs[index as usize];
-            let min = self.to_cell(aabb.min);
+            let min = cell_at(aabb.min, inverse_cell_size);
             // The max corner's cell is at most one further exactly when its
             // scaled coordinates are below `min + 2`: a compare instead of
             // two float-to-int conversions.
-            let max = scaled_to_cells(aabb.max, self.inverse_cell_size);
+            let max = scaled_to_cells(aabb.max, inverse_cell_size);
             if !max.cmplt((min + 2).as_vec2()).all() {
-                self.oversized.push(index);
+                oversized.push(index);
                 continue;
             }
             lo = lo.min(min);
             hi = hi.max(min);
             lowest = lowest.min(aabb.min);
             highest = highest.max(aabb.max);
-            self.sorted_cell.push(min);
-            self.keys.push(index as u64);
+            cells.push(min);
+            keys.push(index as u64);
         }
-        let filed = self.keys.len();
+        let filed = keys.len();
         let span = (hi - lo).as_i64vec2() + 1;
         let dense_cells = if filed == 0 { 0 } else { span.x * span.y };
-        self.keying = if dense_cells <= (4 * filed as i64).max(1 << 16) {
+        let keying = if dense_cells <= (4 * filed as i64).max(1 << 16) {
             Keying::Dense
         } else {
             Keying::Hashed {
                 mask: ((2 * filed).next_power_of_two().min(1 << 30) - 1) as u32,
             }
         };
-        let key_count = match self.keying {
+        let key_count = match keying {
             Keying::Dense => dense_cells as usize,
             Keying::Hashed { mask } => mask as usize + 1,
         };
+        self.keying = keying;
         self.origin = lo;
         self.span = span;
         self.bounds = Some(Aabb2d {
@@ -359,38 +362,41 @@ impl Level {
             max: highest,
         });
         // Key every box, and count the boxes of each key.
-        self.key_starts.clear();
-        self.key_starts.resize(key_count + 1, 0);
-        for (packed, &cell) in self.keys.iter_mut().zip(&self.sorted_cell) {
-            let key = key_of(self.keying, cell, lo, span).unwrap_or(0);
-            self.key_starts[key as usize + 1] += 1;
+        let starts = &mut self.key_starts;
+        starts.clear();
+        starts.resize(key_count + 1, 0);
+        for (packed, &cell) in keys.iter_mut().zip(cells.iter()) {
+            let key = key_of(keying, cell, lo, span).unwrap_or(0);
+            starts[key as usize + 1] += 1;
             *packed |= u64::from(key) << 32;
         }
-        for key in 1..self.key_starts.len() {
-            self.key_starts[key] += self.key_starts[key - 1];
+        for key in 1..starts.len() {
+            starts[key] += starts[key - 1];
         }
         // Place the boxes by key: a counting sort, stable, so boxes of a cell
         // stay in input order.
-        self.sorted_index.resize(filed, 0);
-        self.sorted_aabb
-            .resize(filed, Aabb2d::new(Vec2::ZERO, Vec2::ZERO));
-        self.cursors.clear();
-        self.cursors
-            .extend_from_slice(&self.key_starts[..key_count]);
-        for &packed in &self.keys {
+        let (sorted_index, sorted_aabb, cursors) = (
+            &mut self.sorted_index,
+            &mut self.sorted_aabb,
+            &mut self.cursors,
+        );
+        sorted_index.resize(filed, 0);
+        sorted_aabb.resize(filed, Aabb2d::new(Vec2::ZERO, Vec2::ZERO));
+        cursors.clear();
+        cursors.extend_from_slice(&starts[..key_count]);
+        for &packed in keys.iter() {
             let index = packed as u32;
-            let cursor = &mut self.cursors[(packed >> 32) as usize];
+            let cursor = &mut cursors[(packed >> 32) as usize];
             let at = *cursor as usize;
             *cursor += 1;
-            self.sorted_index[at] = index;
-            self.sorted_aabb[at] = aabbs[index as usize];
+            sorted_index[at] = index;
+            sorted_aabb[at] = aabbs[index as usize];
         }
-        if let Keying::Hashed { .. } = self.keying {
+        if let Keying::Hashed { .. } = keying {
             // Only hashed runs can mix cells and need them told apart.
-            let inverse_cell_size = self.inverse_cell_size;
-            self.sorted_cell.clear();
-            self.sorted_cell.extend(
-                self.sorted_aabb
+            cells.clear();
+            cells.extend(
+                sorted_aabb
                     .iter()
                     .map(|aabb| cell_at(aabb.min, inverse_cell_size)),
             );
@@ -670,23 +676,23 @@ fn path_within(start: &Aabb2d, direction: Vec2, bounds: &Aabb2d, limit: f32) -> 
 /// The cell holding `p` in cells of `1 / inverse_cell_size`, clamped.
 #[inline]
 fn cell_at(p: Vec2, inverse_cell_size: f32) -> IVec2 {
-    let c = scaled_to_cells(p, inverse_cell_size);
-    IVec2::new(floor_to_i32(c.x), floor_to_i32(c.y))
+    let c = p * inverse_cell_size;
+    IVec2::new(floor_clamped(c.x), floor_clamped(c.y))
 }
 
-/// `p` in cell units, clamped: its cell is the floor of this.
+/// `p` in cell units, at most the highest cell coordinate: its cell is the
+/// floor of this (for `p` at least the lowest).
 #[inline]
 fn scaled_to_cells(p: Vec2, inverse_cell_size: f32) -> Vec2 {
-    (p * inverse_cell_size).clamp(
-        Vec2::splat(-CELL_COORD_LIMIT),
-        Vec2::splat(CELL_COORD_LIMIT),
-    )
+    (p * inverse_cell_size).min(Vec2::splat(CELL_COORD_LIMIT as f32))
 }
 
-/// `x.floor() as i32` for `|x| <= 2^24`, without a libm call.
+/// `x.floor() as i32`, clamped to about `-CELL_COORD_LIMIT..=CELL_COORD_LIMIT`
+/// (0 for NaN), without a libm call: `as` saturates, and clamping the integer
+/// is cheaper than clamping the float.
 #[inline]
-fn floor_to_i32(x: f32) -> i32 {
-    let truncated = x as i32;
+fn floor_clamped(x: f32) -> i32 {
+    let truncated = (x as i32).clamp(-CELL_COORD_LIMIT, CELL_COORD_LIMIT);
     truncated - i32::from(x < truncated as f32)
 }
 
