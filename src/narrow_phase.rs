@@ -100,9 +100,9 @@ impl Collisions {
 #[inline]
 fn contact_pair(snapshot: &ColliderSnapshot, (i, j): (u32, u32)) -> Option<ContactPair> {
     let (i, j) = (i as usize, j as usize);
-    let contact =
-        snapshot.shapes[i].contact(snapshot.poses[i], &snapshot.shapes[j], snapshot.poses[j])?;
-    Some(ordered_pair(snapshot, i, j, contact))
+    let (ci, cj) = (&snapshot.colliders[i], &snapshot.colliders[j]);
+    let contact = ci.shape.contact(ci.pose, &cj.shape, cj.pose)?;
+    Some(ordered_pair(ci.entity, cj.entity, contact))
 }
 
 /// The contact of candidate `(i, j)`, at least one of them swept, and
@@ -118,17 +118,17 @@ fn swept_contact_pair(
     (i, j): (u32, u32),
 ) -> Option<(ContactPair, bool)> {
     let (i, j) = (i as usize, j as usize);
-    let (shape_i, shape_j) = (&snapshot.shapes[i], &snapshot.shapes[j]);
+    let (ci, cj) = (&snapshot.colliders[i], &snapshot.colliders[j]);
+    let (shape_i, shape_j) = (&ci.shape, &cj.shape);
     let (sweep_i, sweep_j) = (snapshot.sweep(i), snapshot.sweep(j));
     let end = shape_i.contact(sweep_i.end, shape_j, sweep_j.end);
     let (contact, touching_at_end) = if shape_i.intersects(sweep_i.start, shape_j, sweep_j.start) {
-        let (ei, ej) = (snapshot.entities[i], snapshot.entities[j]);
         match end {
             // Touching at the start and at the end: an ongoing contact,
             // reported as it is at the end, unless it was not touching at
             // the previous detection (a teleport or a new collider put them
             // together): then it started at the start.
-            Some(end) if previous.contains(ei, ej) => (end, true),
+            Some(end) if previous.contains(ci.entity, cj.entity) => (end, true),
             // Started at the start; apart at the end when passing.
             _ => {
                 let start = shape_i.contact(sweep_i.start, shape_j, sweep_j.start)?;
@@ -146,13 +146,12 @@ fn swept_contact_pair(
             None => (end?, true),
         }
     };
-    Some((ordered_pair(snapshot, i, j, contact), touching_at_end))
+    Some((ordered_pair(ci.entity, cj.entity, contact), touching_at_end))
 }
 
-/// `contact` (seen from `i`) as the pair of `i` and `j` in entity order.
+/// `contact` (seen from `ei`) as the pair of `ei` and `ej` in entity order.
 #[inline]
-fn ordered_pair(snapshot: &ColliderSnapshot, i: usize, j: usize, contact: Contact) -> ContactPair {
-    let (ei, ej) = (snapshot.entities[i], snapshot.entities[j]);
+fn ordered_pair(ei: Entity, ej: Entity, contact: Contact) -> ContactPair {
     if ei < ej {
         ContactPair {
             a: ei,

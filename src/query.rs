@@ -184,8 +184,10 @@ impl SpatialQuery<'_> {
         };
         let (entity, hit) =
             self.nearest_along(start, direction, max_distance, filter, |index, limit| {
-                let shape = &snapshot.shapes[index];
-                let hit = shape.cast_ray(snapshot.poses[index], origin, direction, limit)?;
+                let target = &snapshot.colliders[index];
+                let hit = target
+                    .shape
+                    .cast_ray(target.pose, origin, direction, limit)?;
                 Some((hit.distance, hit.point, hit.normal))
             })?;
         Some(RayHit {
@@ -209,11 +211,11 @@ impl SpatialQuery<'_> {
             max: point,
         };
         self.visit_overlapping(&query, |index| {
-            let entity = snapshot.entities[index];
-            if filter.accepts(entity, &snapshot.layers[index])
-                && snapshot.shapes[index].contains_point(snapshot.poses[index], point)
+            let target = &snapshot.colliders[index];
+            if filter.accepts(target.entity, &snapshot.layers[index])
+                && target.shape.contains_point(target.pose, point)
             {
-                hits.push(entity);
+                hits.push(target.entity);
             }
         });
         hits.sort_unstable();
@@ -241,11 +243,11 @@ impl SpatialQuery<'_> {
         let pose = Isometry2d::new(pose.translation, pose.rotation.normalize());
         let snapshot = &*self.snapshot;
         self.visit_overlapping(&shape.aabb(pose), |index| {
-            let entity = snapshot.entities[index];
-            if filter.accepts(entity, &snapshot.layers[index])
-                && shape.intersects(pose, &snapshot.shapes[index], snapshot.poses[index])
+            let target = &snapshot.colliders[index];
+            if filter.accepts(target.entity, &snapshot.layers[index])
+                && shape.intersects(pose, &target.shape, target.pose)
             {
-                hits.push(entity);
+                hits.push(target.entity);
             }
         });
         hits.sort_unstable();
@@ -283,8 +285,15 @@ impl SpatialQuery<'_> {
         // the distance found does not depend on the order of the search.
         let (entity, hit) =
             self.nearest_along(start, direction, max_distance, filter, |index, _| {
-                let (target, target_pose) = (&snapshot.shapes[index], snapshot.poses[index]);
-                let hit = cast_shape(&shape, pose, direction, max_distance, target, target_pose)?;
+                let target = &snapshot.colliders[index];
+                let hit = cast_shape(
+                    &shape,
+                    pose,
+                    direction,
+                    max_distance,
+                    &target.shape,
+                    target.pose,
+                )?;
                 Some((hit.distance, hit.point, hit.normal))
             })?;
         Some(ShapeHit {
@@ -311,7 +320,7 @@ impl SpatialQuery<'_> {
         let snapshot = &*self.snapshot;
         let mut nearest: Option<(Entity, (f32, Vec2, Dir2))> = None;
         self.visit_along(start, direction, max_distance, |index| {
-            let entity = snapshot.entities[index];
+            let entity = snapshot.colliders[index].entity;
             if !filter.accepts(entity, &snapshot.layers[index]) {
                 return None;
             }

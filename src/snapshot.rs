@@ -13,6 +13,17 @@ use crate::collider::{Collider, CollisionLayers, Swept};
 use crate::geometry::{Shape, ShapeError, Sweep, swept_aabb, validate_pose};
 use crate::parallel::{ChunkOutputs, Workers};
 
+/// One collider as detection sees it.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct SnapshotCollider {
+    /// The collider's entity.
+    pub entity: Entity,
+    /// Its world-space shape (scale applied).
+    pub shape: Shape,
+    /// Its world pose: position and rotation about z.
+    pub pose: Isometry2d,
+}
+
 /// [`ColliderSnapshot::sweep_index`] of a collider that is not [`Swept`].
 pub const NOT_SWEPT: u32 = u32::MAX;
 
@@ -21,12 +32,9 @@ pub const NOT_SWEPT: u32 = u32::MAX;
 /// reused.
 #[derive(Resource, Default, Debug)]
 pub struct ColliderSnapshot {
-    /// The collider entities.
-    pub entities: Vec<Entity>,
-    /// World-space shapes (scale applied).
-    pub shapes: Vec<Shape>,
-    /// World poses: position and rotation about z.
-    pub poses: Vec<Isometry2d>,
+    /// The colliders: entity, world shape and pose, side by side so that a
+    /// pair test reads one place per collider.
+    pub colliders: Vec<SnapshotCollider>,
     /// World-space bounding boxes (of the whole path for [`Swept`] ones).
     pub aabbs: Vec<Aabb2d>,
     /// Collision layers.
@@ -41,18 +49,18 @@ pub struct ColliderSnapshot {
 impl ColliderSnapshot {
     /// Number of colliders.
     pub fn len(&self) -> usize {
-        self.entities.len()
+        self.colliders.len()
     }
 
     /// Whether there are no colliders.
     pub fn is_empty(&self) -> bool {
-        self.entities.is_empty()
+        self.colliders.is_empty()
     }
 
     /// The motion of collider `index` over this step: from its previous pose
     /// if it is [`Swept`], else standing still at its current pose.
     pub fn sweep(&self, index: usize) -> Sweep {
-        let end = self.poses[index];
+        let end = self.colliders[index].pose;
         match self.sweep_index[index] {
             NOT_SWEPT => Sweep::stationary(end),
             at => Sweep::new(self.sweep_starts[at as usize], end),
@@ -278,9 +286,7 @@ struct TableColliders<'w> {
 /// collider, starting at `start`.
 struct SnapshotSlots<'a> {
     start: usize,
-    entities: &'a mut [Entity],
-    shapes: &'a mut [Shape],
-    poses: &'a mut [Isometry2d],
+    colliders: &'a mut [SnapshotCollider],
     aabbs: &'a mut [Aabb2d],
     layers: &'a mut [CollisionLayers],
     sweep_index: &'a mut [u32],
@@ -289,27 +295,21 @@ struct SnapshotSlots<'a> {
 impl<'a> SnapshotSlots<'a> {
     /// The first `len` slots, and the rest.
     fn split_off_front(self, len: usize) -> (Self, Self) {
-        let (entities, rest_entities) = self.entities.split_at_mut(len);
-        let (shapes, rest_shapes) = self.shapes.split_at_mut(len);
-        let (poses, rest_poses) = self.poses.split_at_mut(len);
+        let (colliders, rest_colliders) = self.colliders.split_at_mut(len);
         let (aabbs, rest_aabbs) = self.aabbs.split_at_mut(len);
         let (layers, rest_layers) = self.layers.split_at_mut(len);
         let (sweep_index, rest_sweep_index) = self.sweep_index.split_at_mut(len);
         (
             Self {
                 start: self.start,
-                entities,
-                shapes,
-                poses,
+                colliders,
                 aabbs,
                 layers,
                 sweep_index,
             },
             Self {
                 start: self.start + len,
-                entities: rest_entities,
-                shapes: rest_shapes,
-                poses: rest_poses,
+                colliders: rest_colliders,
                 aabbs: rest_aabbs,
                 layers: rest_layers,
                 sweep_index: rest_sweep_index,
@@ -327,9 +327,11 @@ impl<'a> SnapshotSlots<'a> {
                     pose,
                     sheared,
                 } => {
-                    self.entities[at] = entity;
-                    self.shapes[at] = shape;
-                    self.poses[at] = pose;
+                    self.colliders[at] = SnapshotCollider {
+                        entity,
+                        shape,
+                        pose,
+                    };
                     // A swept collider's bounds cover its path, found later.
                     if table.swept {
                         self.sweep_index[at] = SWEEP_PENDING;
@@ -420,9 +422,14 @@ pub(crate) fn snapshot_colliders(
     // Slots for every collider, overwritten (the lengths rarely change, so
     // this rarely writes anything); skipped ones are removed afterwards.
     let total: usize = tables.iter().map(|table| table.entities.len()).sum();
-    snapshot.entities.resize(total, Entity::PLACEHOLDER);
-    snapshot.shapes.resize(total, Shape::Circle { radius: 0.0 });
-    snapshot.poses.resize(total, Isometry2d::IDENTITY);
+    snapshot.colliders.resize(
+        total,
+        SnapshotCollider {
+            entity: Entity::PLACEHOLDER,
+            shape: Shape::Circle { radius: 0.0 },
+            pose: Isometry2d::IDENTITY,
+        },
+    );
     snapshot
         .aabbs
         .resize(total, Aabb2d::new(Vec2::ZERO, Vec2::ZERO));
@@ -434,9 +441,7 @@ pub(crate) fn snapshot_colliders(
     let mut chunks = Vec::new();
     let mut rest = SnapshotSlots {
         start: 0,
-        entities: &mut snapshot.entities,
-        shapes: &mut snapshot.shapes,
-        poses: &mut snapshot.poses,
+        colliders: &mut snapshot.colliders,
         aabbs: &mut snapshot.aabbs,
         layers: &mut snapshot.layers,
         sweep_index: &mut snapshot.sweep_index,
@@ -488,9 +493,7 @@ pub(crate) fn snapshot_colliders(
         }
     }
     if !skipped.is_empty() {
-        remove_positions(&mut snapshot.entities, skipped);
-        remove_positions(&mut snapshot.shapes, skipped);
-        remove_positions(&mut snapshot.poses, skipped);
+        remove_positions(&mut snapshot.colliders, skipped);
         remove_positions(&mut snapshot.aabbs, skipped);
         remove_positions(&mut snapshot.layers, skipped);
         remove_positions(&mut snapshot.sweep_index, skipped);
@@ -499,10 +502,13 @@ pub(crate) fn snapshot_colliders(
     if tables.iter().any(|table| table.swept) {
         for index in 0..snapshot.len() {
             if snapshot.sweep_index[index] == SWEEP_PENDING {
-                let (entity, pose) = (snapshot.entities[index], snapshot.poses[index]);
+                let SnapshotCollider {
+                    entity,
+                    shape,
+                    pose,
+                } = snapshot.colliders[index];
                 let start = swept_poses.path_start(entity, pose);
-                snapshot.aabbs[index] =
-                    swept_aabb(&snapshot.shapes[index], Sweep::new(start, pose));
+                snapshot.aabbs[index] = swept_aabb(&shape, Sweep::new(start, pose));
                 snapshot.sweep_index[index] = snapshot.sweep_starts.len() as u32;
                 snapshot.sweep_starts.push(start);
             }
