@@ -187,8 +187,13 @@ pub(crate) fn compute_contacts(
     passing.clear();
     let mut candidates = candidates.pairs.as_slice();
     if !snapshot.sweep_starts.is_empty() {
-        // The few pairs with a swept collider take the slower path.
-        let SweptSplit { plain, swept } = &mut *split;
+        // Pairs with a swept collider take the slower path.
+        let SweptSplit {
+            plain,
+            swept,
+            chunk_contacts,
+            contacts,
+        } = &mut *split;
         plain.clear();
         swept.clear();
         for &(i, j) in candidates {
@@ -198,50 +203,59 @@ pub(crate) fn compute_contacts(
                 plain.push((i, j));
             }
         }
-        for &candidate in swept.iter() {
-            match swept_contact_pair(snapshot, &previous, candidate) {
-                Some((pair, true)) => pairs.push(pair),
-                Some((pair, false)) => passing.push(pair),
-                None => {}
+        contacts.clear();
+        test_in_chunks(swept, &workers, chunk_contacts, contacts, |candidate| {
+            swept_contact_pair(snapshot, &previous, candidate)
+        });
+        for &(pair, touching_at_end) in contacts.iter() {
+            if touching_at_end {
+                pairs.push(pair);
+            } else {
+                passing.push(pair);
             }
         }
         candidates = plain;
     }
-    contacts_in_chunks(snapshot, candidates, &workers, &mut chunk_contacts, pairs);
+    test_in_chunks(
+        candidates,
+        &workers,
+        &mut chunk_contacts,
+        pairs,
+        |candidate| contact_pair(snapshot, candidate),
+    );
     // `Entity` orders by its bits, so this is `(a, b)` order.
     let key = |p: &ContactPair| (u128::from(p.a.to_bits()) << 64) | u128::from(p.b.to_bits());
     radix_sort_by_key(pairs, scratch, key);
     radix_sort_by_key(passing, scratch, key);
 }
 
-/// The candidates of a detection with swept colliders, split by path.
+/// The candidates of a detection with swept colliders, split by path, and
+/// the swept path's results.
 #[derive(Default)]
 pub(crate) struct SweptSplit {
     plain: Vec<(u32, u32)>,
     swept: Vec<(u32, u32)>,
+    chunk_contacts: ChunkOutputs<(ContactPair, bool)>,
+    contacts: Vec<(ContactPair, bool)>,
 }
 
-/// The contacts of `candidates` appended to `pairs` in candidate order,
-/// computed in chunks by `workers`.
-fn contacts_in_chunks(
-    snapshot: &ColliderSnapshot,
+/// The results of `test` on `candidates` that are `Some`, appended to
+/// `results` in candidate order, computed in chunks by `workers`.
+fn test_in_chunks<T: Copy + Send>(
     candidates: &[(u32, u32)],
     workers: &Workers,
-    chunk_contacts: &mut ChunkOutputs<ContactPair>,
-    pairs: &mut Vec<ContactPair>,
+    chunk_results: &mut ChunkOutputs<T>,
+    results: &mut Vec<T>,
+    test: impl Fn((u32, u32)) -> Option<T> + Sync,
 ) {
-    chunk_contacts.collect(
+    chunk_results.collect(
         workers,
         candidates.len().div_ceil(CANDIDATES_PER_CHUNK),
         |k, output| {
             let start = k * CANDIDATES_PER_CHUNK;
             let end = (start + CANDIDATES_PER_CHUNK).min(candidates.len());
-            output.extend(
-                candidates[start..end]
-                    .iter()
-                    .filter_map(|&candidate| contact_pair(snapshot, candidate)),
-            );
+            output.extend(candidates[start..end].iter().filter_map(|&c| test(c)));
         },
-        pairs,
+        results,
     );
 }
