@@ -19,6 +19,7 @@ use bevy::math::{Dir2, I64Vec2, Vec2, bounding::Aabb2d};
 use bevy::prelude::*;
 
 use std::ops::Range;
+use std::sync::{Mutex, PoisonError};
 
 use crate::parallel::{ChunkOutputs, InOrder, RunChunks, Workers};
 use crate::snapshot::ColliderSnapshot;
@@ -99,6 +100,11 @@ struct Level {
     span: I64Vec2,
     /// Scratch for choosing the cell size.
     sizes: Vec<f32>,
+    /// Scratch for filing: each input box with its min cell ([`OVERSIZED`]
+    /// if it does not fit), by chunk and joined, and each chunk's bounds.
+    filing: ChunkOutputs<(u32, IVec2)>,
+    filed: Vec<(u32, IVec2)>,
+    chunk_bounds: Vec<Mutex<FiledBounds>>,
 }
 
 /// How a cell becomes a sort key.
@@ -158,7 +164,7 @@ impl SpatialGrid {
                 level.brute_force(aabbs, &mut |i, j| report(pairs, i, j));
                 break;
             }
-            level.build(aabbs);
+            level.build(aabbs, runner);
             if depth == 0 {
                 self.cell_size = level.cell_size;
             }
@@ -309,38 +315,37 @@ impl Level {
     }
 
     /// Files the boxes that fit the cells, sorted by cell; the rest go to
-    /// `oversized`.
-    fn build(&mut self, aabbs: &[Aabb2d]) {
+    /// `oversized`. Finding each box's cell runs in chunks on `runner`.
+    fn build(&mut self, aabbs: &[Aabb2d], runner: &impl RunChunks) {
         self.cell_size = cell_size_for(&self.input, aabbs, &mut self.sizes);
         self.inverse_cell_size = 1.0 / self.cell_size;
         let inverse_cell_size = self.inverse_cell_size;
-        let (keys, cells, oversized) = (&mut self.keys, &mut self.sorted_cell, &mut self.oversized);
-        oversized.clear();
-        keys.clear();
-        cells.clear();
         // First pass: the min cell of every box that fits (its max corner is
         // at most one cell further in each axis), and the range they span.
-        let (mut lo, mut hi) = (IVec2::MAX, IVec2::MIN);
-        let (mut lowest, mut highest) = (Vec2::INFINITY, Vec2::NEG_INFINITY);
-        for &index in &self.input {
-            let aabb = &aabbs[index as usize];
-            let min = cell_at(aabb.min, inverse_cell_size);
-            // The max corner's cell is at most one further exactly when its
-            // scaled coordinates are below `min + 2`: a compare instead of
-            // two float-to-int conversions.
-            let max = scaled_to_cells(aabb.max, inverse_cell_size);
-            if !max.cmplt((min + 2).as_vec2()).all() {
-                oversized.push(index);
-                continue;
-            }
-            lo = lo.min(min);
-            hi = hi.max(min);
-            lowest = lowest.min(aabb.min);
-            highest = highest.max(aabb.max);
-            cells.push(min);
-            keys.push(index as u64);
+        let chunks = self.input.len().div_ceil(BOXES_PER_CHUNK);
+        if self.chunk_bounds.len() < chunks {
+            self.chunk_bounds.resize_with(chunks, Default::default);
         }
-        let filed = keys.len();
+        let (input, chunk_bounds) = (&self.input, &self.chunk_bounds[..chunks]);
+        self.filed.clear();
+        self.filing.collect(
+            runner,
+            chunks,
+            |k, output| {
+                let start = k * BOXES_PER_CHUNK;
+                let end = (start + BOXES_PER_CHUNK).min(input.len());
+                let bounds = file_boxes(&input[start..end], aabbs, inverse_cell_size, output);
+                *chunk_bounds[k]
+                    .lock()
+                    .unwrap_or_else(PoisonError::into_inner) = bounds;
+            },
+            &mut self.filed,
+        );
+        let bounds = chunk_bounds
+            .iter()
+            .map(|b| *b.lock().unwrap_or_else(PoisonError::into_inner))
+            .fold(FiledBounds::default(), FiledBounds::union);
+        let (lo, hi, filed) = (bounds.lo, bounds.hi, bounds.count);
         let span = (hi - lo).as_i64vec2() + 1;
         let dense_cells = if filed == 0 { 0 } else { span.x * span.y };
         let keying = if dense_cells <= (4 * filed as i64).max(1 << 16) {
@@ -358,17 +363,23 @@ impl Level {
         self.origin = lo;
         self.span = span;
         self.bounds = Some(Aabb2d {
-            min: lowest,
-            max: highest,
+            min: bounds.lowest,
+            max: bounds.highest,
         });
-        // Key every box, and count the boxes of each key.
-        let starts = &mut self.key_starts;
+        // Key every box that fits, and count the boxes of each key.
+        let (keys, oversized, starts) = (&mut self.keys, &mut self.oversized, &mut self.key_starts);
+        oversized.clear();
+        keys.clear();
         starts.clear();
         starts.resize(key_count + 1, 0);
-        for (packed, &cell) in keys.iter_mut().zip(cells.iter()) {
+        for &(index, cell) in &self.filed {
+            if cell == OVERSIZED {
+                oversized.push(index);
+                continue;
+            }
             let key = key_of(keying, cell, lo, span).unwrap_or(0);
             starts[key as usize + 1] += 1;
-            *packed |= u64::from(key) << 32;
+            keys.push((u64::from(key) << 32) | u64::from(index));
         }
         for key in 1..starts.len() {
             starts[key] += starts[key - 1];
@@ -394,6 +405,7 @@ impl Level {
         }
         if let Keying::Hashed { .. } = keying {
             // Only hashed runs can mix cells and need them told apart.
+            let cells = &mut self.sorted_cell;
             cells.clear();
             cells.extend(
                 sorted_aabb
@@ -736,6 +748,79 @@ fn cell_size_for(input: &[u32], aabbs: &[Aabb2d], sizes: &mut Vec<f32>) -> f32 {
     } else {
         1.0
     }
+}
+
+/// Marks a box that does not fit the cells in [`Level::build`]'s filing
+/// (no cell is this low: they are clamped).
+const OVERSIZED: IVec2 = IVec2::MIN;
+
+/// Boxes per chunk of [`Level::build`]'s first pass.
+const BOXES_PER_CHUNK: usize = 2048;
+
+/// How many boxes fit the cells, the range of their min cells and their
+/// extent.
+#[derive(Clone, Copy, Debug)]
+struct FiledBounds {
+    count: usize,
+    lo: IVec2,
+    hi: IVec2,
+    lowest: Vec2,
+    highest: Vec2,
+}
+
+impl Default for FiledBounds {
+    /// Bounds of nothing: the identity of [`FiledBounds::union`].
+    fn default() -> Self {
+        Self {
+            count: 0,
+            lo: IVec2::MAX,
+            hi: IVec2::MIN,
+            lowest: Vec2::INFINITY,
+            highest: Vec2::NEG_INFINITY,
+        }
+    }
+}
+
+impl FiledBounds {
+    fn union(self, other: Self) -> Self {
+        Self {
+            count: self.count + other.count,
+            lo: self.lo.min(other.lo),
+            hi: self.hi.max(other.hi),
+            lowest: self.lowest.min(other.lowest),
+            highest: self.highest.max(other.highest),
+        }
+    }
+}
+
+/// Appends each box of `input` with its min cell, or [`OVERSIZED`] when its
+/// max corner is more than one cell further in an axis, to `output`; returns
+/// the bounds of those that fit.
+fn file_boxes(
+    input: &[u32],
+    aabbs: &[Aabb2d],
+    inverse_cell_size: f32,
+    output: &mut Vec<(u32, IVec2)>,
+) -> FiledBounds {
+    let mut bounds = FiledBounds::default();
+    output.extend(input.iter().map(|&index| {
+        let aabb = &aabbs[index as usize];
+        let min = cell_at(aabb.min, inverse_cell_size);
+        // The max corner's cell is at most one further exactly when its
+        // scaled coordinates are below `min + 2`: a compare instead of two
+        // float-to-int conversions.
+        let max = scaled_to_cells(aabb.max, inverse_cell_size);
+        if !max.cmplt((min + 2).as_vec2()).all() {
+            return (index, OVERSIZED);
+        }
+        bounds.count += 1;
+        bounds.lo = bounds.lo.min(min);
+        bounds.hi = bounds.hi.max(min);
+        bounds.lowest = bounds.lowest.min(aabb.min);
+        bounds.highest = bounds.highest.max(aabb.max);
+        (index, min)
+    }));
+    bounds
 }
 
 #[inline]
