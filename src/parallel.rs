@@ -120,13 +120,14 @@ impl<T: Copy + Send> ChunkOutputs<T> {
 impl Workers {
     #[cfg(feature = "parallel")]
     fn share(&self, chunks: usize, work: &(dyn Fn(usize) + Sync)) {
-        // SAFETY: the reference is only used to run a claimed chunk (see
-        // `Job::help`), and every chunk is claimed and finished before this
-        // function returns: all chunks are claimed below (the loop in `help`
-        // ends only when none is left), and the wait at the end lasts until
-        // all have finished. A helper that runs later claims nothing and never
-        // touches it.
-        let work: &'static (dyn Fn(usize) + Sync) = unsafe { std::mem::transmute(work) };
+        // The pointer outlives `work`, but is only followed for a claimed
+        // chunk (see `Job::help`), and every chunk is claimed and finished
+        // before this function returns: the caller's own `help` below claims
+        // until none is left, and the wait at the end lasts until all have
+        // finished. A helper that runs later claims nothing.
+        // SAFETY: only the lifetime of the trait object changes.
+        let work: *const (dyn Fn(usize) + Sync + 'static) =
+            unsafe { std::mem::transmute(work as *const (dyn Fn(usize) + Sync + '_)) };
         let job = Arc::new(Job {
             next: AtomicUsize::new(0),
             finished: AtomicUsize::new(0),
@@ -176,9 +177,17 @@ struct Job {
     /// left waiting for it).
     panicked: AtomicBool,
     chunks: usize,
-    /// Only valid while `finished < chunks`: see `Workers::share`.
-    work: &'static (dyn Fn(usize) + Sync),
+    /// The work of each chunk; valid until every chunk has finished (see
+    /// `Workers::share`).
+    work: *const (dyn Fn(usize) + Sync),
 }
+
+// SAFETY: `work` points to a `Sync` closure and is only called while valid
+// (see `Workers::share`); the rest are atomics.
+#[cfg(feature = "parallel")]
+unsafe impl Send for Job {}
+#[cfg(feature = "parallel")]
+unsafe impl Sync for Job {}
 
 #[cfg(feature = "parallel")]
 impl Job {
@@ -189,7 +198,9 @@ impl Job {
             if chunk >= self.chunks {
                 return;
             }
-            let work = self.work;
+            // SAFETY: `chunk` is claimed, so the caller of `Workers::share`
+            // is still waiting and `work` is valid.
+            let work = unsafe { &*self.work };
             if std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| work(chunk))).is_err() {
                 self.panicked.store(true, Ordering::Release);
             }
