@@ -171,7 +171,7 @@ impl SpatialGrid {
             match level.keying {
                 Keying::Dense => {
                     let (width, height) = (level.span.x as usize, level.span.y as usize);
-                    let rows_per_band = (CELLS_PER_BAND / width).max(1);
+                    let rows_per_band = (CELLS_PER_BAND / width.max(1)).max(1);
                     let level = &*level;
                     self.band_pairs.collect(
                         runner,
@@ -345,9 +345,17 @@ impl Level {
             .iter()
             .map(|b| *b.lock().unwrap_or_else(PoisonError::into_inner))
             .fold(FiledBounds::default(), FiledBounds::union);
-        let (lo, hi, filed) = (bounds.lo, bounds.hi, bounds.count);
-        let span = (hi - lo).as_i64vec2() + 1;
-        let dense_cells = if filed == 0 { 0 } else { span.x * span.y };
+        let filed = bounds.count;
+        // When nothing fits (only unbounded boxes, say), the grid is empty.
+        let (lo, span) = if filed == 0 {
+            (IVec2::ZERO, I64Vec2::ZERO)
+        } else {
+            (
+                bounds.lo,
+                bounds.hi.as_i64vec2() - bounds.lo.as_i64vec2() + 1,
+            )
+        };
+        let dense_cells = span.x * span.y;
         let keying = if dense_cells <= (4 * filed as i64).max(1 << 16) {
             Keying::Dense
         } else {
@@ -981,6 +989,23 @@ mod tests {
         }
         in_order.sort_unstable();
         assert_eq!(in_order, boxes_overlapping_by_brute_force(&aabbs));
+    }
+
+    #[test]
+    fn unbounded_boxes_fit_no_cell_and_still_pair() {
+        // Enough to build levels, none fitting a cell: every level is empty
+        // until the last one tests them directly.
+        let aabbs: Vec<Aabb2d> = (0..30)
+            .map(|i| Aabb2d {
+                min: Vec2::new(f32::NEG_INFINITY, i as f32),
+                max: Vec2::new(f32::INFINITY, i as f32 + 0.5),
+            })
+            .collect();
+        let mut grid = SpatialGrid::default();
+        assert_eq!(
+            grid_pairs(&mut grid, &aabbs),
+            boxes_overlapping_by_brute_force(&aabbs)
+        );
     }
 
     #[test]

@@ -10,12 +10,16 @@
 //! chunks only once it wakes up and is never waited for unless it holds one,
 //! so a busy or slow main thread costs nothing but the invitation.
 
-#[cfg(feature = "parallel")]
-use std::sync::{
-    Arc,
-    atomic::{AtomicBool, AtomicUsize, Ordering},
-};
 use std::sync::{Mutex, PoisonError};
+#[cfg(feature = "parallel")]
+use std::{
+    any::Any,
+    panic::AssertUnwindSafe,
+    sync::{
+        Arc,
+        atomic::{AtomicBool, AtomicUsize, Ordering},
+    },
+};
 
 use bevy::prelude::*;
 #[cfg(feature = "parallel")]
@@ -131,7 +135,7 @@ impl Workers {
         let job = Arc::new(Job {
             next: AtomicUsize::new(0),
             finished: AtomicUsize::new(0),
-            panicked: AtomicBool::new(false),
+            panic: Mutex::new(None),
             chunks,
             work,
         });
@@ -160,8 +164,14 @@ impl Workers {
         while job.finished.load(Ordering::Acquire) < chunks {
             std::thread::yield_now();
         }
-        if job.panicked.load(Ordering::Acquire) {
-            panic!("bevy_collide2d: a detection chunk panicked on another thread");
+        // A chunk that panicked, on whichever thread: go on unwinding here.
+        let panic = job
+            .panic
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .take();
+        if let Some(payload) = panic {
+            std::panic::resume_unwind(payload);
         }
     }
 }
@@ -173,9 +183,9 @@ struct Job {
     next: AtomicUsize,
     /// How many claimed chunks have been run.
     finished: AtomicUsize,
-    /// Whether a chunk panicked (its panic is caught so the caller is not
-    /// left waiting for it).
-    panicked: AtomicBool,
+    /// The first panic of a chunk, caught so that the chunk still counts as
+    /// finished, to be resumed on the caller.
+    panic: Mutex<Option<Box<dyn Any + Send>>>,
     chunks: usize,
     /// The work of each chunk; valid until every chunk has finished (see
     /// `Workers::share`).
@@ -183,7 +193,7 @@ struct Job {
 }
 
 // SAFETY: `work` points to a `Sync` closure and is only called while valid
-// (see `Workers::share`); the rest are atomics.
+// (see `Workers::share`); the rest are atomics and a mutex.
 #[cfg(feature = "parallel")]
 unsafe impl Send for Job {}
 #[cfg(feature = "parallel")]
@@ -201,8 +211,15 @@ impl Job {
             // SAFETY: `chunk` is claimed, so the caller of `Workers::share`
             // is still waiting and `work` is valid.
             let work = unsafe { &*self.work };
-            if std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| work(chunk))).is_err() {
-                self.panicked.store(true, Ordering::Release);
+            if let Err(payload) = std::panic::catch_unwind(AssertUnwindSafe(|| work(chunk))) {
+                let mut first = self.panic.lock().unwrap_or_else(PoisonError::into_inner);
+                if first.is_none() {
+                    *first = Some(payload);
+                } else {
+                    // Not dropped here: a payload whose drop panics would
+                    // unwind past the count below.
+                    std::mem::forget(payload);
+                }
             }
             self.finished.fetch_add(1, Ordering::Release);
         }
@@ -245,6 +262,24 @@ mod tests {
             });
         });
         assert!(workers.invitation_pending.load(Ordering::Acquire));
+    }
+
+    #[cfg(feature = "parallel")]
+    #[test]
+    fn a_panicking_chunk_panics_the_caller_after_the_others_ran() {
+        let workers = Workers::default();
+        let ran = AtomicUsize::new(0);
+        let result = std::panic::catch_unwind(AssertUnwindSafe(|| {
+            workers.for_each_chunk(10, |k| {
+                ran.fetch_add(1, Ordering::Relaxed);
+                if k == 3 {
+                    panic!("chunk three");
+                }
+            });
+        }));
+        let payload = result.expect_err("the panic reaches the caller");
+        assert_eq!(payload.downcast_ref::<&str>(), Some(&"chunk three"));
+        assert_eq!(ran.into_inner(), 10);
     }
 
     #[test]
