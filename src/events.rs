@@ -4,9 +4,15 @@
 
 use bevy::prelude::*;
 
+use std::sync::{Mutex, PoisonError};
+
+use bevy::ecs::change_detection::ContiguousMut;
+use bevy::ecs::entity::Entities;
+
 use crate::collider::CollidingEntities;
 use crate::geometry::Contact;
 use crate::narrow_phase::Collisions;
+use crate::parallel::{RunChunks, Workers};
 use crate::radix_sort::radix_sort_by_key;
 
 /// A collision starting or ending between two colliders, as a [`Message`]
@@ -141,11 +147,17 @@ fn diff_pairs(
 /// Sends [`CollisionEvent`]s, triggers [`CollisionStarted`] /
 /// [`CollisionEnded`] on both entities, and updates [`CollidingEntities`],
 /// all from the diff of [`Collisions`] against the previous detection.
+#[expect(
+    clippy::too_many_arguments,
+    reason = "a system's parameters, each a separate piece of world access"
+)]
 pub(crate) fn report_collision_changes(
     collisions: Res<Collisions>,
     mut previous: ResMut<PreviousPairs>,
     mut messages: MessageWriter<CollisionEvent>,
-    mut colliding: Query<&mut CollidingEntities>,
+    mut colliding: Query<(Entity, &mut CollidingEntities)>,
+    entities: &Entities,
+    workers: Res<Workers>,
     mut commands: Commands,
     mut buffers: Local<CollidingChanges>,
 ) {
@@ -154,6 +166,7 @@ pub(crate) fn report_collision_changes(
     // reads the components in storage order rather than at random.
     let CollidingChanges {
         changes: colliding_changes,
+        rows: row_changes,
         scratch,
     } = &mut *buffers;
     colliding_changes.clear();
@@ -191,20 +204,14 @@ pub(crate) fn report_collision_changes(
         notifications.extend(Notification::started(a, b, contact));
         notifications.extend(Notification::ended(a, b));
     }
-    // `Entity` orders by its bits. Each (entity, other) pair changes at most
-    // once, so the order among one entity's changes does not matter.
-    radix_sort_by_key(colliding_changes, scratch, |&(entity, _, _)| {
-        entity.to_bits()
-    });
-    for &(entity, other, started) in colliding_changes.iter() {
-        if let Ok(mut set) = colliding.get_mut(entity) {
-            if started {
-                set.insert(other);
-            } else {
-                set.remove(other);
-            }
-        }
-    }
+    apply_colliding_changes(
+        colliding_changes,
+        &mut colliding,
+        entities,
+        &workers,
+        row_changes,
+        scratch,
+    );
     if !notifications.is_empty() {
         commands.queue(move |world: &mut World| trigger_if_alive(world, notifications));
     }
@@ -219,8 +226,112 @@ pub(crate) fn report_collision_changes(
 pub(crate) struct CollidingChanges {
     /// (entity, other, started)
     changes: Vec<(Entity, Entity, bool)>,
+    /// The changes by place: (table << 32 | row, other, started).
+    rows: Vec<(u64, Entity, bool)>,
     /// Sorting space.
-    scratch: Vec<(Entity, Entity, bool)>,
+    scratch: Vec<(u64, Entity, bool)>,
+}
+
+/// Changes per chunk of [`CollidingEntities`] updates.
+const CHANGES_PER_CHUNK: usize = 256;
+
+/// Applies `changes` (entity, other, started) to the [`CollidingEntities`]
+/// of `entity`, skipping entities without one.
+///
+/// The components are reached table by table and row by row, in chunks
+/// shared by `workers`, rather than looked up entity by entity: a lookup
+/// costs more than the update itself.
+fn apply_colliding_changes(
+    changes: &[(Entity, Entity, bool)],
+    colliding: &mut Query<(Entity, &mut CollidingEntities)>,
+    entities: &Entities,
+    workers: &Workers,
+    rows: &mut Vec<(u64, Entity, bool)>,
+    scratch: &mut Vec<(u64, Entity, bool)>,
+) {
+    if changes.is_empty() {
+        return;
+    }
+    let Ok(tables) = colliding.contiguous_iter_mut() else {
+        // Not reached: the component is stored in tables. Look each up.
+        for &(entity, other, started) in changes {
+            if let Ok((_, mut set)) = colliding.get_mut(entity) {
+                set.update(other, started);
+            }
+        }
+        return;
+    };
+    let (mut table_ids, mut values, mut ticks) = (Vec::new(), Vec::new(), Vec::new());
+    for (table_entities, components) in tables {
+        let Some(table) = table_entities
+            .first()
+            .and_then(|&first| entities.get_spawned(first).ok())
+        else {
+            continue;
+        };
+        let (table_values, table_ticks) = ContiguousMut::bypass_change_detection_split(components);
+        table_ids.push(table.table_id);
+        values.push(table_values);
+        ticks.push(table_ticks);
+    }
+    // Each change by its table (index in `values`) and row, in that order.
+    rows.clear();
+    let mut table = 0;
+    for &(entity, other, started) in changes {
+        let Ok(location) = entities.get_spawned(entity) else {
+            continue;
+        };
+        if table_ids.get(table) != Some(&location.table_id) {
+            match table_ids.iter().position(|&id| id == location.table_id) {
+                Some(found) => table = found,
+                // No CollidingEntities (removed): nothing to update.
+                None => continue,
+            }
+        }
+        let key = ((table as u64) << 32) | u64::from(location.table_row.index_u32());
+        rows.push((key, other, started));
+    }
+    radix_sort_by_key(rows, scratch, |&(key, _, _)| key);
+    // Chunks of changes that never split a row, each with its rows' slice.
+    let mut chunks = Vec::new();
+    let mut rest = &rows[..];
+    let mut table_rest: Option<(usize, &mut [CollidingEntities], usize)> = None;
+    while let Some(&(first_key, _, _)) = rest.first() {
+        let table = (first_key >> 32) as usize;
+        let mut end = rest.len().min(CHANGES_PER_CHUNK);
+        // Extend to the end of the table, or to the end of the last row.
+        end = rest[..end]
+            .iter()
+            .position(|&(key, _, _)| (key >> 32) as usize != table)
+            .unwrap_or(end);
+        while end < rest.len() && rest[end].0 == rest[end - 1].0 {
+            end += 1;
+        }
+        let (chunk, after) = rest.split_at(end);
+        rest = after;
+        let last_row = (chunk[end - 1].0 as u32) as usize;
+        let (slice, base) = match table_rest.take() {
+            Some((t, slice, base)) if t == table => (slice, base),
+            _ => (std::mem::take(&mut values[table]), 0),
+        };
+        let (head, tail) = slice.split_at_mut(last_row + 1 - base);
+        table_rest = Some((table, tail, last_row + 1));
+        chunks.push(Mutex::new((head, base, chunk)));
+    }
+    workers.for_each_chunk(chunks.len(), |k| {
+        let mut chunk = chunks[k].lock().unwrap_or_else(PoisonError::into_inner);
+        let (slice, base, changes) = &mut *chunk;
+        for &(key, other, started) in changes.iter() {
+            slice[(key as u32) as usize - *base].update(other, started);
+        }
+    });
+    drop(chunks);
+    // Changed ticks as `Mut` would have set them.
+    for &(key, _, _) in rows.iter() {
+        let table_ticks = &mut ticks[(key >> 32) as usize];
+        let this_run = table_ticks.this_run();
+        table_ticks.changed_mut()[(key as u32) as usize] = this_run;
+    }
 }
 
 /// An observer event to trigger once detection is done.
@@ -304,4 +415,94 @@ fn is_observed<E: Event>(world: &World) -> bool {
                 || !observers.entity_observers().is_empty()
                 || !observers.component_observers().is_empty()
         })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use bevy::ecs::system::RunSystemOnce;
+    use std::collections::{BTreeMap, BTreeSet};
+
+    #[derive(Component)]
+    struct TagA;
+
+    #[derive(Component)]
+    struct TagB;
+
+    /// Thousands of changes over three tables, with entities that are gone
+    /// or have no `CollidingEntities`, come out as a plain model says: every
+    /// chunk boundary and table switch is crossed.
+    #[test]
+    fn colliding_changes_reach_every_table_and_row() {
+        let mut world = World::new();
+        let mut entities: Vec<Entity> = (0..900)
+            .map(|i| match i % 3 {
+                0 => world.spawn(CollidingEntities::default()).id(),
+                1 => world.spawn((CollidingEntities::default(), TagA)).id(),
+                _ => world.spawn((CollidingEntities::default(), TagB)).id(),
+            })
+            .collect();
+        let without_component = world.spawn(TagA).id();
+        let despawned = world.spawn(CollidingEntities::default()).id();
+        world.despawn(despawned);
+        entities.extend([without_component, despawned]);
+        let mut model: BTreeMap<Entity, BTreeSet<Entity>> = BTreeMap::new();
+        let mut rng = 12345_u64;
+        let mut next = |n: usize| {
+            rng = rng
+                .wrapping_mul(6364136223846793005)
+                .wrapping_add(1442695040888963407);
+            (rng >> 33) as usize % n
+        };
+        for round in 0..4 {
+            // Each (entity, other) changes at most once per detection, as
+            // the diff guarantees.
+            let mut changes = Vec::new();
+            let mut seen = BTreeSet::new();
+            for _ in 0..3000 {
+                let (entity, other) = (entities[next(entities.len())], entities[next(900)]);
+                if entity == other || !seen.insert((entity, other)) {
+                    continue;
+                }
+                let started = !model.get(&entity).is_some_and(|s| s.contains(&other));
+                changes.push((entity, other, started));
+                if entity != without_component && entity != despawned {
+                    let set = model.entry(entity).or_default();
+                    if started {
+                        set.insert(other);
+                    } else {
+                        set.remove(&other);
+                    }
+                }
+            }
+            changes.sort_by_key(|&(entity, _, _)| entity);
+            world
+                .run_system_once(
+                    move |mut colliding: Query<(Entity, &mut CollidingEntities)>,
+                          all: &Entities,
+                          mut buffers: Local<CollidingChanges>| {
+                        let CollidingChanges { rows, scratch, .. } = &mut *buffers;
+                        let workers = Workers::default();
+                        apply_colliding_changes(
+                            &changes,
+                            &mut colliding,
+                            all,
+                            &workers,
+                            rows,
+                            scratch,
+                        );
+                    },
+                )
+                .unwrap();
+            for &entity in &entities[..900] {
+                let actual: BTreeSet<Entity> = world
+                    .get::<CollidingEntities>(entity)
+                    .unwrap()
+                    .iter()
+                    .collect();
+                let expected = model.get(&entity).cloned().unwrap_or_default();
+                assert_eq!(actual, expected, "round {round}, {entity}");
+            }
+        }
+    }
 }
