@@ -1,5 +1,7 @@
 //! The components a game puts on its entities.
 
+use smallvec::SmallVec;
+
 use bevy::ecs::lifecycle::HookContext;
 use bevy::ecs::world::DeferredWorld;
 use bevy::math::{Isometry2d, Vec2, bounding::Aabb2d};
@@ -237,8 +239,13 @@ impl Default for CollisionLayers {
 #[component(on_insert = clear_on_insert)]
 #[reflect(Component, Debug, Default, PartialEq, Clone)]
 pub struct CollidingEntities {
-    sorted: Vec<Entity>,
+    /// Kept inline for the few contacts most colliders have, so that updating
+    /// it reads the component's own row instead of a heap block elsewhere.
+    sorted: SmallVec<[Entity; INLINE_CONTACTS]>,
 }
+
+/// Touching entities a [`CollidingEntities`] holds without allocating.
+const INLINE_CONTACTS: usize = 4;
 
 impl CollidingEntities {
     /// The touching entities, in ascending [`Entity`] order.
@@ -270,6 +277,15 @@ impl CollidingEntities {
     pub(crate) fn remove(&mut self, entity: Entity) {
         if let Ok(at) = self.sorted.binary_search(&entity) {
             self.sorted.remove(at);
+        }
+    }
+
+    /// Adds `entity` if `started`, else removes it.
+    pub(crate) fn update(&mut self, entity: Entity, started: bool) {
+        if started {
+            self.insert(entity);
+        } else {
+            self.remove(entity);
         }
     }
 }
