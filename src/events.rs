@@ -12,7 +12,7 @@ use bevy::ecs::entity::Entities;
 use crate::collider::CollidingEntities;
 use crate::geometry::Contact;
 use crate::narrow_phase::Collisions;
-use crate::parallel::{RunChunks, Workers};
+use crate::parallel::{ChunkOutputs, RunChunks, Workers};
 use crate::radix_sort::radix_sort_by_key;
 
 /// A collision starting or ending between two colliders, as a [`Message`]
@@ -167,7 +167,6 @@ pub(crate) fn report_collision_changes(
     let CollidingChanges {
         changes: colliding_changes,
         rows: row_changes,
-        scratch,
     } = &mut *buffers;
     colliding_changes.clear();
     diff_pairs(&previous.0, &collisions, |change| match change {
@@ -210,7 +209,6 @@ pub(crate) fn report_collision_changes(
         entities,
         &workers,
         row_changes,
-        scratch,
     );
     if !notifications.is_empty() {
         commands.queue(move |world: &mut World| trigger_if_alive(world, notifications));
@@ -226,9 +224,16 @@ pub(crate) fn report_collision_changes(
 pub(crate) struct CollidingChanges {
     /// (entity, other, started)
     changes: Vec<(Entity, Entity, bool)>,
-    /// The changes by place: (table << 32 | row, other, started).
+    /// The changes by place.
+    rows: RowChanges,
+}
+
+/// [`CollidingEntities`] changes by place: (table << 32 | row, other,
+/// started), found in chunks, joined and sorted.
+#[derive(Default)]
+pub(crate) struct RowChanges {
+    located: ChunkOutputs<(u64, Entity, bool)>,
     rows: Vec<(u64, Entity, bool)>,
-    /// Sorting space.
     scratch: Vec<(u64, Entity, bool)>,
 }
 
@@ -246,9 +251,13 @@ fn apply_colliding_changes(
     colliding: &mut Query<(Entity, &mut CollidingEntities)>,
     entities: &Entities,
     workers: &Workers,
-    rows: &mut Vec<(u64, Entity, bool)>,
-    scratch: &mut Vec<(u64, Entity, bool)>,
+    buffers: &mut RowChanges,
 ) {
+    let RowChanges {
+        located,
+        rows,
+        scratch,
+    } = buffers;
     if changes.is_empty() {
         return;
     }
@@ -274,23 +283,34 @@ fn apply_colliding_changes(
         values.push(table_values);
         ticks.push(table_ticks);
     }
-    // Each change by its table (index in `values`) and row, in that order.
+    // Each change by its table (index in `values`) and row, found in chunks,
+    // then put in that order.
     rows.clear();
-    let mut table = 0;
-    for &(entity, other, started) in changes {
-        let Ok(location) = entities.get_spawned(entity) else {
-            continue;
-        };
-        if table_ids.get(table) != Some(&location.table_id) {
-            match table_ids.iter().position(|&id| id == location.table_id) {
-                Some(found) => table = found,
-                // No CollidingEntities (removed): nothing to update.
-                None => continue,
+    let table_ids = &table_ids;
+    located.collect(
+        workers,
+        changes.len().div_ceil(CHANGES_PER_CHUNK),
+        |k, output| {
+            let start = k * CHANGES_PER_CHUNK;
+            let end = (start + CHANGES_PER_CHUNK).min(changes.len());
+            let mut table = 0;
+            for &(entity, other, started) in &changes[start..end] {
+                let Ok(location) = entities.get_spawned(entity) else {
+                    continue;
+                };
+                if table_ids.get(table) != Some(&location.table_id) {
+                    match table_ids.iter().position(|&id| id == location.table_id) {
+                        Some(found) => table = found,
+                        // No CollidingEntities (removed): nothing to update.
+                        None => continue,
+                    }
+                }
+                let key = ((table as u64) << 32) | u64::from(location.table_row.index_u32());
+                output.push((key, other, started));
             }
-        }
-        let key = ((table as u64) << 32) | u64::from(location.table_row.index_u32());
-        rows.push((key, other, started));
-    }
+        },
+        rows,
+    );
     radix_sort_by_key(rows, scratch, |&(key, _, _)| key);
     // Chunks of changes that never split a row, each with its rows' slice.
     let mut chunks = Vec::new();
@@ -480,16 +500,14 @@ mod tests {
                 .run_system_once(
                     move |mut colliding: Query<(Entity, &mut CollidingEntities)>,
                           all: &Entities,
-                          mut buffers: Local<CollidingChanges>| {
-                        let CollidingChanges { rows, scratch, .. } = &mut *buffers;
+                          mut buffers: Local<RowChanges>| {
                         let workers = Workers::default();
                         apply_colliding_changes(
                             &changes,
                             &mut colliding,
                             all,
                             &workers,
-                            rows,
-                            scratch,
+                            &mut buffers,
                         );
                     },
                 )
