@@ -319,7 +319,7 @@ fn apply_colliding_changes(
     while let Some(&(first_key, _, _)) = rest.first() {
         let table = (first_key >> 32) as usize;
         let mut end = rest.len().min(CHANGES_PER_CHUNK);
-        // Extend to the end of the table, or to the end of the last row.
+        // The chunk ends where its table does, and never inside a row.
         end = rest[..end]
             .iter()
             .position(|&(key, _, _)| (key >> 32) as usize != table)
