@@ -328,13 +328,12 @@ impl Level {
         }
         let (input, chunk_bounds) = (&self.input, &self.chunk_bounds[..chunks]);
         self.filed.clear();
-        self.filing.collect(
+        self.filing.collect_over(
             runner,
-            chunks,
-            |k, output| {
-                let start = k * BOXES_PER_CHUNK;
-                let end = (start + BOXES_PER_CHUNK).min(input.len());
-                let bounds = file_boxes(&input[start..end], aabbs, inverse_cell_size, output);
+            input,
+            BOXES_PER_CHUNK,
+            |k, chunk, output| {
+                let bounds = file_boxes(chunk, aabbs, inverse_cell_size, output);
                 *chunk_bounds[k]
                     .lock()
                     .unwrap_or_else(PoisonError::into_inner) = bounds;

@@ -287,14 +287,13 @@ fn apply_colliding_changes(
     // then put in that order.
     rows.clear();
     let table_ids = &table_ids;
-    located.collect(
+    located.collect_over(
         workers,
-        changes.len().div_ceil(CHANGES_PER_CHUNK),
-        |k, output| {
-            let start = k * CHANGES_PER_CHUNK;
-            let end = (start + CHANGES_PER_CHUNK).min(changes.len());
+        changes,
+        CHANGES_PER_CHUNK,
+        |_, chunk, output| {
             let mut table = 0;
-            for &(entity, other, started) in &changes[start..end] {
+            for &(entity, other, started) in chunk {
                 let Ok(location) = entities.get_spawned(entity) else {
                     continue;
                 };

@@ -248,14 +248,11 @@ fn test_in_chunks<T: Copy + Send>(
     results: &mut Vec<T>,
     test: impl Fn((u32, u32)) -> Option<T> + Sync,
 ) {
-    chunk_results.collect(
+    chunk_results.collect_over(
         workers,
-        candidates.len().div_ceil(CANDIDATES_PER_CHUNK),
-        |k, output| {
-            let start = k * CANDIDATES_PER_CHUNK;
-            let end = (start + CANDIDATES_PER_CHUNK).min(candidates.len());
-            output.extend(candidates[start..end].iter().filter_map(|&c| test(c)));
-        },
+        candidates,
+        CANDIDATES_PER_CHUNK,
+        |_, chunk, output| output.extend(chunk.iter().filter_map(|&c| test(c))),
         results,
     );
 }

@@ -119,6 +119,31 @@ impl<T: Copy + Send> ChunkOutputs<T> {
             all.extend_from_slice(&lock(k));
         }
     }
+
+    /// [`Self::collect`] over `items` cut into chunks of `per_chunk` (the
+    /// last one shorter): `work(k, chunk, output)`.
+    pub(crate) fn collect_over<I: Sync>(
+        &mut self,
+        runner: &impl RunChunks,
+        items: &[I],
+        per_chunk: usize,
+        work: impl Fn(usize, &[I], &mut Vec<T>) + Sync,
+        all: &mut Vec<T>,
+    ) {
+        self.collect(
+            runner,
+            items.len().div_ceil(per_chunk),
+            |k, output| {
+                let start = k * per_chunk;
+                work(
+                    k,
+                    &items[start..(start + per_chunk).min(items.len())],
+                    output,
+                );
+            },
+            all,
+        );
+    }
 }
 
 impl Workers {
