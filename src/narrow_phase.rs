@@ -7,7 +7,7 @@ use crate::broad_phase::BroadPhasePairs;
 use crate::events::PreviousPairs;
 use crate::geometry::{Contact, time_of_impact_from_apart};
 use crate::parallel::{ChunkOutputs, Workers};
-use crate::radix_sort::radix_sort_by_key;
+use crate::radix_sort::{PairSortSpace, sort_by_unique_pair};
 use crate::snapshot::ColliderSnapshot;
 
 /// Candidate pairs per chunk of parallel work: a thread that joins late
@@ -36,8 +36,8 @@ pub struct Collisions {
     /// Pairs with a [`Swept`](crate::Swept) collider that touched during the
     /// step and are apart at its end, sorted by `(a, b)`.
     passing: Vec<ContactPair>,
-    /// Sorting space, kept to reuse its allocation.
-    scratch: Vec<ContactPair>,
+    /// Sorting space, kept to reuse its allocations.
+    sort_space: PairSortSpace<ContactPair>,
 }
 
 impl Collisions {
@@ -181,7 +181,7 @@ pub(crate) fn compute_contacts(
     let Collisions {
         pairs,
         passing,
-        scratch,
+        sort_space,
     } = &mut *collisions;
     pairs.clear();
     passing.clear();
@@ -224,9 +224,9 @@ pub(crate) fn compute_contacts(
         |candidate| contact_pair(snapshot, candidate),
     );
     // `Entity` orders by its bits, so this is `(a, b)` order.
-    let key = |p: &ContactPair| (u128::from(p.a.to_bits()) << 64) | u128::from(p.b.to_bits());
-    radix_sort_by_key(pairs, scratch, key);
-    radix_sort_by_key(passing, scratch, key);
+    let key = |p: &ContactPair| (p.a.to_bits(), p.b.to_bits());
+    sort_by_unique_pair(pairs, sort_space, key);
+    sort_by_unique_pair(passing, sort_space, key);
 }
 
 /// The candidates of a detection with swept colliders, split by path, and
