@@ -212,6 +212,22 @@ impl SpatialGrid {
         self.box_count == 0
     }
 
+    /// The box indices of the last build in the order the grid filed them
+    /// (level by level, cell by cell): each box exactly once, neighbours
+    /// mostly close together.
+    pub(crate) fn filing_order(&self) -> impl Iterator<Item = u32> + '_ {
+        self.used_levels()
+            .iter()
+            .flat_map(|level| {
+                if level.brute_forced {
+                    &level.input
+                } else {
+                    &level.sorted_index
+                }
+            })
+            .copied()
+    }
+
     /// The levels the last build used.
     fn used_levels(&self) -> &[Level] {
         &self.levels[..self.levels_used]
@@ -963,6 +979,25 @@ mod tests {
                 boxes_overlapping_by_brute_force(&aabbs),
                 "round {round}"
             );
+        }
+    }
+
+    /// Every box once, also with oversized boxes on further levels and a
+    /// last level tested directly.
+    #[test]
+    fn filing_order_lists_every_box_once() {
+        let mut rng = StdRng::seed_from_u64(11);
+        let mut aabbs = random_boxes(&mut rng, 3000, Vec2::ZERO, 300.0, 4.0);
+        aabbs.extend(random_boxes(&mut rng, 40, Vec2::ZERO, 300.0, 60.0));
+        aabbs.extend(random_boxes(&mut rng, 5, Vec2::ZERO, 300.0, 900.0));
+        aabbs.push(aabb(Vec2::ZERO, Vec2::INFINITY));
+        let mut grid = SpatialGrid::default();
+        for boxes in [&aabbs[..], &aabbs[..10], &[]] {
+            grid.overlapping_pairs(boxes, |_, _| true, &mut Vec::new());
+            let mut order: Vec<u32> = grid.filing_order().collect();
+            assert!(grid.levels_used > 1 || boxes.len() < 100);
+            order.sort_unstable();
+            assert_eq!(order, (0..boxes.len() as u32).collect::<Vec<_>>());
         }
     }
 

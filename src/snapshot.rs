@@ -9,9 +9,10 @@ use bevy::prelude::*;
 use std::ops::Range;
 use std::sync::{Mutex, PoisonError};
 
+use crate::broad_phase::{BroadPhaseGrid, SpatialGrid};
 use crate::collider::{Collider, CollisionLayers, Swept};
 use crate::geometry::{Shape, ShapeError, Sweep, swept_aabb, validate_pose};
-use crate::parallel::{ChunkOutputs, Workers};
+use crate::parallel::{ChunkOutputs, RunChunks, Workers};
 
 /// One collider as detection sees it.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -27,9 +28,13 @@ pub struct SnapshotCollider {
 /// [`ColliderSnapshot::sweep_index`] of a collider that is not [`Swept`].
 pub const NOT_SWEPT: u32 = u32::MAX;
 
-/// This detection's colliders as plain data, one index per collider, in the
-/// order the query yielded them. Rebuilt every detection; allocations are
-/// reused.
+/// This detection's colliders as plain data, one index per collider. Rebuilt
+/// every detection; allocations are reused.
+///
+/// The colliders are laid out in the order the last detection's grid filed
+/// them, cell by cell, so that colliders near each other in the world are
+/// mostly near each other in memory too, and the later steps, which look at
+/// neighbours, read memory nearly in order. The order has no other meaning.
 #[derive(Resource, Default, Debug)]
 pub struct ColliderSnapshot {
     /// The colliders: entity, world shape and pose, side by side so that a
@@ -44,6 +49,36 @@ pub struct ColliderSnapshot {
     pub sweep_index: Vec<u32>,
     /// Where each swept collider was at the previous detection.
     pub sweep_starts: Vec<Isometry2d>,
+    /// For each collider, its position among the valid colliders in the
+    /// order the query yielded them: where the next detection, which reads
+    /// them in the same order as long as no collider is added, removed or
+    /// moved to other storage, finds each of them.
+    query_positions: Vec<u32>,
+    /// The colliders in query order, before they are laid out.
+    staged: Vec<StagedCollider>,
+}
+
+/// A collider as read from the ECS, before it is laid out: one record, so
+/// that laying it out reads one place.
+#[derive(Clone, Copy, Debug)]
+struct StagedCollider {
+    collider: SnapshotCollider,
+    layers: CollisionLayers,
+    /// As [`ColliderSnapshot::sweep_index`].
+    sweep_index: u32,
+}
+
+impl StagedCollider {
+    /// What a slot holds until it is filled (or removed, if skipped).
+    const PLACEHOLDER: Self = Self {
+        collider: SnapshotCollider {
+            entity: Entity::PLACEHOLDER,
+            shape: Shape::Circle { radius: 0.0 },
+            pose: Isometry2d::IDENTITY,
+        },
+        layers: CollisionLayers::ALL,
+        sweep_index: NOT_SWEPT,
+    };
 }
 
 impl ColliderSnapshot {
@@ -282,8 +317,58 @@ struct TableColliders<'w> {
     swept: bool,
 }
 
-/// Where a chunk of colliders goes in [`ColliderSnapshot`]: one slot per
-/// collider, starting at `start`.
+/// Reads `rows` of `table` into `slots` (one per row; the first is at
+/// `start` in the snapshot), noting what is to report.
+fn fill(
+    slots: &mut [StagedCollider],
+    start: usize,
+    table: &TableColliders,
+    rows: Range<usize>,
+    notes: &mut Vec<Note>,
+) {
+    for ((at, row), slot) in rows.enumerate().zip(slots) {
+        let entity = table.entities[row];
+        match read_collider(&table.colliders[row], &table.transforms[row]) {
+            Reading::Valid {
+                shape,
+                pose,
+                sheared,
+            } => {
+                *slot = StagedCollider {
+                    collider: SnapshotCollider {
+                        entity,
+                        shape,
+                        pose,
+                    },
+                    // A removed CollisionLayers means the default: everything.
+                    layers: table.layers.map_or_else(Default::default, |l| l[row]),
+                    // A swept collider's path is looked up afterwards.
+                    sweep_index: if table.swept {
+                        SWEEP_PENDING
+                    } else {
+                        NOT_SWEPT
+                    },
+                };
+                if sheared {
+                    notes.push(Note::Sheared(entity));
+                }
+            }
+            Reading::Hidden => notes.push(Note::Skipped {
+                position: start + at,
+                entity,
+                error: None,
+            }),
+            Reading::Invalid(error) => notes.push(Note::Skipped {
+                position: start + at,
+                entity,
+                error: Some(error),
+            }),
+        }
+    }
+}
+
+/// Where a chunk of laid-out colliders goes in [`ColliderSnapshot`]: one
+/// slot per collider, starting at `start`.
 struct SnapshotSlots<'a> {
     start: usize,
     colliders: &'a mut [SnapshotCollider],
@@ -292,72 +377,127 @@ struct SnapshotSlots<'a> {
     sweep_index: &'a mut [u32],
 }
 
-impl<'a> SnapshotSlots<'a> {
-    /// The first `len` slots, and the rest.
-    fn split_off_front(self, len: usize) -> (Self, Self) {
-        let (colliders, rest_colliders) = self.colliders.split_at_mut(len);
-        let (aabbs, rest_aabbs) = self.aabbs.split_at_mut(len);
-        let (layers, rest_layers) = self.layers.split_at_mut(len);
-        let (sweep_index, rest_sweep_index) = self.sweep_index.split_at_mut(len);
-        (
-            Self {
-                start: self.start,
+impl SnapshotSlots<'_> {
+    /// The slots cut into chunks of `len` (the last one shorter).
+    fn into_chunks(self, len: usize) -> Vec<Mutex<Self>> {
+        let mut chunks = Vec::new();
+        let mut rest = self;
+        while !rest.colliders.is_empty() {
+            let first = len.min(rest.colliders.len());
+            let (colliders, more_colliders) = rest.colliders.split_at_mut(first);
+            let (aabbs, more_aabbs) = rest.aabbs.split_at_mut(first);
+            let (layers, more_layers) = rest.layers.split_at_mut(first);
+            let (sweep_index, more_sweep_index) = rest.sweep_index.split_at_mut(first);
+            chunks.push(Mutex::new(Self {
+                start: rest.start,
                 colliders,
                 aabbs,
                 layers,
                 sweep_index,
-            },
-            Self {
-                start: self.start + len,
-                colliders: rest_colliders,
-                aabbs: rest_aabbs,
-                layers: rest_layers,
-                sweep_index: rest_sweep_index,
-            },
-        )
+            }));
+            rest = Self {
+                start: rest.start + first,
+                colliders: more_colliders,
+                aabbs: more_aabbs,
+                layers: more_layers,
+                sweep_index: more_sweep_index,
+            };
+        }
+        chunks
     }
 
-    /// Reads `rows` of `table` into these slots, noting what is to report.
-    fn fill(&mut self, table: &TableColliders, rows: Range<usize>, notes: &mut Vec<Note>) {
-        for (at, row) in rows.enumerate() {
-            let entity = table.entities[row];
-            match read_collider(&table.colliders[row], &table.transforms[row]) {
-                Reading::Valid {
-                    shape,
-                    pose,
-                    sheared,
-                } => {
-                    self.colliders[at] = SnapshotCollider {
-                        entity,
-                        shape,
-                        pose,
-                    };
-                    // A swept collider's bounds cover its path, found later.
-                    if table.swept {
-                        self.sweep_index[at] = SWEEP_PENDING;
-                    } else {
-                        self.aabbs[at] = shape.aabb(pose);
-                        self.sweep_index[at] = NOT_SWEPT;
-                    }
-                    // A removed CollisionLayers means the default: everything.
-                    self.layers[at] = table.layers.map_or_else(Default::default, |l| l[row]);
-                    if sheared {
-                        notes.push(Note::Sheared(entity));
-                    }
-                }
-                Reading::Hidden => notes.push(Note::Skipped {
-                    position: self.start + at,
-                    entity,
-                    error: None,
-                }),
-                Reading::Invalid(error) => notes.push(Note::Skipped {
-                    position: self.start + at,
-                    entity,
-                    error: Some(error),
-                }),
-            }
+    /// Fills these slots with the staged colliders at `positions`, in order,
+    /// with their bounding boxes (of the whole path for swept ones).
+    fn gather(
+        &mut self,
+        staged: &[StagedCollider],
+        positions: &[u32],
+        sweep_starts: &[Isometry2d],
+    ) {
+        for (at, &from) in positions.iter().enumerate() {
+            let StagedCollider {
+                collider,
+                layers,
+                sweep_index,
+            } = staged[from as usize];
+            self.aabbs[at] = match sweep_index {
+                NOT_SWEPT => collider.shape.aabb(collider.pose),
+                start => swept_aabb(
+                    &collider.shape,
+                    Sweep::new(sweep_starts[start as usize], collider.pose),
+                ),
+            };
+            self.colliders[at] = collider;
+            self.layers[at] = layers;
+            self.sweep_index[at] = sweep_index;
         }
     }
+}
+
+/// Lays the staged colliders out into the snapshot's arrays, in the order
+/// the last detection's grid filed them when it was built over as many
+/// colliders, otherwise in query order.
+fn lay_out(
+    snapshot: &mut ColliderSnapshot,
+    grid: &SpatialGrid,
+    runner: &impl RunChunks,
+    layout: &mut Vec<u32>,
+) {
+    let ColliderSnapshot {
+        colliders,
+        aabbs,
+        layers,
+        sweep_index,
+        sweep_starts,
+        query_positions,
+        staged,
+    } = snapshot;
+    let count = staged.len();
+    layout.clear();
+    // With as many colliders as last time, each is assumed to be at the
+    // same query position as then. When that is wrong (one collider removed
+    // and another added, say), only locality suffers: the layout is a
+    // permutation either way, as each grid position names a different
+    // collider of the last snapshot.
+    if grid.len() == count && query_positions.len() == count {
+        layout.extend(
+            grid.filing_order()
+                .map(|index| query_positions[index as usize]),
+        );
+    } else {
+        layout.extend(0..count as u32);
+    }
+    let Some(&first) = staged.first() else {
+        colliders.clear();
+        aabbs.clear();
+        layers.clear();
+        sweep_index.clear();
+        query_positions.clear();
+        return;
+    };
+    // Overwritten below; resizing only writes when the count grows.
+    colliders.resize(count, first.collider);
+    aabbs.resize(count, Aabb2d::new(Vec2::ZERO, Vec2::ZERO));
+    layers.resize(count, first.layers);
+    sweep_index.resize(count, NOT_SWEPT);
+    let chunks = SnapshotSlots {
+        start: 0,
+        colliders,
+        aabbs,
+        layers,
+        sweep_index,
+    }
+    .into_chunks(COLLIDERS_PER_CHUNK);
+    {
+        let (staged, layout, sweep_starts) = (&*staged, &*layout, &*sweep_starts);
+        runner.for_each_chunk(chunks.len(), |k| {
+            let mut slots = chunks[k].lock().unwrap_or_else(PoisonError::into_inner);
+            let positions = &layout[slots.start..slots.start + slots.colliders.len()];
+            slots.gather(staged, positions, sweep_starts);
+        });
+    }
+    drop(chunks);
+    std::mem::swap(query_positions, layout);
 }
 
 /// Removes the elements at `positions` (ascending) from `values`, keeping
@@ -382,6 +522,7 @@ pub(crate) struct SnapshotScratch {
     notes: ChunkOutputs<Note>,
     all_notes: Vec<Note>,
     skipped: Vec<usize>,
+    layout: Vec<u32>,
 }
 
 /// Fills [`ColliderSnapshot`] from the ECS, in chunks shared by
@@ -392,6 +533,7 @@ pub(crate) fn snapshot_colliders(
     mut snapshot: ResMut<ColliderSnapshot>,
     mut warned: ResMut<WarnedColliders>,
     mut swept_poses: ResMut<SweptPoses>,
+    grid: Res<BroadPhaseGrid>,
     workers: Res<Workers>,
     mut scratch: Local<SnapshotScratch>,
 ) {
@@ -400,6 +542,7 @@ pub(crate) fn snapshot_colliders(
         notes,
         all_notes,
         skipped,
+        layout,
     } = &mut *scratch;
     // Every queried component is stored in tables, so this always holds.
     let tables: Vec<TableColliders> = match colliders.contiguous_iter() {
@@ -422,37 +565,19 @@ pub(crate) fn snapshot_colliders(
     // Slots for every collider, overwritten (the lengths rarely change, so
     // this rarely writes anything); skipped ones are removed afterwards.
     let total: usize = tables.iter().map(|table| table.entities.len()).sum();
-    snapshot.colliders.resize(
-        total,
-        SnapshotCollider {
-            entity: Entity::PLACEHOLDER,
-            shape: Shape::Circle { radius: 0.0 },
-            pose: Isometry2d::IDENTITY,
-        },
-    );
-    snapshot
-        .aabbs
-        .resize(total, Aabb2d::new(Vec2::ZERO, Vec2::ZERO));
-    snapshot.layers.resize(total, CollisionLayers::default());
-    snapshot.sweep_index.resize(total, NOT_SWEPT);
+    snapshot.staged.resize(total, StagedCollider::PLACEHOLDER);
     snapshot.sweep_starts.clear();
     // Chunks of at most COLLIDERS_PER_CHUNK rows of one table, each with its
     // own slots.
     let mut chunks = Vec::new();
-    let mut rest = SnapshotSlots {
-        start: 0,
-        colliders: &mut snapshot.colliders,
-        aabbs: &mut snapshot.aabbs,
-        layers: &mut snapshot.layers,
-        sweep_index: &mut snapshot.sweep_index,
-    };
+    let (mut rest, mut start) = (&mut snapshot.staged[..], 0);
     for (index, table) in tables.iter().enumerate() {
         let rows = table.entities.len();
         for first in (0..rows).step_by(COLLIDERS_PER_CHUNK) {
             let last = (first + COLLIDERS_PER_CHUNK).min(rows);
-            let (slots, after) = rest.split_off_front(last - first);
-            rest = after;
-            chunks.push(Mutex::new((index, first..last, slots)));
+            let (slots, after) = rest.split_at_mut(last - first);
+            chunks.push(Mutex::new((index, first..last, start, slots)));
+            (rest, start) = (after, start + last - first);
         }
     }
     all_notes.clear();
@@ -461,8 +586,8 @@ pub(crate) fn snapshot_colliders(
         chunks.len(),
         |k, notes| {
             let mut chunk = chunks[k].lock().unwrap_or_else(PoisonError::into_inner);
-            let (table, rows, slots) = &mut *chunk;
-            slots.fill(&tables[*table], rows.clone(), notes);
+            let (table, rows, start, slots) = &mut *chunk;
+            fill(slots, *start, &tables[*table], rows.clone(), notes);
         },
         all_notes,
     );
@@ -492,29 +617,25 @@ pub(crate) fn snapshot_colliders(
             }
         }
     }
-    if !skipped.is_empty() {
-        remove_positions(&mut snapshot.colliders, skipped);
-        remove_positions(&mut snapshot.aabbs, skipped);
-        remove_positions(&mut snapshot.layers, skipped);
-        remove_positions(&mut snapshot.sweep_index, skipped);
-    }
+    remove_positions(&mut snapshot.staged, skipped);
     // Swept colliders: their paths start where they were last time.
     if tables.iter().any(|table| table.swept) {
-        for index in 0..snapshot.len() {
-            if snapshot.sweep_index[index] == SWEEP_PENDING {
-                let SnapshotCollider {
-                    entity,
-                    shape,
-                    pose,
-                } = snapshot.colliders[index];
-                let start = swept_poses.path_start(entity, pose);
-                snapshot.aabbs[index] = swept_aabb(&shape, Sweep::new(start, pose));
-                snapshot.sweep_index[index] = snapshot.sweep_starts.len() as u32;
-                snapshot.sweep_starts.push(start);
-            }
+        let ColliderSnapshot {
+            staged,
+            sweep_starts,
+            ..
+        } = snapshot;
+        for staged in staged
+            .iter_mut()
+            .filter(|staged| staged.sweep_index == SWEEP_PENDING)
+        {
+            let SnapshotCollider { entity, pose, .. } = staged.collider;
+            staged.sweep_index = sweep_starts.len() as u32;
+            sweep_starts.push(swept_poses.path_start(entity, pose));
         }
     }
     swept_poses.advance();
+    lay_out(snapshot, grid.grid(), &*workers, layout);
     // Warned colliders that are valid again are warned about again if they
     // break again; those that no longer exist are forgotten.
     let WarnedColliders(invalid, sheared) = &mut *warned;
@@ -536,6 +657,7 @@ pub(crate) fn snapshot_colliders(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::parallel::InOrder;
 
     #[test]
     fn remove_positions_keeps_the_rest_in_order() {
@@ -551,5 +673,83 @@ mod tests {
             remove_positions(&mut values, positions);
             assert_eq!(values, expected, "removing {positions:?}");
         }
+    }
+
+    fn staged_colliders(count: u32, first_entity: u32) -> Vec<StagedCollider> {
+        (0..count)
+            .map(|k| {
+                let x = ((k * 7919) % count) as f32 * 3.0;
+                StagedCollider {
+                    collider: SnapshotCollider {
+                        entity: Entity::from_raw_u32(first_entity + k).unwrap(),
+                        shape: if k % 2 == 0 {
+                            Shape::Circle { radius: 1.0 }
+                        } else {
+                            Shape::Rect {
+                                half_size: Vec2::new(1.0, 0.5),
+                            }
+                        },
+                        pose: Isometry2d::new(Vec2::new(x, (k % 5) as f32), Rot2::radians(0.3)),
+                    },
+                    layers: CollisionLayers::new(k, u32::MAX),
+                    sweep_index: NOT_SWEPT,
+                }
+            })
+            .collect()
+    }
+
+    /// The first detection keeps query order; the next ones lay the
+    /// colliders out in the grid's filing order, each exactly once with its
+    /// own data and box; a different count starts again from query order.
+    #[test]
+    fn colliders_are_laid_out_in_the_last_grid_order() {
+        let (mut snapshot, mut grid, mut layout) = (
+            ColliderSnapshot::default(),
+            SpatialGrid::default(),
+            Vec::new(),
+        );
+        let staged = staged_colliders(500, 1);
+        let check = |snapshot: &ColliderSnapshot, expected: &[StagedCollider]| {
+            assert_eq!(snapshot.len(), expected.len());
+            for (p, want) in expected.iter().enumerate() {
+                assert_eq!(snapshot.colliders[p], want.collider);
+                assert_eq!(snapshot.layers[p], want.layers);
+                assert_eq!(snapshot.sweep_index[p], want.sweep_index);
+                assert_eq!(
+                    snapshot.aabbs[p],
+                    want.collider.shape.aabb(want.collider.pose)
+                );
+            }
+        };
+        snapshot.staged = staged.clone();
+        lay_out(&mut snapshot, &grid, &InOrder, &mut layout);
+        check(&snapshot, &staged);
+        for _ in 0..3 {
+            grid.overlapping_pairs(&snapshot.aabbs, |_, _| true, &mut Vec::new());
+            // Where the grid put each of the last snapshot's colliders.
+            let expected: Vec<StagedCollider> = grid
+                .filing_order()
+                .map(|index| {
+                    let entity = snapshot.colliders[index as usize].entity;
+                    *staged.iter().find(|s| s.collider.entity == entity).unwrap()
+                })
+                .collect();
+            snapshot.staged = staged.clone();
+            lay_out(&mut snapshot, &grid, &InOrder, &mut layout);
+            check(&snapshot, &expected);
+        }
+        assert!(
+            (snapshot.colliders.iter().zip(&staged)).any(|(laid, s)| *laid != s.collider),
+            "never reordered"
+        );
+        // Another set of colliders of another count: query order again.
+        let other = staged_colliders(499, 1000);
+        snapshot.staged = other.clone();
+        lay_out(&mut snapshot, &grid, &InOrder, &mut layout);
+        check(&snapshot, &other);
+        // Nothing at all.
+        snapshot.staged.clear();
+        lay_out(&mut snapshot, &grid, &InOrder, &mut layout);
+        check(&snapshot, &[]);
     }
 }
