@@ -3,8 +3,7 @@
 //! of contacts by entity every frame; this does it in a few linear passes
 //! instead of `n log n` comparisons.
 
-/// Bits per pass: 2048 counters fit in the L1 cache, and a 34-bit key (two
-/// entity indices below 2^17) takes four passes.
+/// Bits per pass: 2048 counters fit in the L1 cache.
 const DIGIT_BITS: u32 = 11;
 const DIGITS: usize = 1 << DIGIT_BITS;
 
@@ -137,10 +136,9 @@ fn sort_keys(keys: &[u64], sorted: &mut Vec<u64>, starts: &mut Vec<u32>, key_bit
     let bucket_bits = (usize::BITS - keys.len().leading_zeros())
         .min(key_bits)
         .min(MAX_BUCKET_BITS);
+    // Below 64: `bucket_bits` is 0 only when `key_bits` is.
     let shift = key_bits - bucket_bits;
-    // `key_bits` may be 64 with `bucket_bits` 0: `checked_shr` keeps that
-    // one bucket.
-    let bucket = |key: u64| key.checked_shr(shift).unwrap_or(0) as usize;
+    let bucket = |key: u64| (key >> shift) as usize;
     starts.clear();
     starts.resize((1 << bucket_bits) + 1, 0);
     for &key in keys {
