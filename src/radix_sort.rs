@@ -93,9 +93,10 @@ pub(crate) fn sort_by_unique_pair<T: Copy>(
     space: &mut PairSortSpace<T>,
     key: impl Fn(&T) -> (u64, u64),
 ) {
-    let Some((major, minor)) = VaryingBits::of_pairs(items.iter().map(&key)) else {
+    if items.len() < 2 {
         return;
-    };
+    }
+    let (major, minor) = VaryingBits::of_pairs(items.iter().map(&key));
     let index_bits = usize::BITS - (items.len() - 1).leading_zeros();
     if major.width + minor.width + index_bits > 64 {
         radix_sort_by_key(items, &mut space.placed, |item| {
@@ -113,8 +114,8 @@ pub(crate) fn sort_by_unique_pair<T: Copy>(
     keys.clear();
     keys.extend(items.iter().enumerate().map(|(index, item)| {
         let (a, b) = key(item);
-        let pair = major.pack_above(a, minor.field(b), minor.width);
-        // Shifted by less than 64: the pair's width is at most 64 - index_bits.
+        // Shifts below 64: with two items or more, index_bits >= 1.
+        let pair = (major.field(a) << minor.width) | minor.field(b);
         (pair << index_bits) | index as u64
     }));
     let key_bits = major.width + minor.width + index_bits;
@@ -190,17 +191,17 @@ struct VaryingBits {
 }
 
 impl VaryingBits {
-    /// Those of the first and of the second values of `pairs`, in one pass;
-    /// `None` for no pairs.
-    fn of_pairs(mut pairs: impl Iterator<Item = (u64, u64)>) -> Option<(Self, Self)> {
-        let (a, b) = pairs.next()?;
+    /// Those of the first and of the second values of `pairs` (not empty),
+    /// in one pass.
+    fn of_pairs(mut pairs: impl Iterator<Item = (u64, u64)>) -> (Self, Self) {
+        let (a, b) = pairs.next().unwrap_or_default();
         let (or_a, and_a, or_b, and_b) = pairs.fold((a, a, b, b), |(oa, na, ob, nb), (a, b)| {
             (oa | a, na & a, ob | b, nb & b)
         });
-        Some((
+        (
             Self::from_varying(or_a ^ and_a),
             Self::from_varying(or_b ^ and_b),
-        ))
+        )
     }
 
     fn from_varying(varying: u64) -> Self {
@@ -215,22 +216,9 @@ impl VaryingBits {
         }
     }
 
-    /// The varying bits of `value`, at the bottom.
+    /// The varying bits of `value`, at the bottom (`width` below 64).
     fn field(self, value: u64) -> u64 {
-        match self.width {
-            0 => 0,
-            64 => value,
-            width => (value >> self.shift) & ((1 << width) - 1),
-        }
-    }
-
-    /// The varying bits of `value` above `low`, which takes the bottom
-    /// `low_width` bits (`self.width + low_width <= 64`).
-    fn pack_above(self, value: u64, low: u64, low_width: u32) -> u64 {
-        match low_width {
-            64 => low,
-            _ => (self.field(value) << low_width) | low,
-        }
+        (value >> self.shift) & ((1 << self.width) - 1)
     }
 }
 
