@@ -80,6 +80,13 @@ impl RunChunks for Workers {
     }
 }
 
+/// `items` cut into chunks of `per_chunk` (the last one shorter), each
+/// behind its own lock, so that chunk `k`'s work can write items
+/// `k * per_chunk..` while other threads write other chunks.
+pub(crate) fn lock_chunks<T>(items: &mut [T], per_chunk: usize) -> Vec<Mutex<&mut [T]>> {
+    items.chunks_mut(per_chunk).map(Mutex::new).collect()
+}
+
 /// One output list per chunk, kept between calls to reuse their allocations.
 #[derive(Debug)]
 pub(crate) struct ChunkOutputs<T>(Vec<Mutex<Vec<T>>>);

@@ -55,8 +55,7 @@ pub(crate) fn radix_sort_by_key<T: Copy, K: RadixKey>(
 #[derive(Debug)]
 pub(crate) struct PairSortSpace<T> {
     keys: Vec<u64>,
-    sorted_keys: Vec<u64>,
-    bucket_starts: Vec<u32>,
+    sorted_keys: SortedKeys,
     placed: Vec<T>,
 }
 
@@ -64,19 +63,11 @@ impl<T> Default for PairSortSpace<T> {
     fn default() -> Self {
         Self {
             keys: Vec::new(),
-            sorted_keys: Vec::new(),
-            bucket_starts: Vec::new(),
+            sorted_keys: SortedKeys::default(),
             placed: Vec::new(),
         }
     }
 }
-
-/// At most this many bits of a key choose its bucket in [`sort_keys`] (a
-/// million buckets).
-const MAX_BUCKET_BITS: u32 = 20;
-
-/// Buckets up to this size are sorted by insertion.
-const INSERTION_SORT_UP_TO: usize = 16;
 
 /// Sorts `items` by the pair `key(item) = (major, minor)`, each pair
 /// occurring at most once.
@@ -86,8 +77,8 @@ const INSERTION_SORT_UP_TO: usize = 16;
 /// the majors and among the minors, plus the bits of an item's index, fit in
 /// 64 (as for entities spawned alike: their indices differ, their
 /// generations do not), 64-bit keys holding the pair and the index are sorted
-/// instead, and each item is then read once, in order. Otherwise the items
-/// are radix sorted by a 128-bit key.
+/// instead ([`PairKeys`]), and each item is then read once, in order.
+/// Otherwise the items are radix sorted by a 128-bit key.
 pub(crate) fn sort_by_unique_pair<T: Copy>(
     items: &mut Vec<T>,
     space: &mut PairSortSpace<T>,
@@ -96,75 +87,143 @@ pub(crate) fn sort_by_unique_pair<T: Copy>(
     if items.len() < 2 {
         return;
     }
-    let (major, minor) = VaryingBits::of_pairs(items.iter().map(&key));
-    let index_bits = usize::BITS - (items.len() - 1).leading_zeros();
-    if major.width + minor.width + index_bits > 64 {
+    let (major, minor) = varying_bits_of_pairs(items.iter().map(&key));
+    let Some(packing) = PairKeys::new(major, minor, items.len()) else {
         radix_sort_by_key(items, &mut space.placed, |item| {
             let (major, minor) = key(item);
             (u128::from(major) << 64) | u128::from(minor)
         });
         return;
-    }
+    };
     let PairSortSpace {
         keys,
         sorted_keys,
-        bucket_starts,
         placed,
     } = space;
     keys.clear();
-    keys.extend(items.iter().enumerate().map(|(index, item)| {
-        let (a, b) = key(item);
-        // Shifts below 64: with two items or more, index_bits >= 1.
-        let pair = (major.field(a) << minor.width) | minor.field(b);
-        (pair << index_bits) | index as u64
-    }));
-    let key_bits = major.width + minor.width + index_bits;
-    sort_keys(keys, sorted_keys, bucket_starts, key_bits);
-    let index_mask = (1u64 << index_bits) - 1;
+    keys.extend(
+        items
+            .iter()
+            .enumerate()
+            .map(|(index, item)| packing.key(key(item), index)),
+    );
     placed.clear();
     placed.extend(
         sorted_keys
+            .sort(keys, packing.bits())
             .iter()
-            .map(|&key| items[(key & index_mask) as usize]),
+            .map(|&key| items[packing.index(key)]),
     );
     std::mem::swap(items, placed);
 }
 
-/// Sorts `keys`, all below `2^key_bits`, into `sorted`: each key is placed
-/// once in a bucket of its top bits (about one key per bucket), then each
-/// bucket is sorted on its own.
-fn sort_keys(keys: &[u64], sorted: &mut Vec<u64>, starts: &mut Vec<u32>, key_bits: u32) {
-    let bucket_bits = (usize::BITS - keys.len().leading_zeros())
-        .min(key_bits)
-        .min(MAX_BUCKET_BITS);
-    // Below 64: `bucket_bits` is 0 only when `key_bits` is.
-    let shift = key_bits - bucket_bits;
-    let bucket = |key: u64| (key >> shift) as usize;
-    starts.clear();
-    starts.resize((1 << bucket_bits) + 1, 0);
-    for &key in keys {
-        starts[bucket(key) + 1] += 1;
+/// How a pair of values `(major, minor)` and an index pack into one `u64`
+/// that orders as the pair: only the bits in which the values vary are
+/// kept, and the index (which tells the item apart and finds it again) takes
+/// the lowest bits.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct PairKeys {
+    major: VaryingBits,
+    minor: VaryingBits,
+    index_bits: u32,
+}
+
+impl PairKeys {
+    /// Packing for majors that differ only in the bits set in
+    /// `major_varying`, minors that differ only in those of `minor_varying`
+    /// (as [`varying_bits_of_pairs`] finds them) and indices below `count`;
+    /// `None` when that takes more than 64 bits.
+    pub(crate) fn new(major_varying: u64, minor_varying: u64, count: usize) -> Option<Self> {
+        let (major, minor) = (
+            VaryingBits::from_varying(major_varying),
+            VaryingBits::from_varying(minor_varying),
+        );
+        // At least one bit, so that every shift below stays under 64.
+        let index_bits = (usize::BITS - count.saturating_sub(1).leading_zeros()).max(1);
+        (major.width() + minor.width() + index_bits <= 64).then_some(Self {
+            major,
+            minor,
+            index_bits,
+        })
     }
-    for b in 1..starts.len() {
-        starts[b] += starts[b - 1];
+
+    /// The key of `pair` at `index` (below the `count` given to
+    /// [`Self::new`]).
+    #[inline]
+    pub(crate) fn key(self, (major, minor): (u64, u64), index: usize) -> u64 {
+        let pair = (self.major.field(major) << self.minor.width()) | self.minor.field(minor);
+        (pair << self.index_bits) | index as u64
     }
-    sorted.clear();
-    sorted.resize(keys.len(), 0);
-    // Placed through `starts[b]`, which ends at the start of bucket `b + 1`.
-    for &key in keys {
-        let slot = &mut starts[bucket(key)];
-        sorted[*slot as usize] = key;
-        *slot += 1;
+
+    /// The index packed into `key`.
+    #[inline]
+    pub(crate) fn index(self, key: u64) -> usize {
+        (key & ((1 << self.index_bits) - 1)) as usize
     }
-    let mut bucket_start = 0;
-    for &bucket_end in &starts[..starts.len() - 1] {
-        let bucket = &mut sorted[bucket_start..bucket_end as usize];
-        if bucket.len() <= INSERTION_SORT_UP_TO {
-            insertion_sort(bucket);
-        } else {
-            bucket.sort_unstable();
+
+    /// How many low bits the keys use.
+    pub(crate) fn bits(self) -> u32 {
+        self.major.width() + self.minor.width() + self.index_bits
+    }
+}
+
+/// At most this many bits of a key choose its bucket in [`SortedKeys::sort`]
+/// (a million buckets).
+const MAX_BUCKET_BITS: u32 = 20;
+
+/// Buckets up to this size are sorted by insertion.
+const INSERTION_SORT_UP_TO: usize = 16;
+
+/// Keys sorted by [`SortedKeys::sort`], with the space sorting takes, kept
+/// to reuse the allocations.
+#[derive(Debug, Default)]
+pub(crate) struct SortedKeys {
+    sorted: Vec<u64>,
+    bucket_starts: Vec<u32>,
+}
+
+impl SortedKeys {
+    /// `keys` (all below `2^key_bits`) sorted: each key is placed once in a
+    /// bucket of its top bits (about one key per bucket), then each bucket
+    /// is sorted on its own.
+    pub(crate) fn sort(&mut self, keys: &[u64], key_bits: u32) -> &[u64] {
+        let Self {
+            sorted,
+            bucket_starts: starts,
+        } = self;
+        let bucket_bits = (usize::BITS - keys.len().leading_zeros())
+            .min(key_bits)
+            .min(MAX_BUCKET_BITS);
+        // Below 64: `bucket_bits` is 0 only when `key_bits` is.
+        let shift = key_bits - bucket_bits;
+        let bucket = |key: u64| (key >> shift) as usize;
+        starts.clear();
+        starts.resize((1 << bucket_bits) + 1, 0);
+        for &key in keys {
+            starts[bucket(key) + 1] += 1;
         }
-        bucket_start = bucket_end as usize;
+        for b in 1..starts.len() {
+            starts[b] += starts[b - 1];
+        }
+        sorted.clear();
+        sorted.resize(keys.len(), 0);
+        // Placed through `starts[b]`, which ends at the start of bucket `b + 1`.
+        for &key in keys {
+            let slot = &mut starts[bucket(key)];
+            sorted[*slot as usize] = key;
+            *slot += 1;
+        }
+        let mut bucket_start = 0;
+        for &bucket_end in &starts[..starts.len() - 1] {
+            let bucket = &mut sorted[bucket_start..bucket_end as usize];
+            if bucket.len() <= INSERTION_SORT_UP_TO {
+                insertion_sort(bucket);
+            } else {
+                bucket.sort_unstable();
+            }
+            bucket_start = bucket_end as usize;
+        }
+        sorted
     }
 }
 
@@ -181,44 +240,75 @@ fn insertion_sort(keys: &mut [u64]) {
     }
 }
 
-/// The bits in which some values differ: every value agrees on the bits
-/// below `shift` and from `shift + width` up, so comparing the `width` bits
-/// from `shift` compares the values.
+/// The bits in which the first values of `pairs` differ, and those in which
+/// the second values do (each `or ^ and` of the values), in one pass.
+pub(crate) fn varying_bits_of_pairs(mut pairs: impl Iterator<Item = (u64, u64)>) -> (u64, u64) {
+    let (a, b) = pairs.next().unwrap_or_default();
+    let (or_a, and_a, or_b, and_b) = pairs.fold((a, a, b, b), |(oa, na, ob, nb), (a, b)| {
+        (oa | a, na & a, ob | b, nb & b)
+    });
+    (or_a ^ and_a, or_b ^ and_b)
+}
+
+/// Where some `u64` values differ, each half on its own: an entity's index
+/// is in the low half of its bits and its generation in the high half, so
+/// entities of a few generations differ in a few high bits and many low
+/// ones, with a gap between that need not be kept.
 #[derive(Clone, Copy, Debug)]
 struct VaryingBits {
+    high: BitSpan,
+    low: BitSpan,
+}
+
+impl VaryingBits {
+    /// From the bits in which the values differ (`or ^ and`).
+    fn from_varying(varying: u64) -> Self {
+        Self {
+            high: BitSpan::of((varying >> 32) as u32),
+            low: BitSpan::of(varying as u32),
+        }
+    }
+
+    fn width(self) -> u32 {
+        self.high.width + self.low.width
+    }
+
+    /// The varying bits of `value`, at the bottom: comparing them compares
+    /// the values.
+    #[inline]
+    fn field(self, value: u64) -> u64 {
+        let high = self.high.field((value >> 32) as u32);
+        (high << self.low.width) | self.low.field(value as u32)
+    }
+}
+
+/// The bits of some `u32` values from the lowest to the highest in which
+/// they differ: every value agrees on the bits below `shift` and from
+/// `shift + width` up.
+#[derive(Clone, Copy, Debug)]
+struct BitSpan {
     shift: u32,
     width: u32,
 }
 
-impl VaryingBits {
-    /// Those of the first and of the second values of `pairs` (not empty),
-    /// in one pass.
-    fn of_pairs(mut pairs: impl Iterator<Item = (u64, u64)>) -> (Self, Self) {
-        let (a, b) = pairs.next().unwrap_or_default();
-        let (or_a, and_a, or_b, and_b) = pairs.fold((a, a, b, b), |(oa, na, ob, nb), (a, b)| {
-            (oa | a, na & a, ob | b, nb & b)
-        });
-        (
-            Self::from_varying(or_a ^ and_a),
-            Self::from_varying(or_b ^ and_b),
-        )
-    }
-
-    fn from_varying(varying: u64) -> Self {
+impl BitSpan {
+    /// From the bits in which the values differ.
+    fn of(varying: u32) -> Self {
         if varying == 0 {
             Self { shift: 0, width: 0 }
         } else {
             let shift = varying.trailing_zeros();
             Self {
                 shift,
-                width: 64 - varying.leading_zeros() - shift,
+                width: 32 - varying.leading_zeros() - shift,
             }
         }
     }
 
-    /// The varying bits of `value`, at the bottom (`width` below 64).
-    fn field(self, value: u64) -> u64 {
-        (value >> self.shift) & ((1 << self.width) - 1)
+    /// The span's bits of `value`, at the bottom.
+    #[inline]
+    fn field(self, value: u32) -> u64 {
+        u64::from(value >> self.shift) & ((1 << self.width) - 1)
     }
 }
 
@@ -296,11 +386,17 @@ mod tests {
     fn sorts_unique_pairs_packed_or_not() {
         let mut seed = 7;
         let narrow = |seed: &mut u64| (3 << 40) | (pseudo_random(seed) % 100_000);
+        // Entities of a few generations: a gap between the varying bits.
+        let generations = |seed: &mut u64| {
+            let r = pseudo_random(seed);
+            ((r % 5) << 32) | (r >> 40)
+        };
         let wide = |seed: &mut u64| pseudo_random(seed);
         let constant = |_: &mut u64| 42;
         type Draw = fn(&mut u64) -> u64;
-        let cases: [(Draw, Draw); 5] = [
+        let cases: [(Draw, Draw); 6] = [
             (narrow, narrow),
+            (generations, generations),
             (constant, wide),
             (wide, constant),
             (wide, narrow),

@@ -56,6 +56,9 @@ pub struct ColliderSnapshot {
     query_positions: Vec<u32>,
     /// The colliders in query order, before they are laid out.
     staged: Vec<StagedCollider>,
+    /// The bits in which the colliders' entities differ ([`Entity::to_bits`]),
+    /// so that pairs of them pack into small sort keys.
+    entity_varying_bits: u64,
 }
 
 /// A collider as read from the ECS, before it is laid out: one record, so
@@ -106,6 +109,12 @@ impl ColliderSnapshot {
     #[inline]
     pub fn is_swept(&self, index: usize) -> bool {
         self.sweep_index[index] != NOT_SWEPT
+    }
+
+    /// The bits in which the colliders' entities differ
+    /// ([`Entity::to_bits`]).
+    pub(crate) fn entity_varying_bits(&self) -> u64 {
+        self.entity_varying_bits
     }
 }
 
@@ -375,6 +384,31 @@ struct SnapshotSlots<'a> {
     aabbs: &'a mut [Aabb2d],
     layers: &'a mut [CollisionLayers],
     sweep_index: &'a mut [u32],
+    /// The OR and the AND of the entity bits gathered into these slots.
+    entity_bits: EntityBits,
+}
+
+/// The OR and the AND of some entities' bits: where they differ is
+/// `or ^ and`.
+#[derive(Clone, Copy, Debug)]
+struct EntityBits {
+    or: u64,
+    and: u64,
+}
+
+impl EntityBits {
+    /// Of no entity: the identity of [`EntityBits::union`].
+    const NONE: Self = Self {
+        or: 0,
+        and: u64::MAX,
+    };
+
+    fn union(self, other: Self) -> Self {
+        Self {
+            or: self.or | other.or,
+            and: self.and & other.and,
+        }
+    }
 }
 
 impl SnapshotSlots<'_> {
@@ -394,6 +428,7 @@ impl SnapshotSlots<'_> {
                 aabbs,
                 layers,
                 sweep_index,
+                entity_bits: EntityBits::NONE,
             }));
             rest = Self {
                 start: rest.start + first,
@@ -401,25 +436,33 @@ impl SnapshotSlots<'_> {
                 aabbs: more_aabbs,
                 layers: more_layers,
                 sweep_index: more_sweep_index,
+                entity_bits: EntityBits::NONE,
             };
         }
         chunks
     }
 
     /// Fills these slots with the staged colliders at `positions`, in order,
-    /// with their bounding boxes (of the whole path for swept ones).
+    /// with their bounding boxes (of the whole path for swept ones), and
+    /// sets their entity bits.
     fn gather(
         &mut self,
         staged: &[StagedCollider],
         positions: &[u32],
         sweep_starts: &[Isometry2d],
     ) {
+        let mut entity_bits = EntityBits::NONE;
         for (at, &from) in positions.iter().enumerate() {
             let StagedCollider {
                 collider,
                 layers,
                 sweep_index,
             } = staged[from as usize];
+            let bits = collider.entity.to_bits();
+            entity_bits = entity_bits.union(EntityBits {
+                or: bits,
+                and: bits,
+            });
             self.aabbs[at] = match sweep_index {
                 NOT_SWEPT => collider.shape.aabb(collider.pose),
                 start => swept_aabb(
@@ -431,6 +474,7 @@ impl SnapshotSlots<'_> {
             self.layers[at] = layers;
             self.sweep_index[at] = sweep_index;
         }
+        self.entity_bits = entity_bits;
     }
 }
 
@@ -451,6 +495,7 @@ fn lay_out(
         sweep_starts,
         query_positions,
         staged,
+        entity_varying_bits,
     } = snapshot;
     let count = staged.len();
     layout.clear();
@@ -473,6 +518,7 @@ fn lay_out(
         layers.clear();
         sweep_index.clear();
         query_positions.clear();
+        *entity_varying_bits = 0;
         return;
     };
     // Overwritten below; resizing only writes when the count grows.
@@ -486,6 +532,7 @@ fn lay_out(
         aabbs,
         layers,
         sweep_index,
+        entity_bits: EntityBits::NONE,
     }
     .into_chunks(COLLIDERS_PER_CHUNK);
     {
@@ -496,7 +543,16 @@ fn lay_out(
             slots.gather(staged, positions, sweep_starts);
         });
     }
-    drop(chunks);
+    let entity_bits = chunks
+        .into_iter()
+        .map(|slots| {
+            slots
+                .into_inner()
+                .unwrap_or_else(PoisonError::into_inner)
+                .entity_bits
+        })
+        .fold(EntityBits::NONE, EntityBits::union);
+    *entity_varying_bits = entity_bits.or ^ entity_bits.and;
     std::mem::swap(query_positions, layout);
 }
 
@@ -655,6 +711,31 @@ pub(crate) fn snapshot_colliders(
 }
 
 #[cfg(test)]
+impl ColliderSnapshot {
+    /// A snapshot of `colliders` in that order, none of them swept.
+    pub(crate) fn of(colliders: &[SnapshotCollider]) -> Self {
+        let mut snapshot = Self {
+            staged: (colliders.iter())
+                .map(|&collider| StagedCollider {
+                    collider,
+                    layers: CollisionLayers::ALL,
+                    sweep_index: NOT_SWEPT,
+                })
+                .collect(),
+            ..default()
+        };
+        let grid = SpatialGrid::default();
+        lay_out(
+            &mut snapshot,
+            &grid,
+            &crate::parallel::InOrder,
+            &mut Vec::new(),
+        );
+        snapshot
+    }
+}
+
+#[cfg(test)]
 mod tests {
     use super::*;
     use crate::parallel::InOrder;
@@ -711,6 +792,10 @@ mod tests {
         let staged = staged_colliders(500, 1);
         let check = |snapshot: &ColliderSnapshot, expected: &[StagedCollider]| {
             assert_eq!(snapshot.len(), expected.len());
+            let bits = expected.iter().map(|s| s.collider.entity.to_bits());
+            let (or, and) = bits.fold((0, u64::MAX), |(or, and), b| (or | b, and & b));
+            let varying = if expected.is_empty() { 0 } else { or ^ and };
+            assert_eq!(snapshot.entity_varying_bits(), varying);
             for (p, want) in expected.iter().enumerate() {
                 assert_eq!(snapshot.colliders[p], want.collider);
                 assert_eq!(snapshot.layers[p], want.layers);
