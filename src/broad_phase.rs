@@ -15,7 +15,7 @@
 //! spatial queries (`SpatialQuery`) can find the colliders near a point, a
 //! shape or along a ray without testing them all.
 
-use bevy::math::{Dir2, I64Vec2, Vec2, bounding::Aabb2d};
+use bevy::math::{Dir2, I64Vec2, Vec2, Vec4, bounding::Aabb2d};
 use bevy::prelude::*;
 
 use std::ops::Range;
@@ -171,7 +171,7 @@ impl SpatialGrid {
             match level.keying {
                 Keying::Dense => {
                     let (width, height) = (level.span.x as usize, level.span.y as usize);
-                    let rows_per_band = (CELLS_PER_BAND / width.max(1)).max(1);
+                    let rows_per_band = (CELLS_PER_BAND / (width + 1)).max(1);
                     let level = &*level;
                     self.band_pairs.collect(
                         runner,
@@ -370,8 +370,8 @@ impl Level {
                 bounds.hi.as_i64vec2() - bounds.lo.as_i64vec2() + 1,
             )
         };
-        let dense_cells = span.x * span.y;
-        let keying = if dense_cells <= (4 * filed as i64).max(1 << 16) {
+        let dense_keys = dense_key_count(span);
+        let keying = if dense_keys <= (4 * filed as i64).max(1 << 16) {
             Keying::Dense
         } else {
             Keying::Hashed {
@@ -379,7 +379,7 @@ impl Level {
             }
         };
         let key_count = match keying {
-            Keying::Dense => dense_cells as usize,
+            Keying::Dense => dense_keys as usize,
             Keying::Hashed { mask } => mask as usize + 1,
         };
         self.keying = keying;
@@ -464,61 +464,34 @@ impl Level {
     /// neighbouring cells at (+1, -1), (+1, 0), (+1, +1) and (0, +1); the
     /// other four neighbours meet it from their side.
     ///
-    /// With row-major keys a key run is exactly one cell, and the (0, +1)
-    /// and (+1, +1) neighbours are adjacent keys.
+    /// With row-major keys a key run is exactly one cell, the (+1, 0) run
+    /// follows the cell's own, the (+1, +1) run follows the (0, +1) one, and
+    /// the empty frame around the filed cells (see [`key_of`]) gives every
+    /// neighbour of a filed cell a key.
     fn dense_pairs_within(&self, rows: Range<usize>, report: &mut impl FnMut(u32, u32)) {
         let (aabbs, indices, starts) = (&self.sorted_aabb, &self.sorted_index, &self.key_starts);
         if indices.is_empty() {
             return;
         }
-        let (width, height) = (self.span.x as usize, self.span.y as usize);
-        let run = |first_key: usize, last_key: usize| {
-            starts[first_key] as usize..starts[last_key + 1] as usize
-        };
-        // Walk the cells in key order, tracking (x, y) without dividing.
-        let (mut x, mut y) = (0, rows.start);
-        for key in rows.start * width..rows.end * width {
-            let own = run(key, key);
-            if !own.is_empty() {
-                // The (+1, 0) neighbour follows this cell's run directly, so
-                // both are one range.
-                let own_and_right_end = if x + 1 < width {
-                    starts[key + 2] as usize
-                } else {
-                    own.end
-                };
-                let below_right = if x + 1 < width && y > 0 {
-                    run(key + 1 - width, key + 1 - width)
-                } else {
-                    0..0
-                };
-                let above = if y + 1 < height {
-                    run(
-                        key + width,
-                        if x + 1 < width {
-                            key + width + 1
-                        } else {
-                            key + width
-                        },
-                    )
-                } else {
-                    0..0
-                };
-                for a in own.clone() {
-                    let aabb = &aabbs[a];
-                    let ranges = [a + 1..own_and_right_end, below_right.clone(), above.clone()];
-                    for range in ranges {
-                        for b in range {
-                            if aabbs_overlap(aabb, &aabbs[b]) {
-                                report(indices[a], indices[b]);
-                            }
+        let row_length = dense_row_length(self.span) as usize;
+        let start = |key: usize| starts[key] as usize;
+        for key in (rows.start + 1) * row_length..(rows.end + 1) * row_length {
+            let own = start(key)..start(key + 1);
+            if own.is_empty() {
+                continue;
+            }
+            let own_and_right_end = start(key + 2);
+            let below_right = start(key + 1 - row_length)..start(key + 2 - row_length);
+            let above = start(key + row_length)..start(key + row_length + 2);
+            for a in own {
+                let test = OverlapTest::new(&aabbs[a]);
+                for range in [a + 1..own_and_right_end, below_right.clone(), above.clone()] {
+                    for b in range {
+                        if test.overlaps(&aabbs[b]) {
+                            report(indices[a], indices[b]);
                         }
                     }
                 }
-            }
-            x += 1;
-            if x == width {
-                (x, y) = (0, y + 1);
             }
         }
     }
@@ -732,13 +705,17 @@ fn floor_clamped(x: f32) -> i32 {
 }
 
 /// The sort key of `cell`, or `None` when a dense grid has no such cell.
+///
+/// Dense keys are row-major over the filed cells framed by empty ones: a
+/// row below, a row above and a column to the right, so that the pair scan
+/// can look at the neighbours of any filed cell without bounds checks.
 #[inline]
 fn key_of(keying: Keying, cell: IVec2, origin: IVec2, span: I64Vec2) -> Option<u32> {
     match keying {
         Keying::Dense => {
             let offset = (cell - origin).as_i64vec2();
             (offset.cmpge(I64Vec2::ZERO).all() && offset.cmplt(span).all())
-                .then(|| (offset.y * span.x + offset.x) as u32)
+                .then(|| ((offset.y + 1) * dense_row_length(span) + offset.x) as u32)
         }
         Keying::Hashed { mask } => Some(cell_hash(cell) & mask),
     }
@@ -747,23 +724,35 @@ fn key_of(keying: Keying, cell: IVec2, origin: IVec2, span: I64Vec2) -> Option<u
 /// Cell edge length for `input`: the largest box among those at most
 /// [`MAX_CELL_TO_MEDIAN`] times the median size, so that almost every box is
 /// filed and a few huge ones (a level-sized sensor) cannot blow the cells up.
+///
+/// Both come from at most [`SIZE_SAMPLES`] boxes spread over `input`: the
+/// few boxes larger than every sample go to the next level, which costs
+/// less than a pass over all of them.
 fn cell_size_for(input: &[u32], aabbs: &[Aabb2d], sizes: &mut Vec<f32>) -> f32 {
     let size = |i: u32| {
         let aabb = &aabbs[i as usize];
         (aabb.max - aabb.min).max_element()
     };
     sizes.clear();
-    let stride = input.len().div_ceil(SIZE_SAMPLES).max(1);
-    sizes.extend(input.iter().step_by(stride).map(|&i| size(i)));
+    if input.len() <= SIZE_SAMPLES {
+        sizes.extend(input.iter().map(|&i| size(i)));
+    } else {
+        // Scattered by a multiplicative hash rather than evenly spaced, so
+        // that colliders spawned in a repeating pattern (circle, rectangle,
+        // circle...) are all sampled.
+        let len = input.len() as u64;
+        sizes.extend((0..SIZE_SAMPLES as u64).map(|k| {
+            let at = (k.wrapping_mul(0x9E37_79B9_7F4A_7C15) >> 32) % len;
+            size(input[at as usize])
+        }));
+    }
     if sizes.is_empty() {
         return 1.0;
     }
     let middle = sizes.len() / 2;
     let (_, &mut median, _) = sizes.select_nth_unstable_by(middle, f32::total_cmp);
     let cap = median * MAX_CELL_TO_MEDIAN;
-    let largest = input
-        .iter()
-        .map(|&i| size(i))
+    let largest = (sizes.iter().copied())
         .filter(|&s| s <= cap)
         .fold(median, f32::max);
     if largest.is_finite() && largest > 0.0 {
@@ -846,6 +835,18 @@ fn file_boxes(
     bounds
 }
 
+/// Keys per row of a dense grid spanning `span` cells: one more than its
+/// width, for the empty column on the right.
+#[inline]
+fn dense_row_length(span: I64Vec2) -> i64 {
+    span.x + 1
+}
+
+/// Keys of a dense grid spanning `span` cells, with the empty frame.
+fn dense_key_count(span: I64Vec2) -> i64 {
+    dense_row_length(span) * (span.y + 2)
+}
+
 #[inline]
 fn cell_hash(cell: IVec2) -> u32 {
     // Two large odd multipliers mix x and y, and the shifts fold the high
@@ -853,6 +854,25 @@ fn cell_hash(cell: IVec2) -> u32 {
     let h = (cell.x as u32).wrapping_mul(0x9E37_79B1) ^ (cell.y as u32).wrapping_mul(0x85EB_CA77);
     let h = (h ^ (h >> 16)).wrapping_mul(0x2C1B_3C6D);
     h ^ (h >> 15)
+}
+
+/// One box, set up to be tested against many others with one vector compare
+/// each: `(max.x, max.y, -min.x, -min.y)`.
+struct OverlapTest(Vec4);
+
+impl OverlapTest {
+    #[inline]
+    fn new(aabb: &Aabb2d) -> Self {
+        Self(Vec4::new(aabb.max.x, aabb.max.y, -aabb.min.x, -aabb.min.y))
+    }
+
+    /// [`aabbs_overlap`]: `other.min <= max` and `min <= other.max`, the
+    /// latter as `-other.max <= -min`.
+    #[inline]
+    fn overlaps(&self, other: &Aabb2d) -> bool {
+        let other = Vec4::new(other.min.x, other.min.y, -other.max.x, -other.max.y);
+        other.cmple(self.0).all()
+    }
 }
 
 /// Inclusive overlap: touching boxes overlap, as touching shapes collide.
@@ -957,7 +977,12 @@ mod tests {
         let mut rng = StdRng::seed_from_u64(11);
         let mut grid = SpatialGrid::default();
         for round in 0..20 {
-            let count = rng.random_range(0..600);
+            // Some rounds with more boxes than the cell size samples.
+            let count = if round % 7 == 3 {
+                rng.random_range(3000..5000)
+            } else {
+                rng.random_range(0..600)
+            };
             let aabbs: Vec<Aabb2d> = (0..count)
                 .map(|_| {
                     // Mostly small boxes, some long walls and a few giants
