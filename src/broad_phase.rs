@@ -21,7 +21,7 @@ use bevy::prelude::*;
 use std::ops::Range;
 use std::sync::{Mutex, PoisonError};
 
-use crate::parallel::{ChunkOutputs, InOrder, RunChunks, Workers};
+use crate::parallel::{ChunkOutputs, InOrder, RunChunks, Workers, lock_chunks};
 use crate::snapshot::ColliderSnapshot;
 
 /// Cell coordinates are clamped to this range so that far-away or huge
@@ -100,10 +100,9 @@ struct Level {
     span: I64Vec2,
     /// Scratch for choosing the cell size.
     sizes: Vec<f32>,
-    /// Scratch for filing: each input box with its min cell ([`OVERSIZED`]
-    /// if it does not fit), by chunk and joined, and each chunk's bounds.
-    filing: ChunkOutputs<(u32, IVec2)>,
-    filed: Vec<(u32, IVec2)>,
+    /// Scratch for filing: the min cell of each input box ([`OVERSIZED`] if
+    /// it does not fit), written by chunks in place, and each chunk's bounds.
+    input_cells: Vec<IVec2>,
     chunk_bounds: Vec<Mutex<FiledBounds>>,
 }
 
@@ -343,19 +342,21 @@ impl Level {
             self.chunk_bounds.resize_with(chunks, Default::default);
         }
         let (input, chunk_bounds) = (&self.input, &self.chunk_bounds[..chunks]);
-        self.filed.clear();
-        self.filing.collect_over(
-            runner,
-            input,
-            BOXES_PER_CHUNK,
-            |k, chunk, output| {
-                let bounds = file_boxes(chunk, aabbs, inverse_cell_size, output);
-                *chunk_bounds[k]
-                    .lock()
-                    .unwrap_or_else(PoisonError::into_inner) = bounds;
-            },
-            &mut self.filed,
-        );
+        // Resizing only writes when the count grows.
+        self.input_cells.resize(input.len(), OVERSIZED);
+        let cell_chunks = lock_chunks(&mut self.input_cells, BOXES_PER_CHUNK);
+        runner.for_each_chunk(chunks, |k| {
+            let mut cells = cell_chunks[k]
+                .lock()
+                .unwrap_or_else(PoisonError::into_inner);
+            let first = k * BOXES_PER_CHUNK;
+            let boxes = &input[first..first + cells.len()];
+            let bounds = file_boxes(boxes, aabbs, inverse_cell_size, &mut cells);
+            *chunk_bounds[k]
+                .lock()
+                .unwrap_or_else(PoisonError::into_inner) = bounds;
+        });
+        drop(cell_chunks);
         let bounds = chunk_bounds
             .iter()
             .map(|b| *b.lock().unwrap_or_else(PoisonError::into_inner))
@@ -395,7 +396,7 @@ impl Level {
         keys.clear();
         starts.clear();
         starts.resize(key_count + 1, 0);
-        for &(index, cell) in &self.filed {
+        for (&index, &cell) in self.input.iter().zip(&self.input_cells) {
             if cell == OVERSIZED {
                 oversized.push(index);
                 continue;
@@ -805,17 +806,17 @@ impl FiledBounds {
     }
 }
 
-/// Appends each box of `input` with its min cell, or [`OVERSIZED`] when its
-/// max corner is more than one cell further in an axis, to `output`; returns
+/// Sets `cells` to the min cell of each box of `input`, or [`OVERSIZED`]
+/// when its max corner is more than one cell further in an axis; returns
 /// the bounds of those that fit.
 fn file_boxes(
     input: &[u32],
     aabbs: &[Aabb2d],
     inverse_cell_size: f32,
-    output: &mut Vec<(u32, IVec2)>,
+    cells: &mut [IVec2],
 ) -> FiledBounds {
     let mut bounds = FiledBounds::default();
-    output.extend(input.iter().map(|&index| {
+    for (cell, &index) in cells.iter_mut().zip(input) {
         let aabb = &aabbs[index as usize];
         let min = cell_at(aabb.min, inverse_cell_size);
         // The max corner's cell is at most one further exactly when its
@@ -823,15 +824,16 @@ fn file_boxes(
         // float-to-int conversions.
         let max = scaled_to_cells(aabb.max, inverse_cell_size);
         if !max.cmplt((min + 2).as_vec2()).all() {
-            return (index, OVERSIZED);
+            *cell = OVERSIZED;
+            continue;
         }
+        *cell = min;
         bounds.count += 1;
         bounds.lo = bounds.lo.min(min);
         bounds.hi = bounds.hi.max(min);
         bounds.lowest = bounds.lowest.min(aabb.min);
         bounds.highest = bounds.highest.max(aabb.max);
-        (index, min)
-    }));
+    }
     bounds
 }
 
