@@ -75,8 +75,8 @@ impl<T> Default for PairSortSpace<T> {
 /// Moving the items around is what costs (tens of thousands of 40-byte
 /// contacts do not fit in the L2 cache). So when the bits that vary among
 /// the majors and among the minors, plus the bits of an item's index, fit in
-/// 64 (as for entities spawned alike: their indices differ, their
-/// generations do not), 64-bit keys holding the pair and the index are sorted
+/// 64 (as for entities of up to tens of thousands of indices and a few
+/// generations), 64-bit keys holding the pair and the index are sorted
 /// instead ([`PairKeys`]), and each item is then read once, in order.
 /// Otherwise the items are radix sorted by a 128-bit key.
 pub(crate) fn sort_by_unique_pair<T: Copy>(
