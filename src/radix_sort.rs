@@ -241,13 +241,50 @@ fn insertion_sort(keys: &mut [u64]) {
 }
 
 /// The bits in which the first values of `pairs` differ, and those in which
-/// the second values do (each `or ^ and` of the values), in one pass.
-pub(crate) fn varying_bits_of_pairs(mut pairs: impl Iterator<Item = (u64, u64)>) -> (u64, u64) {
-    let (a, b) = pairs.next().unwrap_or_default();
-    let (or_a, and_a, or_b, and_b) = pairs.fold((a, a, b, b), |(oa, na, ob, nb), (a, b)| {
-        (oa | a, na & a, ob | b, nb & b)
+/// the second values do, in one pass.
+pub(crate) fn varying_bits_of_pairs(pairs: impl Iterator<Item = (u64, u64)>) -> (u64, u64) {
+    let (a, b) = pairs.fold((BitsSeen::NONE, BitsSeen::NONE), |(a, b), (x, y)| {
+        (a.union(BitsSeen::of(x)), b.union(BitsSeen::of(y)))
     });
-    (or_a ^ and_a, or_b ^ and_b)
+    (a.varying(), b.varying())
+}
+
+/// The OR and the AND of some `u64` values, from which the bits in which
+/// they differ follow.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct BitsSeen {
+    or: u64,
+    and: u64,
+}
+
+impl BitsSeen {
+    /// Of no value: the identity of [`BitsSeen::union`].
+    pub(crate) const NONE: Self = Self {
+        or: 0,
+        and: u64::MAX,
+    };
+
+    #[inline]
+    pub(crate) fn of(value: u64) -> Self {
+        Self {
+            or: value,
+            and: value,
+        }
+    }
+
+    #[inline]
+    pub(crate) fn union(self, other: Self) -> Self {
+        Self {
+            or: self.or | other.or,
+            and: self.and & other.and,
+        }
+    }
+
+    /// The bits set in some of the values and clear in others (none for no
+    /// value or one).
+    pub(crate) fn varying(self) -> u64 {
+        self.or & !self.and
+    }
 }
 
 /// Where some `u64` values differ, each half on its own: an entity's index

@@ -13,6 +13,7 @@ use crate::broad_phase::{BroadPhaseGrid, SpatialGrid};
 use crate::collider::{Collider, CollisionLayers, Swept};
 use crate::geometry::{Shape, ShapeError, Sweep, swept_aabb, validate_pose};
 use crate::parallel::{ChunkOutputs, RunChunks, Workers};
+use crate::radix_sort::BitsSeen;
 
 /// One collider as detection sees it.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -385,30 +386,7 @@ struct SnapshotSlots<'a> {
     layers: &'a mut [CollisionLayers],
     sweep_index: &'a mut [u32],
     /// The OR and the AND of the entity bits gathered into these slots.
-    entity_bits: EntityBits,
-}
-
-/// The OR and the AND of some entities' bits: where they differ is
-/// `or ^ and`.
-#[derive(Clone, Copy, Debug)]
-struct EntityBits {
-    or: u64,
-    and: u64,
-}
-
-impl EntityBits {
-    /// Of no entity: the identity of [`EntityBits::union`].
-    const NONE: Self = Self {
-        or: 0,
-        and: u64::MAX,
-    };
-
-    fn union(self, other: Self) -> Self {
-        Self {
-            or: self.or | other.or,
-            and: self.and & other.and,
-        }
-    }
+    entity_bits: BitsSeen,
 }
 
 impl SnapshotSlots<'_> {
@@ -428,7 +406,7 @@ impl SnapshotSlots<'_> {
                 aabbs,
                 layers,
                 sweep_index,
-                entity_bits: EntityBits::NONE,
+                entity_bits: BitsSeen::NONE,
             }));
             rest = Self {
                 start: rest.start + first,
@@ -436,7 +414,7 @@ impl SnapshotSlots<'_> {
                 aabbs: more_aabbs,
                 layers: more_layers,
                 sweep_index: more_sweep_index,
-                entity_bits: EntityBits::NONE,
+                entity_bits: BitsSeen::NONE,
             };
         }
         chunks
@@ -451,18 +429,14 @@ impl SnapshotSlots<'_> {
         positions: &[u32],
         sweep_starts: &[Isometry2d],
     ) {
-        let mut entity_bits = EntityBits::NONE;
+        let mut entity_bits = BitsSeen::NONE;
         for (at, &from) in positions.iter().enumerate() {
             let StagedCollider {
                 collider,
                 layers,
                 sweep_index,
             } = staged[from as usize];
-            let bits = collider.entity.to_bits();
-            entity_bits = entity_bits.union(EntityBits {
-                or: bits,
-                and: bits,
-            });
+            entity_bits = entity_bits.union(BitsSeen::of(collider.entity.to_bits()));
             self.aabbs[at] = match sweep_index {
                 NOT_SWEPT => collider.shape.aabb(collider.pose),
                 start => swept_aabb(
@@ -532,7 +506,7 @@ fn lay_out(
         aabbs,
         layers,
         sweep_index,
-        entity_bits: EntityBits::NONE,
+        entity_bits: BitsSeen::NONE,
     }
     .into_chunks(COLLIDERS_PER_CHUNK);
     {
@@ -551,8 +525,8 @@ fn lay_out(
                 .unwrap_or_else(PoisonError::into_inner)
                 .entity_bits
         })
-        .fold(EntityBits::NONE, EntityBits::union);
-    *entity_varying_bits = entity_bits.or ^ entity_bits.and;
+        .fold(BitsSeen::NONE, BitsSeen::union);
+    *entity_varying_bits = entity_bits.varying();
     std::mem::swap(query_positions, layout);
 }
 
