@@ -10,6 +10,7 @@ pub mod geometry;
 pub mod narrow_phase;
 mod parallel;
 mod plugin;
+mod prefetch;
 mod query;
 mod radix_sort;
 pub mod snapshot;

@@ -9,6 +9,7 @@ use crate::broad_phase::BroadPhasePairs;
 use crate::events::PreviousPairs;
 use crate::geometry::{Contact, time_of_impact_from_apart};
 use crate::parallel::{ChunkOutputs, RunChunks, Workers, lock_chunks};
+use crate::prefetch::{PREFETCH_DISTANCE, prefetch};
 use crate::radix_sort::{PairKeys, PairSortSpace, SortedKeys, sort_by_unique_pair};
 use crate::snapshot::ColliderSnapshot;
 
@@ -341,7 +342,11 @@ impl SortedContacts {
         runner.for_each_chunk(chunks.len(), |k| {
             let mut chunk = chunks[k].lock().unwrap_or_else(PoisonError::into_inner);
             let keys = &sorted[k * CONTACTS_PER_CHUNK..];
-            for (pair, &key) in chunk.iter_mut().zip(keys) {
+            // The contacts are read in entity order, all over memory.
+            for (at, (pair, &key)) in chunk.iter_mut().zip(keys).enumerate() {
+                if let Some(&ahead) = keys.get(at + PREFETCH_DISTANCE) {
+                    prefetch(&by_candidate[packing.index(ahead)]);
+                }
                 *pair = by_candidate[packing.index(key)];
             }
         });

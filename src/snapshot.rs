@@ -13,6 +13,7 @@ use crate::broad_phase::{BroadPhaseGrid, SpatialGrid};
 use crate::collider::{Collider, CollisionLayers, Swept};
 use crate::geometry::{Shape, ShapeError, Sweep, swept_aabb, validate_pose};
 use crate::parallel::{ChunkOutputs, RunChunks, Workers};
+use crate::prefetch::{PREFETCH_DISTANCE, prefetch};
 use crate::radix_sort::BitsSeen;
 
 /// One collider as detection sees it.
@@ -429,24 +430,36 @@ impl SnapshotSlots<'_> {
         positions: &[u32],
         sweep_starts: &[Isometry2d],
     ) {
-        let mut entity_bits = BitsSeen::NONE;
+        // The reads jump around memory. A loop that only copies, and asks
+        // for the records it will read a few steps ahead, keeps many of them
+        // in flight at once; one that also computed the boxes would wait for
+        // each in turn. The boxes follow, from memory just written.
         for (at, &from) in positions.iter().enumerate() {
+            if let Some(&ahead) = positions.get(at + PREFETCH_DISTANCE) {
+                prefetch(&staged[ahead as usize]);
+            }
             let StagedCollider {
                 collider,
                 layers,
                 sweep_index,
             } = staged[from as usize];
+            self.colliders[at] = collider;
+            self.layers[at] = layers;
+            self.sweep_index[at] = sweep_index;
+        }
+        let mut entity_bits = BitsSeen::NONE;
+        for ((aabb, collider), &sweep_index) in (self.aabbs.iter_mut())
+            .zip(&*self.colliders)
+            .zip(&*self.sweep_index)
+        {
             entity_bits = entity_bits.union(BitsSeen::of(collider.entity.to_bits()));
-            self.aabbs[at] = match sweep_index {
+            *aabb = match sweep_index {
                 NOT_SWEPT => collider.shape.aabb(collider.pose),
                 start => swept_aabb(
                     &collider.shape,
                     Sweep::new(sweep_starts[start as usize], collider.pose),
                 ),
             };
-            self.colliders[at] = collider;
-            self.layers[at] = layers;
-            self.sweep_index[at] = sweep_index;
         }
         self.entity_bits = entity_bits;
     }
