@@ -79,7 +79,8 @@ struct Level {
     cell_size: f32,
     /// `1 / cell_size`, so that finding a cell takes no division.
     inverse_cell_size: f32,
-    /// `(cell key << 32) | box index` of the filed boxes, in input order.
+    /// `(cell key << 32) | box index` of each input box, in input order
+    /// ([`NOT_FILED`] for those that do not fit the cells).
     keys: Vec<u64>,
     /// Where the next box of each key goes, while sorting.
     cursors: Vec<u32>,
@@ -392,20 +393,35 @@ impl Level {
             min: bounds.lowest,
             max: bounds.highest,
         });
-        // Key every box that fits, and count the boxes of each key.
-        let (keys, oversized, starts) = (&mut self.keys, &mut self.oversized, &mut self.key_starts);
+        // Key every box that fits, in chunks.
+        let (input, input_cells) = (&self.input, &self.input_cells);
+        self.keys.resize(input.len(), NOT_FILED);
+        let key_chunks = lock_chunks(&mut self.keys, BOXES_PER_CHUNK);
+        runner.for_each_chunk(chunks, |k| {
+            let mut keys = key_chunks[k].lock().unwrap_or_else(PoisonError::into_inner);
+            let first = k * BOXES_PER_CHUNK;
+            let boxes = input[first..].iter().zip(&input_cells[first..]);
+            for (packed, (&index, &cell)) in keys.iter_mut().zip(boxes) {
+                *packed = if cell == OVERSIZED {
+                    NOT_FILED
+                } else {
+                    let key = key_of(keying, cell, lo, span).unwrap_or(0);
+                    (u64::from(key) << 32) | u64::from(index)
+                };
+            }
+        });
+        drop(key_chunks);
+        // Count the boxes of each key.
+        let (keys, oversized, starts) = (&self.keys, &mut self.oversized, &mut self.key_starts);
         oversized.clear();
-        keys.clear();
         starts.clear();
         starts.resize(key_count + 1, 0);
-        for (&index, &cell) in self.input.iter().zip(&self.input_cells) {
-            if cell == OVERSIZED {
+        for (&packed, &index) in keys.iter().zip(input) {
+            if packed == NOT_FILED {
                 oversized.push(index);
-                continue;
+            } else {
+                starts[(packed >> 32) as usize + 1] += 1;
             }
-            let key = key_of(keying, cell, lo, span).unwrap_or(0);
-            starts[key as usize + 1] += 1;
-            keys.push((u64::from(key) << 32) | u64::from(index));
         }
         for key in 1..starts.len() {
             starts[key] += starts[key - 1];
@@ -421,7 +437,7 @@ impl Level {
         sorted_aabb.resize(filed, Aabb2d::new(Vec2::ZERO, Vec2::ZERO));
         cursors.clear();
         cursors.extend_from_slice(&starts[..key_count]);
-        for &packed in keys.iter() {
+        for &packed in keys.iter().filter(|&&packed| packed != NOT_FILED) {
             let index = packed as u32;
             let cursor = &mut cursors[(packed >> 32) as usize];
             let at = *cursor as usize;
@@ -801,7 +817,11 @@ fn cell_size_for(input: &[u32], aabbs: &[Aabb2d], sizes: &mut Vec<f32>) -> f32 {
 /// (no cell is this low: they are clamped).
 const OVERSIZED: IVec2 = IVec2::MIN;
 
-/// Boxes per chunk of [`Level::build`]'s first pass.
+/// The sort key of a box that does not fit the cells, in [`Level::build`]:
+/// no filed box has it, as no index is `u32::MAX`.
+const NOT_FILED: u64 = u64::MAX;
+
+/// Boxes per chunk of [`Level::build`]'s filing and keying passes.
 const BOXES_PER_CHUNK: usize = 2048;
 
 /// How many boxes fit the cells, the range of their min cells and their
