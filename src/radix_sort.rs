@@ -202,7 +202,9 @@ impl SortedKeys {
         for &key in keys {
             starts[bucket(key) + 1] += 1;
         }
+        let mut largest_bucket = 0;
         for b in 1..starts.len() {
+            largest_bucket = largest_bucket.max(starts[b]);
             starts[b] += starts[b - 1];
         }
         sorted.clear();
@@ -212,6 +214,13 @@ impl SortedKeys {
             let slot = &mut starts[bucket(key)];
             sorted[*slot as usize] = key;
             *slot += 1;
+        }
+        if largest_bucket as usize <= INSERTION_SORT_UP_TO {
+            // Keys are out of order only within their small buckets: one
+            // insertion sort over all of them costs a compare per key, where
+            // a loop over the buckets would branch on each bucket's size.
+            insertion_sort(sorted);
+            return sorted;
         }
         let mut bucket_start = 0;
         for &bucket_end in &starts[..starts.len() - 1] {
@@ -227,7 +236,7 @@ impl SortedKeys {
     }
 }
 
-/// Sorts a few keys.
+/// Sorts keys that are each only a few places from where they belong.
 fn insertion_sort(keys: &mut [u64]) {
     for i in 1..keys.len() {
         let current = keys[i];
@@ -415,6 +424,29 @@ mod tests {
         let mut expected = items;
         expected.sort_unstable();
         assert_eq!(radix, expected);
+    }
+
+    /// Keys spread evenly (a bucket holds a few: one insertion sort over
+    /// all) and keys crowded into one bucket (each bucket sorted on its
+    /// own), against a comparison sort.
+    #[test]
+    fn sorted_keys_match_a_comparison_sort() {
+        let mut seed = 3;
+        let mut sorted_keys = SortedKeys::default();
+        for len in [0, 1, 5, 1000, 5000] {
+            let spread: Vec<u64> = (0..len)
+                .map(|_| pseudo_random(&mut seed) % (1 << 40))
+                .collect();
+            // Nine in ten below 2^20: all in the first bucket.
+            let crowded: Vec<u64> = (0..len)
+                .map(|i| pseudo_random(&mut seed) % if i % 10 == 0 { 1 << 40 } else { 1 << 20 })
+                .collect();
+            for keys in [spread, crowded] {
+                let mut expected = keys.clone();
+                expected.sort_unstable();
+                assert_eq!(sorted_keys.sort(&keys, 40), expected, "{len} keys");
+            }
+        }
     }
 
     /// Pairs of keys whose varying bits fit in 64 (packed) and do not (the
