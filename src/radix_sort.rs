@@ -184,8 +184,8 @@ pub(crate) struct SortedKeys {
 
 impl SortedKeys {
     /// `keys` (all below `2^key_bits`) sorted: each key is placed once in a
-    /// bucket of its top bits (about one key per bucket), then each bucket
-    /// is sorted on its own.
+    /// bucket of its top bits (about one key per bucket), then the keys are
+    /// put in order within their buckets.
     pub(crate) fn sort(&mut self, keys: &[u64], key_bits: u32) -> &[u64] {
         let Self {
             sorted,
