@@ -240,7 +240,7 @@ pub(crate) fn compute_contacts(
         }
         candidates = plain;
     }
-    sorted.find(snapshot, candidates, &*workers, pairs);
+    sorted.find(snapshot, candidates, &*workers, pairs, sort_space);
     if !touching.is_empty() {
         sort_by_unique_pair(touching, sort_space, entity_pair);
         merge_sorted(pairs, touching, &mut sorted.merged);
@@ -285,19 +285,20 @@ pub(crate) struct SortedContacts {
     sorted_keys: SortedKeys,
     /// When keys do not fit in 64 bits: contacts by chunk, sorted after.
     chunk_contacts: ChunkOutputs<ContactPair>,
-    sort_space: PairSortSpace<ContactPair>,
     /// Space for [`merge_sorted`].
     merged: Vec<ContactPair>,
 }
 
 impl SortedContacts {
-    /// Sets `pairs` to the contacts of `candidates`, sorted by entity pair.
+    /// Sets `pairs` to the contacts of `candidates`, sorted by entity pair
+    /// (with `sort_space` when the keys do not fit in 64 bits).
     fn find(
         &mut self,
         snapshot: &ColliderSnapshot,
         candidates: &[(u32, u32)],
         runner: &impl RunChunks,
         pairs: &mut Vec<ContactPair>,
+        sort_space: &mut PairSortSpace<ContactPair>,
     ) {
         // Every entity of a contact is one of the snapshot's.
         let varying = snapshot.entity_varying_bits();
@@ -310,7 +311,7 @@ impl SortedContacts {
                 pairs,
                 |candidate| contact_pair(snapshot, candidate),
             );
-            sort_by_unique_pair(pairs, &mut self.sort_space, entity_pair);
+            sort_by_unique_pair(pairs, sort_space, entity_pair);
             return;
         };
         // Resizing only writes when the count grows.
@@ -435,10 +436,16 @@ mod tests {
                 .collect();
             expected.sort_by_key(entity_pair);
             assert!(expected.len() > 300, "{} contacts", expected.len());
-            let mut found = SortedContacts::default();
+            let (mut found, mut sort_space) = (SortedContacts::default(), PairSortSpace::default());
             let mut pairs = vec![UNSET_PAIR; 7];
             for _ in 0..2 {
-                found.find(&snapshot, &candidates, &InOrder, &mut pairs);
+                found.find(
+                    &snapshot,
+                    &candidates,
+                    &InOrder,
+                    &mut pairs,
+                    &mut sort_space,
+                );
                 assert_eq!(pairs, expected, "generation step {generation_step}");
             }
         }

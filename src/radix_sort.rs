@@ -1,7 +1,10 @@
-//! A stable LSD radix sort by an integer key, eleven bits at a time, skipping
-//! the bits that are the same in every key. Detection sorts tens of thousands
-//! of contacts by entity every frame; this does it in a few linear passes
-//! instead of `n log n` comparisons.
+//! Sorting by integer keys in linear passes instead of `n log n`
+//! comparisons: detection sorts tens of thousands of contacts by entity
+//! every frame. [`radix_sort_by_key`] is a stable LSD radix sort, eleven bits
+//! at a time, skipping the bits that are the same in every key;
+//! [`sort_by_unique_pair`] packs an entity pair and an item's index into a
+//! 64-bit key ([`PairKeys`]) when it fits, so that only keys are sorted
+//! ([`SortedKeys`]) and each item is moved once.
 
 /// Bits per pass: 2048 counters fit in the L1 cache.
 const DIGIT_BITS: u32 = 11;
