@@ -87,7 +87,7 @@ struct Level {
     /// The filed boxes in cell order: box index, cell and bounds.
     sorted_index: Vec<u32>,
     sorted_cell: Vec<IVec2>,
-    sorted_aabb: Vec<Aabb2d>,
+    sorted_box: Vec<FiledBox>,
     /// Where each key's run starts in the sorted arrays (one more than keys).
     key_starts: Vec<u32>,
     keying: Keying,
@@ -428,13 +428,13 @@ impl Level {
         }
         // Place the boxes by key: a counting sort, stable, so boxes of a cell
         // stay in input order.
-        let (sorted_index, sorted_aabb, cursors) = (
+        let (sorted_index, sorted_box, cursors) = (
             &mut self.sorted_index,
-            &mut self.sorted_aabb,
+            &mut self.sorted_box,
             &mut self.cursors,
         );
         sorted_index.resize(filed, 0);
-        sorted_aabb.resize(filed, Aabb2d::new(Vec2::ZERO, Vec2::ZERO));
+        sorted_box.resize(filed, FiledBox(Vec4::ZERO));
         cursors.clear();
         cursors.extend_from_slice(&starts[..key_count]);
         for &packed in keys.iter().filter(|&&packed| packed != NOT_FILED) {
@@ -443,16 +443,16 @@ impl Level {
             let at = *cursor as usize;
             *cursor += 1;
             sorted_index[at] = index;
-            sorted_aabb[at] = aabbs[index as usize];
+            sorted_box[at] = FiledBox::new(&aabbs[index as usize]);
         }
         if let Keying::Hashed { .. } = keying {
             // Only hashed runs can mix cells and need them told apart.
             let cells = &mut self.sorted_cell;
             cells.clear();
             cells.extend(
-                sorted_aabb
+                sorted_box
                     .iter()
-                    .map(|aabb| cell_at(aabb.min, inverse_cell_size)),
+                    .map(|filed| cell_at(filed.min(), inverse_cell_size)),
             );
         }
     }
@@ -493,34 +493,49 @@ impl Level {
     /// test in eight hits, and a branch on each result was mispredicted
     /// often enough to cost more than the tests.
     fn dense_pairs_within(&self, rows: Range<usize>, found: &mut Vec<(u32, u32)>) {
-        let (aabbs, starts) = (&self.sorted_aabb, &self.key_starts);
-        if aabbs.is_empty() {
+        let (boxes, starts) = (&self.sorted_box[..], &self.key_starts[..]);
+        if boxes.is_empty() {
             return;
         }
         // Slots past `count` are scratch, written by every test.
         let mut count = found.len();
         let row_length = dense_row_length(self.span) as usize;
-        let start = |key: usize| starts[key] as usize;
-        for key in (rows.start + 1) * row_length..(rows.end + 1) * row_length {
-            let own = start(key)..start(key + 1);
-            if own.is_empty() {
-                continue;
-            }
-            let own_and_right_end = start(key + 2);
-            let below_right = start(key + 1 - row_length)..start(key + 2 - row_length);
-            let above = start(key + row_length)..start(key + row_length + 2);
-            let tests_per_box = own_and_right_end - own.start + below_right.len() + above.len();
-            let needed = count + own.len() * tests_per_box;
-            if found.len() < needed {
-                found.resize(needed.max(2 * found.len()), (0, 0));
-            }
-            for a in own {
-                let test = OverlapTest::new(&aabbs[a]);
-                for run in [a + 1..own_and_right_end, below_right.clone(), above.clone()] {
-                    for b in run {
-                        found[count] = (a as u32, b as u32);
-                        count += usize::from(test.overlaps(&aabbs[b]));
-                    }
+        // Row by row, each cell's run bounds read from three slices side by
+        // side: where its own row, the row below and the row above start
+        // at the cell's column (the last column, empty, is not scanned).
+        for row in rows {
+            let first = (row + 1) * row_length;
+            let own_row = &starts[first..first + row_length + 1];
+            let below_row = &starts[first + 1 - row_length..first + 1];
+            let above_row = &starts[first + row_length..first + 2 * row_length + 1];
+            for ((own, below), above) in own_row
+                .windows(3)
+                .zip(below_row.windows(2))
+                .zip(above_row.windows(3))
+            {
+                let (own_start, own_end) = (own[0] as usize, own[1] as usize);
+                if own_start == own_end {
+                    continue;
+                }
+                let own_and_right_end = own[2] as usize;
+                let below_right = below[0] as usize..below[1] as usize;
+                let above = above[0] as usize..above[2] as usize;
+                let tests_per_box = own_and_right_end - own_start + below_right.len() + above.len();
+                let needed = count + (own_end - own_start) * tests_per_box;
+                if found.len() < needed {
+                    found.resize(needed.max(2 * found.len()), (0, 0));
+                }
+                for a in own_start..own_end {
+                    let test = OverlapTest::new(&boxes[a]);
+                    let mut scan = |run: Range<usize>| {
+                        for (b, other) in (run.start..).zip(&boxes[run]) {
+                            found[count] = (a as u32, b as u32);
+                            count += usize::from(test.overlaps(other));
+                        }
+                    };
+                    scan(a + 1..own_and_right_end);
+                    scan(below_right.clone());
+                    scan(above.clone());
                 }
             }
         }
@@ -556,11 +571,11 @@ impl Level {
             IVec2::new(1, 1),
             IVec2::new(0, 1),
         ];
-        let (cells, aabbs, indices) = (&self.sorted_cell, &self.sorted_aabb, &self.sorted_index);
+        let (cells, boxes, indices) = (&self.sorted_cell, &self.sorted_box, &self.sorted_index);
         let mut scan = |a: usize, cell: IVec2, range: std::ops::Range<usize>| {
-            let aabb = &aabbs[a];
+            let test = OverlapTest::new(&boxes[a]);
             for b in range {
-                if (cells[b] == cell) & aabbs_overlap(aabb, &aabbs[b]) {
+                if (cells[b] == cell) & test.overlaps(&boxes[b]) {
                     report(indices[a], indices[b]);
                 }
             }
@@ -602,8 +617,9 @@ impl Level {
             }
         }
         let covered = (max - min).as_i64vec2() + 1;
+        let query = OverlapTest::of_aabb(query);
         let mut test = |b: usize| {
-            if aabbs_overlap(query, &self.sorted_aabb[b]) {
+            if query.overlaps(&self.sorted_box[b]) {
                 visit(b);
             }
         };
@@ -650,9 +666,9 @@ impl Level {
         let cells = (size * self.inverse_cell_size + 2.0).powi(2);
         let pieces = ((last - first) / piece).ceil().max(1.0);
         if pieces * cells >= filed as f32 {
-            let whole = swept_box(start, direction, first, last);
+            let whole = OverlapTest::of_aabb(&swept_box(start, direction, first, last));
             for b in 0..filed {
-                if aabbs_overlap(&whole, &self.sorted_aabb[b]) {
+                if whole.overlaps(&self.sorted_box[b]) {
                     visit(b, limit);
                 }
             }
@@ -912,22 +928,44 @@ fn cell_hash(cell: IVec2) -> u32 {
     h ^ (h >> 15)
 }
 
-/// One box, set up to be tested against many others with one vector compare
-/// each: `(max.x, max.y, -min.x, -min.y)`.
+/// A filed box as the pair scan compares it: `(min.x, min.y, -max.x,
+/// -max.y)`, so that a test is one vector compare with nothing to rearrange.
+#[derive(Clone, Copy, Debug)]
+struct FiledBox(Vec4);
+
+impl FiledBox {
+    #[inline]
+    fn new(aabb: &Aabb2d) -> Self {
+        Self(Vec4::new(aabb.min.x, aabb.min.y, -aabb.max.x, -aabb.max.y))
+    }
+
+    #[inline]
+    fn min(&self) -> Vec2 {
+        self.0.xy()
+    }
+}
+
+/// One box, set up to be tested against many filed boxes with one vector
+/// compare each: `(max.x, max.y, -min.x, -min.y)`.
 struct OverlapTest(Vec4);
 
 impl OverlapTest {
+    /// The test of a filed box against others.
     #[inline]
-    fn new(aabb: &Aabb2d) -> Self {
+    fn new(filed: &FiledBox) -> Self {
+        Self(-filed.0.zwxy())
+    }
+
+    #[inline]
+    fn of_aabb(aabb: &Aabb2d) -> Self {
         Self(Vec4::new(aabb.max.x, aabb.max.y, -aabb.min.x, -aabb.min.y))
     }
 
     /// [`aabbs_overlap`]: `other.min <= max` and `min <= other.max`, the
     /// latter as `-other.max <= -min`.
     #[inline]
-    fn overlaps(&self, other: &Aabb2d) -> bool {
-        let other = Vec4::new(other.min.x, other.min.y, -other.max.x, -other.max.y);
-        other.cmple(self.0).all()
+    fn overlaps(&self, other: &FiledBox) -> bool {
+        other.0.cmple(self.0).all()
     }
 }
 
