@@ -411,50 +411,129 @@ impl Level {
             }
         });
         drop(key_chunks);
-        // Count the boxes of each key.
-        let (keys, oversized, starts) = (&self.keys, &mut self.oversized, &mut self.key_starts);
-        oversized.clear();
-        starts.clear();
-        starts.resize(key_count + 1, 0);
-        for (&packed, &index) in keys.iter().zip(input) {
-            if packed == NOT_FILED {
-                oversized.push(index);
-            } else {
-                starts[(packed >> 32) as usize + 1] += 1;
-            }
-        }
-        for key in 1..starts.len() {
-            starts[key] += starts[key - 1];
-        }
-        // Place the boxes by key: a counting sort, stable, so boxes of a cell
-        // stay in input order.
-        let (sorted_index, sorted_box, cursors) = (
-            &mut self.sorted_index,
-            &mut self.sorted_box,
-            &mut self.cursors,
-        );
-        sorted_index.resize(filed, 0);
-        sorted_box.resize(filed, FiledBox(Vec4::ZERO));
-        cursors.clear();
-        cursors.extend_from_slice(&starts[..key_count]);
-        for &packed in keys.iter().filter(|&&packed| packed != NOT_FILED) {
-            let index = packed as u32;
-            let cursor = &mut cursors[(packed >> 32) as usize];
-            let at = *cursor as usize;
-            *cursor += 1;
-            sorted_index[at] = index;
-            sorted_box[at] = FiledBox::new(&aabbs[index as usize]);
-        }
+        self.sort_by_key(aabbs, key_count, filed, runner);
         if let Keying::Hashed { .. } = keying {
             // Only hashed runs can mix cells and need them told apart.
             let cells = &mut self.sorted_cell;
             cells.clear();
             cells.extend(
-                sorted_box
-                    .iter()
-                    .map(|filed| cell_at(filed.min(), inverse_cell_size)),
+                (self.sorted_box.iter()).map(|filed| cell_at(filed.min(), inverse_cell_size)),
             );
         }
+    }
+
+    /// Places the filed boxes by key into the sorted arrays, and the
+    /// others into `oversized`: a counting sort, stable, so boxes of a cell
+    /// stay in input order.
+    ///
+    /// The keys are cut into one range per thread, each counted and placed
+    /// by one chunk of work that reads every key but keeps only its own. As
+    /// the snapshot lays the boxes out in the last detection's filing order,
+    /// each range's keys mostly sit together, so the range test is well
+    /// predicted and each chunk writes one stretch of the sorted arrays.
+    fn sort_by_key(
+        &mut self,
+        aabbs: &[Aabb2d],
+        key_count: usize,
+        filed: usize,
+        runner: &impl RunChunks,
+    ) {
+        let parts = runner.threads().clamp(1, key_count.max(1));
+        let part_keys = |part: usize| key_count * part / parts..key_count * (part + 1) / parts;
+        let (keys, input) = (&self.keys, &self.input);
+        // Count each key's boxes into `starts[key + 1]`, then sum them up
+        // within each range: each range's own starts, less its base.
+        let starts = &mut self.key_starts;
+        starts.clear();
+        starts.resize(key_count + 1, 0);
+        let mut part_starts = Vec::with_capacity(parts);
+        let mut rest = &mut starts[1..];
+        for part in 0..parts {
+            let (own, after) = rest.split_at_mut(part_keys(part).len());
+            part_starts.push(Mutex::new(own));
+            rest = after;
+        }
+        self.oversized.clear();
+        let oversized = Mutex::new(&mut self.oversized);
+        runner.for_each_chunk(parts, |part| {
+            let range = part_keys(part);
+            let mut counts = part_starts[part]
+                .lock()
+                .unwrap_or_else(PoisonError::into_inner);
+            for &packed in keys {
+                let local = ((packed >> 32) as usize).wrapping_sub(range.start);
+                if local < counts.len() {
+                    counts[local] += 1;
+                }
+            }
+            for key in 1..counts.len() {
+                counts[key] += counts[key - 1];
+            }
+            // The last chunk also lists the oversized boxes, in input order.
+            if part + 1 == parts {
+                let mut oversized = oversized.lock().unwrap_or_else(PoisonError::into_inner);
+                oversized.extend(
+                    keys.iter()
+                        .zip(input)
+                        .filter(|&(&packed, _)| packed == NOT_FILED)
+                        .map(|(_, &index)| index),
+                );
+            }
+        });
+        drop(oversized);
+        // Each range's base: the boxes of the ranges before it.
+        let mut bases = Vec::with_capacity(parts + 1);
+        bases.push(0u32);
+        for own in &part_starts {
+            let own = own.lock().unwrap_or_else(PoisonError::into_inner);
+            let base = bases[bases.len() - 1];
+            bases.push(base + own.last().copied().unwrap_or(0));
+        }
+        drop(part_starts);
+        // Add the bases, and place each range's boxes into its own stretch
+        // of the sorted arrays.
+        self.sorted_index.resize(filed, 0);
+        self.sorted_box.resize(filed, FiledBox(Vec4::ZERO));
+        self.cursors.resize(key_count, 0);
+        let mut work = Vec::with_capacity(parts);
+        let (mut starts_rest, mut cursors_rest) =
+            (&mut self.key_starts[1..], &mut self.cursors[..]);
+        let (mut index_rest, mut box_rest) = (&mut self.sorted_index[..], &mut self.sorted_box[..]);
+        for part in 0..parts {
+            let keys_in_part = part_keys(part).len();
+            let boxes_in_part = (bases[part + 1] - bases[part]) as usize;
+            let (starts, more_starts) = starts_rest.split_at_mut(keys_in_part);
+            let (cursors, more_cursors) = cursors_rest.split_at_mut(keys_in_part);
+            let (indices, more_indices) = index_rest.split_at_mut(boxes_in_part);
+            let (boxes, more_boxes) = box_rest.split_at_mut(boxes_in_part);
+            work.push(Mutex::new((starts, cursors, indices, boxes)));
+            (starts_rest, cursors_rest, index_rest, box_rest) =
+                (more_starts, more_cursors, more_indices, more_boxes);
+        }
+        runner.for_each_chunk(parts, |part| {
+            let range = part_keys(part);
+            let base = bases[part];
+            let mut guard = work[part].lock().unwrap_or_else(PoisonError::into_inner);
+            let (starts, cursors, indices, boxes) = &mut *guard;
+            // A key's boxes go from the end of the key before it, relative
+            // to this range's stretch until the bases are added.
+            let mut previous_end = 0;
+            for (start, cursor) in starts.iter_mut().zip(cursors.iter_mut()) {
+                *cursor = previous_end;
+                previous_end = *start;
+                *start += base;
+            }
+            for &packed in keys {
+                let local = ((packed >> 32) as usize).wrapping_sub(range.start);
+                if local < cursors.len() {
+                    let index = packed as u32;
+                    let at = cursors[local] as usize;
+                    cursors[local] += 1;
+                    indices[at] = index;
+                    boxes[at] = FiledBox::new(&aabbs[index as usize]);
+                }
+            }
+        });
     }
 
     /// The sorted positions of the boxes in `cell`'s key run (which may hold
@@ -1142,6 +1221,63 @@ mod tests {
         }
         in_order.sort_unstable();
         assert_eq!(in_order, boxes_overlapping_by_brute_force(&aabbs));
+    }
+
+    /// Runs chunks last first on the calling thread, but claims to have as
+    /// many threads as it holds, so that work cut by threads is cut so.
+    struct PretendThreads(usize);
+
+    impl RunChunks for PretendThreads {
+        fn for_each_chunk(&self, chunks: usize, work: impl Fn(usize) + Sync) {
+            (0..chunks).rev().for_each(work);
+        }
+
+        fn threads(&self) -> usize {
+            self.0
+        }
+    }
+
+    #[test]
+    fn key_ranges_cut_by_threads_sort_alike() {
+        let mut rng = StdRng::seed_from_u64(11);
+        // Mixed sizes, so that some boxes are oversized, in random order, so
+        // that each range's keys are spread all over the input.
+        let aabbs: Vec<Aabb2d> = (0..5000)
+            .map(|k| {
+                let min = Vec2::new(rng.random_range(0.0..800.0), rng.random_range(0.0..800.0));
+                let size = if k % 50 == 0 {
+                    60.0
+                } else {
+                    rng.random_range(1.0..8.0)
+                };
+                aabb(min, Vec2::splat(size))
+            })
+            .collect();
+        let built = |threads: usize| {
+            let mut grid = SpatialGrid::default();
+            let mut pairs = Vec::new();
+            grid.overlapping_pairs_in_chunks(
+                &aabbs,
+                |_, _| true,
+                &PretendThreads(threads),
+                &mut pairs,
+            );
+            // The oversized boxes went on to the next level.
+            assert!(grid.levels_used > 1);
+            (
+                pairs,
+                grid.filing_order().collect::<Vec<_>>(),
+                grid.levels[0].key_starts.clone(),
+                grid.levels[1].input.clone(),
+            )
+        };
+        let one = built(1);
+        for threads in [2, 3, 7] {
+            assert!(built(threads) == one, "{threads} ranges differ from one");
+        }
+        let mut pairs = one.0;
+        pairs.sort_unstable();
+        assert_eq!(pairs, boxes_overlapping_by_brute_force(&aabbs));
     }
 
     #[test]

@@ -57,6 +57,10 @@ impl Default for Workers {
 /// a deterministic result store it by chunk ([`ChunkOutputs`]).
 pub(crate) trait RunChunks {
     fn for_each_chunk(&self, chunks: usize, work: impl Fn(usize) + Sync);
+
+    /// How many threads may run chunks at once: work that costs more when
+    /// cut finer can be cut into this many chunks.
+    fn threads(&self) -> usize;
 }
 
 /// Runs chunks in order on the calling thread.
@@ -66,9 +70,22 @@ impl RunChunks for InOrder {
     fn for_each_chunk(&self, chunks: usize, work: impl Fn(usize) + Sync) {
         (0..chunks).for_each(work);
     }
+
+    fn threads(&self) -> usize {
+        1
+    }
 }
 
 impl RunChunks for Workers {
+    /// The compute task pool's threads and the main thread.
+    fn threads(&self) -> usize {
+        #[cfg(feature = "parallel")]
+        if let Some(pool) = ComputeTaskPool::try_get() {
+            return pool.thread_num().max(1) + 1;
+        }
+        1
+    }
+
     /// Spreads the chunks over the threads that can help.
     fn for_each_chunk(&self, chunks: usize, work: impl Fn(usize) + Sync) {
         #[cfg(feature = "parallel")]
