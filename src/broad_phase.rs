@@ -480,7 +480,6 @@ impl Level {
                 );
             }
         });
-        drop(oversized);
         // Each range's base: the boxes of the ranges before it.
         let mut bases = Vec::with_capacity(parts + 1);
         bases.push(0u32);
