@@ -440,6 +440,11 @@ impl Level {
     ) {
         let parts = runner.threads().clamp(1, key_count.max(1));
         let part_keys = |part: usize| key_count * part / parts..key_count * (part + 1) / parts;
+        // A packed key's place in the range starting at `first_key`, beyond
+        // its end (wrapping below its start) when it belongs to another
+        // range or is `NOT_FILED`.
+        let place_in =
+            |packed: u64, first_key: usize| ((packed >> 32) as usize).wrapping_sub(first_key);
         let (keys, input) = (&self.keys, &self.input);
         // Count each key's boxes into `starts[key + 1]`, then sum them up
         // within each range: each range's own starts, less its base.
@@ -456,12 +461,12 @@ impl Level {
         self.oversized.clear();
         let oversized = Mutex::new(&mut self.oversized);
         runner.for_each_chunk(parts, |part| {
-            let range = part_keys(part);
+            let first_key = part_keys(part).start;
             let mut counts = part_starts[part]
                 .lock()
                 .unwrap_or_else(PoisonError::into_inner);
             for &packed in keys {
-                let local = ((packed >> 32) as usize).wrapping_sub(range.start);
+                let local = place_in(packed, first_key);
                 if local < counts.len() {
                     counts[local] += 1;
                 }
@@ -510,8 +515,7 @@ impl Level {
                 (more_starts, more_cursors, more_indices, more_boxes);
         }
         runner.for_each_chunk(parts, |part| {
-            let range = part_keys(part);
-            let base = bases[part];
+            let (first_key, base) = (part_keys(part).start, bases[part]);
             let mut guard = work[part].lock().unwrap_or_else(PoisonError::into_inner);
             let (starts, cursors, indices, boxes) = &mut *guard;
             // A key's boxes go from the end of the key before it, relative
@@ -523,7 +527,7 @@ impl Level {
                 *start += base;
             }
             for &packed in keys {
-                let local = ((packed >> 32) as usize).wrapping_sub(range.start);
+                let local = place_in(packed, first_key);
                 if local < cursors.len() {
                     let index = packed as u32;
                     let at = cursors[local] as usize;
