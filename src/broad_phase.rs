@@ -21,7 +21,7 @@ use bevy::prelude::*;
 use std::ops::Range;
 use std::sync::{Mutex, PoisonError};
 
-use crate::parallel::{ChunkOutputs, InOrder, RunChunks, Workers, lock_chunks};
+use crate::parallel::{ChunkOutputs, InOrder, RunChunks, Workers, lock_chunks, lock_parts};
 use crate::snapshot::ColliderSnapshot;
 
 /// Cell coordinates are clamped to this range so that far-away or huge
@@ -438,6 +438,9 @@ impl Level {
         filed: usize,
         runner: &impl RunChunks,
     ) {
+        fn lock<T>(part: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+            part.lock().unwrap_or_else(PoisonError::into_inner)
+        }
         let parts = runner.threads().clamp(1, key_count.max(1));
         let part_keys = |part: usize| key_count * part / parts..key_count * (part + 1) / parts;
         // A packed key's place in the range starting at `first_key`, beyond
@@ -448,23 +451,15 @@ impl Level {
         let (keys, input) = (&self.keys, &self.input);
         // Count each key's boxes into `starts[key + 1]`, then sum them up
         // within each range: each range's own starts, less its base.
-        let starts = &mut self.key_starts;
-        starts.clear();
-        starts.resize(key_count + 1, 0);
-        let mut part_starts = Vec::with_capacity(parts);
-        let mut rest = &mut starts[1..];
-        for part in 0..parts {
-            let (own, after) = rest.split_at_mut(part_keys(part).len());
-            part_starts.push(Mutex::new(own));
-            rest = after;
-        }
+        let keys_in_part = |part: usize| part_keys(part).len();
+        self.key_starts.clear();
+        self.key_starts.resize(key_count + 1, 0);
+        let part_starts = lock_parts(&mut self.key_starts[1..], (0..parts).map(keys_in_part));
         self.oversized.clear();
         let oversized = Mutex::new(&mut self.oversized);
         runner.for_each_chunk(parts, |part| {
             let first_key = part_keys(part).start;
-            let mut counts = part_starts[part]
-                .lock()
-                .unwrap_or_else(PoisonError::into_inner);
+            let mut counts = lock(&part_starts[part]);
             for &packed in keys {
                 let local = place_in(packed, first_key);
                 if local < counts.len() {
@@ -476,7 +471,7 @@ impl Level {
             }
             // The last chunk also lists the oversized boxes, in input order.
             if part + 1 == parts {
-                let mut oversized = oversized.lock().unwrap_or_else(PoisonError::into_inner);
+                let mut oversized = lock(&oversized);
                 oversized.extend(
                     keys.iter()
                         .zip(input)
@@ -489,35 +484,22 @@ impl Level {
         let mut bases = Vec::with_capacity(parts + 1);
         bases.push(0u32);
         for own in &part_starts {
-            let own = own.lock().unwrap_or_else(PoisonError::into_inner);
             let base = bases[bases.len() - 1];
-            bases.push(base + own.last().copied().unwrap_or(0));
+            bases.push(base + lock(own).last().copied().unwrap_or(0));
         }
-        drop(part_starts);
         // Add the bases, and place each range's boxes into its own stretch
         // of the sorted arrays.
         self.sorted_index.resize(filed, 0);
         self.sorted_box.resize(filed, FiledBox(Vec4::ZERO));
         self.cursors.resize(key_count, 0);
-        let mut work = Vec::with_capacity(parts);
-        let (mut starts_rest, mut cursors_rest) =
-            (&mut self.key_starts[1..], &mut self.cursors[..]);
-        let (mut index_rest, mut box_rest) = (&mut self.sorted_index[..], &mut self.sorted_box[..]);
-        for part in 0..parts {
-            let keys_in_part = part_keys(part).len();
-            let boxes_in_part = (bases[part + 1] - bases[part]) as usize;
-            let (starts, more_starts) = starts_rest.split_at_mut(keys_in_part);
-            let (cursors, more_cursors) = cursors_rest.split_at_mut(keys_in_part);
-            let (indices, more_indices) = index_rest.split_at_mut(boxes_in_part);
-            let (boxes, more_boxes) = box_rest.split_at_mut(boxes_in_part);
-            work.push(Mutex::new((starts, cursors, indices, boxes)));
-            (starts_rest, cursors_rest, index_rest, box_rest) =
-                (more_starts, more_cursors, more_indices, more_boxes);
-        }
+        let boxes_in_part = |part: usize| (bases[part + 1] - bases[part]) as usize;
+        let part_cursors = lock_parts(&mut self.cursors, (0..parts).map(keys_in_part));
+        let part_indices = lock_parts(&mut self.sorted_index, (0..parts).map(boxes_in_part));
+        let part_boxes = lock_parts(&mut self.sorted_box, (0..parts).map(boxes_in_part));
         runner.for_each_chunk(parts, |part| {
             let (first_key, base) = (part_keys(part).start, bases[part]);
-            let mut guard = work[part].lock().unwrap_or_else(PoisonError::into_inner);
-            let (starts, cursors, indices, boxes) = &mut *guard;
+            let (mut starts, mut cursors) = (lock(&part_starts[part]), lock(&part_cursors[part]));
+            let (mut indices, mut boxes) = (lock(&part_indices[part]), lock(&part_boxes[part]));
             // A key's boxes go from the end of the key before it, relative
             // to this range's stretch until the bases are added.
             let mut previous_end = 0;

@@ -104,6 +104,23 @@ pub(crate) fn lock_chunks<T>(items: &mut [T], per_chunk: usize) -> Vec<Mutex<&mu
     items.chunks_mut(per_chunk).map(Mutex::new).collect()
 }
 
+/// `items` cut into consecutive parts of the given `lengths` (together at
+/// most its length), each behind its own lock, like [`lock_chunks`] for
+/// parts of different sizes.
+pub(crate) fn lock_parts<T>(
+    mut items: &mut [T],
+    lengths: impl IntoIterator<Item = usize>,
+) -> Vec<Mutex<&mut [T]>> {
+    lengths
+        .into_iter()
+        .map(|length| {
+            let (part, rest) = std::mem::take(&mut items).split_at_mut(length);
+            items = rest;
+            Mutex::new(part)
+        })
+        .collect()
+}
+
 /// One output list per chunk, kept between calls to reuse their allocations.
 #[derive(Debug)]
 pub(crate) struct ChunkOutputs<T>(Vec<Mutex<Vec<T>>>);
