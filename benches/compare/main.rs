@@ -19,6 +19,13 @@
 //!
 //! With `COMPARE_STAGES=1` it also prints the median time of each of our
 //! detection steps (snapshot, broad phase, narrow phase, events).
+//!
+//! On a virtual machine, the share of CPU time the hypervisor gave to other
+//! guests ("steal", from `/proc/stat`) while an engine's timed frames ran is
+//! shown next to its times: bevy_collide2d uses every core and the peers use
+//! one, so steal slows ours most, and a run with much of it says more about
+//! the neighbours than about the engines. The kernel counts it in ticks of
+//! 10 ms, so it means little over less than a second of frames.
 
 mod avian;
 mod ours;
@@ -143,6 +150,8 @@ struct Run {
     app: App,
     entities: Vec<Entity>,
     frame_times: Vec<Duration>,
+    /// CPU time of the whole machine while the timed frames ran.
+    cpu: CpuTimes,
     /// Checked frames whose pair set equals the truth of this frame's poses,
     /// and of the previous frame's (for an engine that reports a frame late).
     exact_now: usize,
@@ -166,6 +175,7 @@ impl Run {
             app,
             entities,
             frame_times: Vec::new(),
+            cpu: CpuTimes::default(),
             exact_now: 0,
             exact_previous: 0,
             checked: 0,
@@ -176,9 +186,11 @@ impl Run {
     }
 
     fn timed_update(&mut self) {
+        let cpu_before = CpuTimes::read();
         let start = Instant::now();
         self.app.update();
         self.frame_times.push(start.elapsed());
+        self.cpu.add_since(cpu_before);
     }
 
     fn check(&mut self, shapes: &[BodyShape]) {
@@ -301,6 +313,7 @@ struct Row {
     events_open: Option<i64>,
     truth: Option<usize>,
     exact: Option<String>,
+    steal_percent: Option<f64>,
 }
 
 impl Row {
@@ -324,6 +337,7 @@ impl Row {
                     run.exact_now, run.checked, run.exact_previous, run.checked
                 )
             }),
+            steal_percent: run.cpu.steal_percent(),
         }
     }
 }
@@ -333,12 +347,12 @@ fn print_table(rows: &[Row]) {
         value.map_or("-".into(), |v| v.to_string())
     }
     println!(
-        "| N | engine | frame ms (median) | collision ms | × bevy_collide2d | pairs at last frame | started − ended | truth | frames with the exact pair set |"
+        "| N | engine | frame ms (median) | collision ms | × bevy_collide2d | pairs at last frame | started − ended | truth | frames with the exact pair set | VM steal |"
     );
-    println!("|---:|---|---:|---:|---:|---:|---:|---:|---|");
+    println!("|---:|---|---:|---:|---:|---:|---:|---:|---|---:|");
     for row in rows {
         println!(
-            "| {} | {} | {:.2} | {} | {} | {} | {} | {} | {} |",
+            "| {} | {} | {:.2} | {} | {} | {} | {} | {} | {} | {} |",
             row.n,
             row.engine,
             row.frame_ms,
@@ -348,6 +362,7 @@ fn print_table(rows: &[Row]) {
             opt(row.events_open),
             opt(row.truth),
             opt(row.exact.clone()),
+            opt(row.steal_percent.map(|p| format!("{p:.0}%"))),
         );
     }
 }
@@ -396,6 +411,50 @@ fn print_stages(n: usize, run: &Run) {
         run.engine.name,
         medians.join(", ")
     );
+}
+
+/// Jiffies of all CPUs from the first line of `/proc/stat`: stolen by the
+/// hypervisor, and in all.
+#[derive(Clone, Copy, Default)]
+struct CpuTimes {
+    steal: u64,
+    total: u64,
+}
+
+impl CpuTimes {
+    /// Now; zero where `/proc/stat` cannot be read (not Linux).
+    fn read() -> Self {
+        let Ok(stat) = std::fs::read_to_string("/proc/stat") else {
+            return Self::default();
+        };
+        // cpu user nice system idle iowait irq softirq steal guest guest_nice;
+        // guest time is already counted in user and nice.
+        let fields: Vec<u64> = stat
+            .lines()
+            .next()
+            .unwrap_or_default()
+            .split_whitespace()
+            .skip(1)
+            .take(8)
+            .filter_map(|field| field.parse().ok())
+            .collect();
+        Self {
+            steal: fields.get(7).copied().unwrap_or(0),
+            total: fields.iter().sum(),
+        }
+    }
+
+    /// Adds the time from `before` to now.
+    fn add_since(&mut self, before: Self) {
+        let now = Self::read();
+        self.steal += now.steal.saturating_sub(before.steal);
+        self.total += now.total.saturating_sub(before.total);
+    }
+
+    /// Steal as a percentage of all CPU time, if any was counted.
+    fn steal_percent(self) -> Option<f64> {
+        (self.total > 0).then(|| 100.0 * self.steal as f64 / self.total as f64)
+    }
 }
 
 fn print_machine() {
