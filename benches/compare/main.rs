@@ -198,10 +198,10 @@ impl Run {
             return;
         };
         let world = self.app.world_mut();
-        let transforms: Vec<Transform> = self
+        let transforms: Vec<GlobalTransform> = self
             .entities
             .iter()
-            .map(|&e| *world.get::<Transform>(e).unwrap())
+            .map(|&e| *world.get::<GlobalTransform>(e).unwrap())
             .collect();
         let truth = truth::exact_pairs(&self.entities, shapes, &transforms);
         let mut pairs = touching_pairs(world);

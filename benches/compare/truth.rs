@@ -1,35 +1,60 @@
 //! The exact pair set, computed independently of every engine: f64 overlap
 //! tests (touching counts) on candidates from a sort-and-sweep along x.
+//!
+//! Each body is taken as Bevy renders it: from its `GlobalTransform`'s
+//! matrix, read in f64. The scene spins bodies with `Transform::rotate_z`,
+//! whose quaternions drift from unit length by a few 1e-6 over hundreds of
+//! frames; the matrix of such a quaternion is a rotation scaled by that
+//! much, with its x axis turned by about as much. Taking the angle from the
+//! quaternion instead moves edges by up to about 1e-4 and calls pairs that
+//! close to touching differently from what is drawn (and from the design's
+//! rule: poses and scales come from the `GlobalTransform`).
 
 use bevy::prelude::*;
 
 use crate::scene::BodyShape;
 
+/// The overlap test's view of a body: its shape in f64, scaled by the
+/// lengths of the matrix's x and y axes and turned as its x axis.
 #[derive(Clone, Copy)]
 struct Placed {
     centre: [f64; 2],
     /// Unit x axis of the body (cos, sin).
     axis: [f64; 2],
-    shape: BodyShape,
+    shape: Shape64,
     /// Half extent of the bounding box along x and y.
     extent: [f64; 2],
 }
 
+/// A body's shape in f64, scaled as its matrix scales it.
+#[derive(Clone, Copy)]
+enum Shape64 {
+    Circle { radius: f64 },
+    Rect { half_size: [f64; 2] },
+}
+
 impl Placed {
-    fn new(shape: BodyShape, transform: &Transform) -> Self {
-        let centre = [
-            transform.translation.x as f64,
-            transform.translation.y as f64,
-        ];
-        // Rotation about z from the quaternion, in f64.
-        let angle = 2.0 * (transform.rotation.z as f64).atan2(transform.rotation.w as f64);
-        let axis = [angle.cos(), angle.sin()];
-        let extent = match shape {
-            BodyShape::Circle { radius } => [radius as f64; 2],
+    fn new(shape: BodyShape, transform: &GlobalTransform) -> Self {
+        let matrix = transform.affine();
+        let column = |c: Vec3A| [c.x as f64, c.y as f64];
+        let (x_axis, y_axis) = (column(matrix.x_axis), column(matrix.y_axis));
+        let scale = [dot(x_axis, x_axis).sqrt(), dot(y_axis, y_axis).sqrt()];
+        let centre = [matrix.translation.x as f64, matrix.translation.y as f64];
+        let axis = [x_axis[0] / scale[0], x_axis[1] / scale[0]];
+        let (shape, extent) = match shape {
+            BodyShape::Circle { radius } => {
+                let radius = radius as f64 * scale[0].max(scale[1]);
+                (Shape64::Circle { radius }, [radius; 2])
+            }
             BodyShape::Rect { half_size } => {
-                let (hx, hy) = (half_size.x as f64, half_size.y as f64);
+                let (hx, hy) = (half_size.x as f64 * scale[0], half_size.y as f64 * scale[1]);
                 let (c, s) = (axis[0].abs(), axis[1].abs());
-                [hx * c + hy * s, hx * s + hy * c]
+                (
+                    Shape64::Rect {
+                        half_size: [hx, hy],
+                    },
+                    [hx * c + hy * s, hx * s + hy * c],
+                )
             }
         };
         Self {
@@ -51,11 +76,11 @@ fn sub(a: [f64; 2], b: [f64; 2]) -> [f64; 2] {
 
 /// Whether the two bodies overlap or touch.
 fn overlaps(a: &Placed, b: &Placed) -> bool {
-    use BodyShape::*;
+    use Shape64::*;
     match (a.shape, b.shape) {
         (Circle { radius: ra }, Circle { radius: rb }) => {
             let d = sub(b.centre, a.centre);
-            let r = ra as f64 + rb as f64;
+            let r = ra + rb;
             dot(d, d) <= r * r
         }
         (Circle { radius }, Rect { half_size }) => circle_rect(a, radius, b, half_size),
@@ -64,21 +89,20 @@ fn overlaps(a: &Placed, b: &Placed) -> bool {
     }
 }
 
-fn circle_rect(circle: &Placed, radius: f32, rect: &Placed, half: Vec2) -> bool {
+fn circle_rect(circle: &Placed, radius: f64, rect: &Placed, half: [f64; 2]) -> bool {
     let d = sub(circle.centre, rect.centre);
     let (ux, uy) = (rect.axis, [-rect.axis[1], rect.axis[0]]);
     let (lx, ly) = (dot(d, ux), dot(d, uy));
-    let cx = lx.clamp(-(half.x as f64), half.x as f64);
-    let cy = ly.clamp(-(half.y as f64), half.y as f64);
+    let cx = lx.clamp(-half[0], half[0]);
+    let cy = ly.clamp(-half[1], half[1]);
     let (ex, ey) = (lx - cx, ly - cy);
-    ex * ex + ey * ey <= (radius as f64) * (radius as f64)
+    ex * ex + ey * ey <= radius * radius
 }
 
-fn rect_rect(a: &Placed, ha: Vec2, b: &Placed, hb: Vec2) -> bool {
+fn rect_rect(a: &Placed, ha: [f64; 2], b: &Placed, hb: [f64; 2]) -> bool {
     let d = sub(b.centre, a.centre);
     let axes_a = [a.axis, [-a.axis[1], a.axis[0]]];
     let axes_b = [b.axis, [-b.axis[1], b.axis[0]]];
-    let (ha, hb) = ([ha.x as f64, ha.y as f64], [hb.x as f64, hb.y as f64]);
     // Separating axis test on the four face normals.
     let radius = |axes: &[[f64; 2]; 2], half: [f64; 2], n: [f64; 2]| {
         half[0] * dot(axes[0], n).abs() + half[1] * dot(axes[1], n).abs()
@@ -94,7 +118,7 @@ fn rect_rect(a: &Placed, ha: Vec2, b: &Placed, hb: Vec2) -> bool {
 pub fn exact_pairs(
     entities: &[Entity],
     shapes: &[BodyShape],
-    transforms: &[Transform],
+    transforms: &[GlobalTransform],
 ) -> Vec<(Entity, Entity)> {
     let placed: Vec<Placed> = shapes
         .iter()
