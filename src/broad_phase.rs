@@ -19,9 +19,9 @@ use bevy::math::{Dir2, I64Vec2, Vec2, Vec4, bounding::Aabb2d};
 use bevy::prelude::*;
 
 use std::ops::Range;
-use std::sync::{Mutex, PoisonError};
+use std::sync::Mutex;
 
-use crate::parallel::{ChunkOutputs, InOrder, RunChunks, Workers, lock_chunks, lock_parts};
+use crate::parallel::{ChunkOutputs, InOrder, RunChunks, Workers, lock, lock_chunks, lock_parts};
 use crate::snapshot::ColliderSnapshot;
 
 /// Cell coordinates are clamped to this range so that far-away or huge
@@ -349,20 +349,16 @@ impl Level {
         self.input_cells.resize(input.len(), OVERSIZED);
         let cell_chunks = lock_chunks(&mut self.input_cells, BOXES_PER_CHUNK);
         runner.for_each_chunk(chunks, |k| {
-            let mut cells = cell_chunks[k]
-                .lock()
-                .unwrap_or_else(PoisonError::into_inner);
+            let mut cells = lock(&cell_chunks[k]);
             let first = k * BOXES_PER_CHUNK;
             let boxes = &input[first..first + cells.len()];
             let bounds = file_boxes(boxes, aabbs, inverse_cell_size, &mut cells);
-            *chunk_bounds[k]
-                .lock()
-                .unwrap_or_else(PoisonError::into_inner) = bounds;
+            *lock(&chunk_bounds[k]) = bounds;
         });
         drop(cell_chunks);
         let bounds = chunk_bounds
             .iter()
-            .map(|b| *b.lock().unwrap_or_else(PoisonError::into_inner))
+            .map(|b| *lock(b))
             .fold(FiledBounds::default(), FiledBounds::union);
         let filed = bounds.count;
         // When nothing fits (only unbounded boxes, say), the grid is empty.
@@ -398,7 +394,7 @@ impl Level {
         self.keys.resize(input.len(), NOT_FILED);
         let key_chunks = lock_chunks(&mut self.keys, BOXES_PER_CHUNK);
         runner.for_each_chunk(chunks, |k| {
-            let mut keys = key_chunks[k].lock().unwrap_or_else(PoisonError::into_inner);
+            let mut keys = lock(&key_chunks[k]);
             let first = k * BOXES_PER_CHUNK;
             let boxes = input[first..].iter().zip(&input_cells[first..]);
             for (packed, (&index, &cell)) in keys.iter_mut().zip(boxes) {
@@ -438,9 +434,6 @@ impl Level {
         filed: usize,
         runner: &impl RunChunks,
     ) {
-        fn lock<T>(part: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
-            part.lock().unwrap_or_else(PoisonError::into_inner)
-        }
         let parts = runner.threads().clamp(1, key_count.max(1));
         let part_keys = |part: usize| key_count * part / parts..key_count * (part + 1) / parts;
         // A packed key's place in the range starting at `first_key`, beyond

@@ -4,7 +4,7 @@
 
 use bevy::prelude::*;
 
-use std::sync::{Mutex, PoisonError};
+use std::sync::Mutex;
 
 use bevy::ecs::change_detection::ContiguousMut;
 use bevy::ecs::entity::Entities;
@@ -12,7 +12,7 @@ use bevy::ecs::entity::Entities;
 use crate::collider::CollidingEntities;
 use crate::geometry::Contact;
 use crate::narrow_phase::Collisions;
-use crate::parallel::{ChunkOutputs, RunChunks, Workers};
+use crate::parallel::{ChunkOutputs, RunChunks, Workers, lock};
 use crate::radix_sort::radix_sort_by_key;
 
 /// A collision starting or ending between two colliders, as a [`Message`]
@@ -338,7 +338,7 @@ fn apply_colliding_changes(
         chunks.push(Mutex::new((head, base, chunk)));
     }
     workers.for_each_chunk(chunks.len(), |k| {
-        let mut chunk = chunks[k].lock().unwrap_or_else(PoisonError::into_inner);
+        let mut chunk = lock(&chunks[k]);
         let (slice, base, changes) = &mut *chunk;
         for &(key, other, started) in changes.iter() {
             slice[(key as u32) as usize - *base].update(other, started);

@@ -1,14 +1,12 @@
 //! Step 3 of detection: exact contacts for the candidate pairs, in parallel
 //! chunks when there are many, always in the same order.
 
-use std::sync::PoisonError;
-
 use bevy::prelude::*;
 
 use crate::broad_phase::BroadPhasePairs;
 use crate::events::PreviousPairs;
 use crate::geometry::{Contact, time_of_impact_from_apart};
-use crate::parallel::{ChunkOutputs, RunChunks, Workers, lock_chunks};
+use crate::parallel::{ChunkOutputs, RunChunks, Workers, lock, lock_chunks};
 use crate::prefetch::{PREFETCH_DISTANCE, prefetch};
 use crate::radix_sort::{PairKeys, PairSortSpace, SortedKeys, sort_by_unique_pair};
 use crate::snapshot::ColliderSnapshot;
@@ -322,7 +320,7 @@ impl SortedContacts {
             runner,
             slots.len(),
             |k, keys| {
-                let mut slots = slots[k].lock().unwrap_or_else(PoisonError::into_inner);
+                let mut slots = lock(&slots[k]);
                 let first = k * CANDIDATES_PER_CHUNK;
                 for (at, (slot, &candidate)) in
                     slots.iter_mut().zip(&candidates[first..]).enumerate()
@@ -341,7 +339,7 @@ impl SortedContacts {
         let by_candidate = &self.by_candidate;
         let chunks = lock_chunks(pairs, CONTACTS_PER_CHUNK);
         runner.for_each_chunk(chunks.len(), |k| {
-            let mut chunk = chunks[k].lock().unwrap_or_else(PoisonError::into_inner);
+            let mut chunk = lock(&chunks[k]);
             let keys = &sorted[k * CONTACTS_PER_CHUNK..];
             // The contacts are read in entity order, all over memory.
             for (at, (pair, &key)) in chunk.iter_mut().zip(keys).enumerate() {

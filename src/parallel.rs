@@ -10,7 +10,7 @@
 //! chunks only once it wakes up and is never waited for unless it holds one,
 //! so a busy or slow main thread costs nothing but the invitation.
 
-use std::sync::{Mutex, PoisonError};
+use std::sync::{Mutex, MutexGuard, PoisonError};
 #[cfg(feature = "parallel")]
 use std::{
     any::Any,
@@ -97,6 +97,14 @@ impl RunChunks for Workers {
     }
 }
 
+/// Locks `mutex`, even if a chunk panicked while holding it: that panic is
+/// raised again on the calling thread once the chunks are done, so a poisoned
+/// lock adds nothing to report.
+#[inline]
+pub(crate) fn lock<T>(mutex: &Mutex<T>) -> MutexGuard<'_, T> {
+    mutex.lock().unwrap_or_else(PoisonError::into_inner)
+}
+
 /// `items` cut into chunks of `per_chunk` (the last one shorter), each
 /// behind its own lock, so that chunk `k`'s work can write items
 /// `k * per_chunk..` while other threads write other chunks.
@@ -150,14 +158,13 @@ impl<T: Copy + Send> ChunkOutputs<T> {
             self.0.resize_with(chunks, Default::default);
         }
         let outputs = &self.0[..chunks];
-        let lock = |k: usize| outputs[k].lock().unwrap_or_else(PoisonError::into_inner);
         runner.for_each_chunk(chunks, |k| {
-            let mut output = lock(k);
+            let mut output = lock(&outputs[k]);
             output.clear();
             work(k, &mut output);
         });
-        for k in 0..chunks {
-            all.extend_from_slice(&lock(k));
+        for output in outputs {
+            all.extend_from_slice(&lock(output));
         }
     }
 
@@ -231,11 +238,7 @@ impl Workers {
             std::thread::yield_now();
         }
         // A chunk that panicked, on whichever thread: go on unwinding here.
-        let panic = job
-            .panic
-            .lock()
-            .unwrap_or_else(PoisonError::into_inner)
-            .take();
+        let panic = lock(&job.panic).take();
         if let Some(payload) = panic {
             std::panic::resume_unwind(payload);
         }
@@ -278,7 +281,7 @@ impl Job {
             // is still waiting and `work` is valid.
             let work = unsafe { &*self.work };
             if let Err(payload) = std::panic::catch_unwind(AssertUnwindSafe(|| work(chunk))) {
-                let mut first = self.panic.lock().unwrap_or_else(PoisonError::into_inner);
+                let mut first = lock(&self.panic);
                 if first.is_none() {
                     *first = Some(payload);
                 } else {

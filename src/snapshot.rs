@@ -12,7 +12,7 @@ use std::sync::{Mutex, PoisonError};
 use crate::broad_phase::{BroadPhaseGrid, SpatialGrid};
 use crate::collider::{Collider, CollisionLayers, Swept};
 use crate::geometry::{Shape, ShapeError, Sweep, swept_aabb, validate_pose};
-use crate::parallel::{ChunkOutputs, RunChunks, Workers};
+use crate::parallel::{ChunkOutputs, RunChunks, Workers, lock};
 use crate::prefetch::{PREFETCH_DISTANCE, prefetch};
 use crate::radix_sort::BitsSeen;
 
@@ -525,7 +525,7 @@ fn lay_out(
     {
         let (staged, layout, sweep_starts) = (&*staged, &*layout, &*sweep_starts);
         runner.for_each_chunk(chunks.len(), |k| {
-            let mut slots = chunks[k].lock().unwrap_or_else(PoisonError::into_inner);
+            let mut slots = lock(&chunks[k]);
             let positions = &layout[slots.start..slots.start + slots.colliders.len()];
             slots.gather(staged, positions, sweep_starts);
         });
@@ -628,7 +628,7 @@ pub(crate) fn snapshot_colliders(
         &*workers,
         chunks.len(),
         |k, notes| {
-            let mut chunk = chunks[k].lock().unwrap_or_else(PoisonError::into_inner);
+            let mut chunk = lock(&chunks[k]);
             let (table, rows, start, slots) = &mut *chunk;
             fill(slots, *start, &tables[*table], rows.clone(), notes);
         },
