@@ -65,6 +65,14 @@ impl Collider {
         }
     }
 
+    /// This collider as detection sees it on an entity with `transform`: the
+    /// shape scaled by the transform (see [`Collider`] for the rule) and its
+    /// world pose, or why it cannot be used (an invalid size, a scale of
+    /// zero, a NaN or infinite transform).
+    pub fn world_shape(&self, transform: &GlobalTransform) -> Result<(Shape, Isometry2d), ShapeError> {
+        crate::snapshot::world_shape(self, transform)
+    }
+
     /// Checks that the size is finite and strictly positive.
     pub fn validate(&self) -> Result<(), ShapeError> {
         self.shape().validate()

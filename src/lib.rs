@@ -21,9 +21,10 @@ pub use geometry::Contact;
 pub use narrow_phase::{Collisions, ContactPair};
 pub use plugin::{CollisionPlugin, CollisionSystems};
 pub use query::{QueryFilter, RayHit, ShapeHit, SpatialQuery};
+pub use snapshot::pose_and_scale;
 
 #[cfg(feature = "debug")]
-pub use debug::{CollisionDebugPlugin, CollisionGizmos};
+pub use debug::{CollisionDebugPlugin, CollisionGizmos, collision_gizmos_enabled};
 
 /// Everything a game needs: `use bevy_collide2d::prelude::*;`.
 pub mod prelude {
