@@ -42,7 +42,7 @@
 //! starts the autopilot and `--overlay` the collision overlay in windowed mode.
 //!
 //! Tests can run the headless game through this file's own code:
-//! `#[path = "../examples/breakout.rs"] mod breakout;` then
+//! `#[path = "../examples/breakout/main.rs"] mod breakout;` then
 //! `breakout::run_headless(5000, true)`.
 
 use std::fmt;
