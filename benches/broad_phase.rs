@@ -9,7 +9,7 @@ mod scene;
 
 use std::hint::black_box;
 
-use bevy_collide2d::broad_phase::SpatialGrid;
+use bevy_collide2d::internals::SpatialGrid;
 use criterion::{BenchmarkId, Criterion, Throughput, criterion_group, criterion_main};
 use scene::start_aabbs;
 

@@ -10,7 +10,7 @@
 #[allow(dead_code)]
 mod scene;
 
-use bevy_collide2d::broad_phase::SpatialGrid;
+use bevy_collide2d::internals::SpatialGrid;
 use scene::start_aabbs;
 
 fn main() {

@@ -31,11 +31,10 @@ use bevy::gizmos::gizmos::Gizmos;
 use bevy::prelude::*;
 use bevy::transform::TransformSystems;
 
-use crate::collider::{Collider, CollidingEntities};
+use crate::components::{Collider, CollidingEntities};
 use crate::geometry::Shape;
-use crate::narrow_phase::Collisions;
 use crate::plugin::CollisionSystems;
-use crate::snapshot::world_shape;
+use crate::stages::narrow_phase::Collisions;
 
 /// Draws colliders and contacts with gizmos.
 ///
@@ -175,7 +174,7 @@ fn draw_colliders(
     }
     for (collider, transform, colliding) in &colliders {
         // The same pose and scaled shape that detection uses.
-        let Ok((shape, pose)) = world_shape(collider, transform) else {
+        let Ok((shape, pose)) = collider.world_shape(transform) else {
             continue;
         };
         let color = if colliding.is_empty() {

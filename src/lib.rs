@@ -1,27 +1,24 @@
 #![doc = include_str!("../README.md")]
 #![warn(missing_docs)]
+#![deny(unsafe_code)]
+#![warn(clippy::undocumented_unsafe_blocks)]
 
-pub mod broad_phase;
-mod collider;
+mod components;
 #[cfg(feature = "debug")]
-pub mod debug;
-mod events;
+mod debug;
 pub mod geometry;
-pub mod narrow_phase;
-mod parallel;
+mod grid;
 mod plugin;
-mod prefetch;
-mod query;
-mod radix_sort;
-pub mod snapshot;
+mod spatial_query;
+mod stages;
+mod util;
 
-pub use collider::{Collider, CollidingEntities, CollisionLayers, Swept};
-pub use events::{CollisionEnded, CollisionEvent, CollisionStarted};
+pub use components::{Collider, CollidingEntities, CollisionLayers, Swept, pose_and_scale};
 pub use geometry::Contact;
-pub use narrow_phase::{Collisions, ContactPair};
 pub use plugin::{CollisionPlugin, CollisionSystems};
-pub use query::{QueryFilter, RayHit, ShapeHit, SpatialQuery};
-pub use snapshot::pose_and_scale;
+pub use spatial_query::{QueryFilter, RayHit, ShapeHit, SpatialQuery};
+pub use stages::events::{CollisionEnded, CollisionEvent, CollisionStarted};
+pub use stages::narrow_phase::{Collisions, ContactPair};
 
 #[cfg(feature = "debug")]
 pub use debug::{CollisionDebugPlugin, CollisionGizmos, collision_gizmos_enabled};
@@ -36,4 +33,12 @@ pub mod prelude {
 
     #[cfg(feature = "debug")]
     pub use crate::{CollisionDebugPlugin, CollisionGizmos};
+}
+
+/// Internals the benchmark crate measures on their own. Not public API: no
+/// semver promise, hidden from the docs.
+#[doc(hidden)]
+pub mod internals {
+    pub use crate::grid::SpatialGrid;
+    pub use crate::stages::broad_phase::BroadPhasePairs;
 }

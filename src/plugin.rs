@@ -7,15 +7,19 @@ use bevy::transform::systems::{
     mark_dirty_trees, propagate_parent_transforms, sync_simple_transforms,
 };
 
-use crate::broad_phase::{BroadPhaseGrid, BroadPhasePairs, find_candidate_pairs};
-use crate::collider::{Collider, CollidingEntities, CollisionLayers, Swept};
-use crate::events::{
-    CollisionEnded, CollisionEvent, CollisionStarted, PreviousPairs, report_collision_changes,
-};
+use crate::components::{Collider, CollidingEntities, CollisionLayers, Swept};
 use crate::geometry::Contact;
-use crate::narrow_phase::{Collisions, ContactPair, compute_contacts};
-use crate::parallel::Workers;
-use crate::snapshot::{ColliderSnapshot, SweptPoses, WarnedColliders, snapshot_colliders};
+use crate::stages::broad_phase::{BroadPhasePairs, find_candidate_pairs};
+use crate::stages::broad_phase_grid::BroadPhaseGrid;
+use crate::stages::events::{
+    CollisionEnded, CollisionEvent, CollisionStarted, report_collision_changes,
+};
+use crate::stages::narrow_phase::{
+    Collisions, ContactPair, PairChanges, PreviousPairs, compute_contacts,
+};
+use crate::stages::snapshot::{ColliderSnapshot, WarnedColliders, snapshot_colliders};
+use crate::stages::swept_paths::{SweptPoses, restart_swept_path};
+use crate::util::parallel::Workers;
 
 /// Collision detection for 2D colliders.
 ///
@@ -52,15 +56,16 @@ impl Default for CollisionPlugin {
 /// Order your systems against them, e.g. `.after(CollisionSystems::Events)`.
 #[derive(SystemSet, Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum CollisionSystems {
-    /// Poses, shapes and bounds are copied into [`ColliderSnapshot`]
-    /// (transforms are propagated first when not in `PostUpdate`).
+    /// Poses, shapes and bounds of every collider are copied into plain
+    /// arrays (transforms are propagated first when not in `PostUpdate`).
     Prepare,
-    /// Candidate pairs from bounding boxes ([`BroadPhasePairs`]).
+    /// Candidate pairs from bounding boxes.
     BroadPhase,
-    /// Exact contacts for the candidates ([`Collisions`]).
+    /// Exact contacts for the candidates ([`Collisions`]), and what changed
+    /// for each pair since the previous detection.
     NarrowPhase,
-    /// Messages, observer events and [`CollidingEntities`] from the change
-    /// in [`Collisions`].
+    /// Messages, observer events and [`CollidingEntities`] from those
+    /// changes.
     Events,
 }
 
@@ -81,9 +86,11 @@ impl Plugin for CollisionPlugin {
             .init_resource::<BroadPhaseGrid>()
             .init_resource::<Collisions>()
             .init_resource::<PreviousPairs>()
+            .init_resource::<PairChanges>()
             .init_resource::<WarnedColliders>()
             .init_resource::<SweptPoses>()
-            .init_resource::<Workers>();
+            .init_resource::<Workers>()
+            .add_observer(restart_swept_path);
 
         let schedule = self.schedule;
         app.configure_sets(

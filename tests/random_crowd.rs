@@ -8,8 +8,8 @@ use std::collections::BTreeSet;
 
 use bevy::prelude::*;
 use bevy_collide2d::geometry::Shape;
+use bevy_collide2d::pose_and_scale;
 use bevy_collide2d::prelude::*;
-use bevy_collide2d::snapshot::pose_and_scale;
 use common::*;
 use rand::{Rng, SeedableRng, rngs::StdRng};
 

@@ -11,7 +11,6 @@ use bevy::math::Rot2;
 use bevy::prelude::*;
 use bevy_collide2d::geometry::{Shape, cast_shape};
 use bevy_collide2d::prelude::*;
-use bevy_collide2d::snapshot::world_shape;
 use common::*;
 
 /// A tiny seeded generator (xorshift64*), so that scenes are reproducible
@@ -89,7 +88,7 @@ fn as_placed(
         Option<&CollisionLayers>,
     ),
 ) -> Option<Placed> {
-    let (shape, pose) = world_shape(collider, transform).ok()?;
+    let (shape, pose) = collider.world_shape(transform).ok()?;
     Some(Placed {
         entity,
         shape,

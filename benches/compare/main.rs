@@ -401,7 +401,7 @@ fn print_stages(n: usize, run: &Run) {
     let candidates = run
         .app
         .world()
-        .resource::<bevy_collide2d::broad_phase::BroadPhasePairs>()
+        .resource::<bevy_collide2d::internals::BroadPhasePairs>()
         .pairs
         .len();
     let frames = run.app.world().resource::<Time>().elapsed_secs_f64() * 60.0;

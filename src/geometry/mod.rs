@@ -8,6 +8,7 @@
 
 mod contact;
 mod pairs;
+mod pose;
 mod ray;
 mod shape;
 mod shape_cast;
@@ -21,6 +22,7 @@ pub use pairs::{
     circle_circle_contact, circle_circle_intersects, circle_rect_contact, circle_rect_intersects,
     rect_rect_contact, rect_rect_intersects,
 };
+pub(crate) use pose::TransformReading;
 pub(crate) use ray::checked_ray;
 pub use ray::{RayIntersection, ray_circle, ray_rect};
 pub use shape::{Shape, ShapeError, validate_pose};

@@ -1,15 +1,16 @@
 //! Step 3 of detection: exact contacts for the candidate pairs, in parallel
-//! chunks when there are many, always in the same order.
+//! chunks when there are many, always in the same order; then what changed
+//! for each pair since the previous detection ([`PairChange`]), which the
+//! events step reports.
 
 use bevy::prelude::*;
 
-use crate::broad_phase::BroadPhasePairs;
-use crate::events::PreviousPairs;
+use super::broad_phase::BroadPhasePairs;
+use super::snapshot::ColliderSnapshot;
 use crate::geometry::{Contact, time_of_impact_from_apart};
-use crate::parallel::{ChunkOutputs, RunChunks, Workers, lock, lock_chunks};
-use crate::prefetch::{PREFETCH_DISTANCE, prefetch};
-use crate::radix_sort::{PairKeys, PairSortSpace, SortedKeys, sort_by_unique_pair};
-use crate::snapshot::ColliderSnapshot;
+use crate::util::parallel::{ChunkOutputs, RunChunks, Workers, for_each_chunk_mut};
+use crate::util::prefetch::{PREFETCH_DISTANCE, prefetch};
+use crate::util::sort::{PairKeys, PairSortSpace, SortedKeys, sort_by_unique_pair};
 
 /// Candidate pairs per chunk of parallel work: a thread that joins late
 /// still finds chunks left, and claiming one costs next to nothing.
@@ -33,7 +34,7 @@ pub struct ContactPair {
 /// Every pair of colliders in contact at the last detection, sorted by
 /// `(a, b)`. The source of all collision events and of [`CollidingEntities`].
 ///
-/// [`CollidingEntities`]: crate::collider::CollidingEntities
+/// [`CollidingEntities`]: crate::CollidingEntities
 #[derive(Resource, Default, Debug)]
 pub struct Collisions {
     pairs: Vec<ContactPair>,
@@ -126,8 +127,19 @@ fn contact_pair(snapshot: &ColliderSnapshot, (i, j): (u32, u32)) -> Option<Conta
     Some(ordered_pair(ci.entity, cj.entity, contact))
 }
 
-/// The contact of candidate `(i, j)`, at least one of them swept, and
-/// whether they still touch at the end of the step.
+/// How a pair with a [`Swept`](crate::Swept) collider met during the step.
+#[derive(Clone, Copy, Debug)]
+struct SweptContact {
+    /// The contact reported for the step: at the end if the pair was
+    /// touching all along, else at the first touch on the way.
+    pair: ContactPair,
+    /// Apart where the paths start: a pair touching at the previous
+    /// detection was moved apart (teleported) and touched again on the way.
+    apart_at_start: bool,
+    touching_at_end: bool,
+}
+
+/// The contact of candidate `(i, j)`, at least one of them swept.
 ///
 /// A pair already touching at the start of the step continues (or ends) as
 /// usual, with its end-of-step contact, if it was touching at the previous
@@ -137,37 +149,36 @@ fn swept_contact_pair(
     snapshot: &ColliderSnapshot,
     previous: &PreviousPairs,
     (i, j): (u32, u32),
-) -> Option<(ContactPair, bool)> {
+) -> Option<SweptContact> {
     let (i, j) = (i as usize, j as usize);
     let (ci, cj) = (&snapshot.colliders[i], &snapshot.colliders[j]);
     let (shape_i, shape_j) = (&ci.shape, &cj.shape);
     let (sweep_i, sweep_j) = (snapshot.sweep(i), snapshot.sweep(j));
     let end = shape_i.contact(sweep_i.end, shape_j, sweep_j.end);
-    let (contact, touching_at_end) = if shape_i.intersects(sweep_i.start, shape_j, sweep_j.start) {
+    let touching_at_end = end.is_some();
+    let touching_at_start = shape_i.intersects(sweep_i.start, shape_j, sweep_j.start);
+    let contact = if touching_at_start {
         match end {
             // Touching at the start and at the end: an ongoing contact,
             // reported as it is at the end, unless it was not touching at
             // the previous detection (a teleport or a new collider put them
             // together): then it started at the start.
-            Some(end) if previous.contains(ci.entity, cj.entity) => (end, true),
+            Some(end) if previous.contains(ci.entity, cj.entity) => end,
             // Started at the start; apart at the end when passing.
-            _ => {
-                let start = shape_i.contact(sweep_i.start, shape_j, sweep_j.start)?;
-                let first = Contact {
-                    time_of_impact: 0.0,
-                    ..start
-                };
-                (first, end.is_some())
-            }
+            _ => Contact {
+                time_of_impact: 0.0,
+                ..shape_i.contact(sweep_i.start, shape_j, sweep_j.start)?
+            },
         }
     } else {
-        match time_of_impact_from_apart(shape_i, sweep_i, shape_j, sweep_j) {
-            // The first touch on the way; apart at the end when passing.
-            Some(first) => (first, end.is_some()),
-            None => (end?, true),
-        }
+        // The first touch on the way; apart at the end when passing.
+        time_of_impact_from_apart(shape_i, sweep_i, shape_j, sweep_j).or(end)?
     };
-    Some((ordered_pair(ci.entity, cj.entity, contact), touching_at_end))
+    Some(SweptContact {
+        pair: ordered_pair(ci.entity, cj.entity, contact),
+        apart_at_start: !touching_at_start,
+        touching_at_end,
+    })
 }
 
 /// `contact` (seen from `ei`) as the pair of `ei` and `ej` in entity order.
@@ -188,12 +199,50 @@ fn ordered_pair(ei: Entity, ej: Entity, contact: Contact) -> ContactPair {
     }
 }
 
-/// Computes exact contacts for [`BroadPhasePairs`] into [`Collisions`].
+/// What happened to a pair of colliders since the previous detection. The
+/// events step reports exactly these; ongoing contacts are not listed.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub(crate) enum PairChange {
+    /// Started touching, with the contact when they did.
+    Started(ContactPair),
+    /// Stopped touching, or one of them is gone or no longer takes part.
+    Ended(Entity, Entity),
+    /// Touching at both detections, but apart where a swept path started
+    /// (moved away in between): it ended there and started again on the way.
+    Restarted(ContactPair),
+    /// A swept pair that touched on the way and is apart at the end: it
+    /// started and ended within the step.
+    Passed(ContactPair),
+}
+
+/// This detection's [`PairChange`]s: first the changes of the contact set in
+/// `(a, b)` order, then the [`PairChange::Passed`] pairs in `(a, b)` order.
+#[derive(Resource, Default, Debug)]
+pub(crate) struct PairChanges(pub(crate) Vec<PairChange>);
+
+/// The pairs that were in contact at the previous detection, sorted.
+#[derive(Resource, Default, Debug)]
+pub(crate) struct PreviousPairs(Vec<(Entity, Entity)>);
+
+impl PreviousPairs {
+    /// Whether `a` and `b` (in either order) were in contact.
+    pub(crate) fn contains(&self, a: Entity, b: Entity) -> bool {
+        self.0.binary_search(&(a.min(b), a.max(b))).is_ok()
+    }
+}
+
+/// Computes exact contacts for [`BroadPhasePairs`] into [`Collisions`], and
+/// what changed since the previous detection into [`PairChanges`].
+#[expect(
+    clippy::too_many_arguments,
+    reason = "a system's parameters, each a separate piece of world access"
+)]
 pub(crate) fn compute_contacts(
     snapshot: Res<ColliderSnapshot>,
     candidates: Res<BroadPhasePairs>,
     mut collisions: ResMut<Collisions>,
-    previous: Res<PreviousPairs>,
+    mut previous: ResMut<PreviousPairs>,
+    mut changes: ResMut<PairChanges>,
     workers: Res<Workers>,
     mut split: Local<SweptSplit>,
     mut sorted: Local<SortedContacts>,
@@ -211,9 +260,14 @@ pub(crate) fn compute_contacts(
         swept,
         chunk_contacts,
         contacts,
+        contact_sort_space,
         touching,
+        reentered,
+        passing_apart_at_start,
     } = &mut *split;
     touching.clear();
+    reentered.clear();
+    passing_apart_at_start.clear();
     if !snapshot.sweep_starts.is_empty() {
         // Pairs with a swept collider take the slower path.
         plain.clear();
@@ -229,21 +283,75 @@ pub(crate) fn compute_contacts(
         test_in_chunks(swept, &*workers, chunk_contacts, contacts, |candidate| {
             swept_contact_pair(snapshot, &previous, candidate)
         });
-        for &(pair, touching_at_end) in contacts.iter() {
-            if touching_at_end {
-                touching.push(pair);
+        sort_by_unique_pair(contacts, contact_sort_space, |c| entity_pair(&c.pair));
+        for contact in contacts.iter() {
+            if contact.touching_at_end {
+                touching.push(contact.pair);
+                if contact.apart_at_start {
+                    reentered.push((contact.pair.a, contact.pair.b));
+                }
             } else {
-                passing.push(pair);
+                passing.push(contact.pair);
+                passing_apart_at_start.push(contact.apart_at_start);
             }
         }
         candidates = plain;
     }
     sorted.find(snapshot, candidates, &*workers, pairs, sort_space);
     if !touching.is_empty() {
-        sort_by_unique_pair(touching, sort_space, entity_pair);
         merge_sorted(pairs, touching, &mut sorted.merged);
     }
-    sort_by_unique_pair(passing, sort_space, entity_pair);
+    changes.0.clear();
+    diff_pairs(&previous.0, pairs, reentered, &mut changes.0);
+    // A passing pair that was touching at the start of its path and at the
+    // previous detection has just ended (the diff says so); the others
+    // touched on the way.
+    for (pair, &apart_at_start) in passing.iter().zip(&*passing_apart_at_start) {
+        if apart_at_start || !previous.contains(pair.a, pair.b) {
+            changes.0.push(PairChange::Passed(*pair));
+        }
+    }
+    previous.0.clear();
+    previous.0.extend(pairs.iter().map(|pair| (pair.a, pair.b)));
+}
+
+/// Merges the sorted previous and current pair lists into `changes`: each
+/// pair only in one of them started or ended; a pair in both restarted if
+/// it is in `reentered` (sorted), else it goes on and is not listed.
+fn diff_pairs(
+    previous: &[(Entity, Entity)],
+    current: &[ContactPair],
+    reentered: &[(Entity, Entity)],
+    changes: &mut Vec<PairChange>,
+) {
+    let (mut p, mut c) = (0, 0);
+    let mut reentered = reentered.iter().peekable();
+    while p < previous.len() || c < current.len() {
+        let old = previous.get(p).copied();
+        let new = current.get(c).map(|pair| (pair.a, pair.b));
+        match (old, new) {
+            (Some(old), Some(new)) if old == new => {
+                while reentered.next_if(|&&pair| pair < old).is_some() {}
+                if reentered.next_if_eq(&&old).is_some() {
+                    changes.push(PairChange::Restarted(current[c]));
+                }
+                p += 1;
+                c += 1;
+            }
+            (Some(old), Some(new)) if old < new => {
+                changes.push(PairChange::Ended(old.0, old.1));
+                p += 1;
+            }
+            (Some(old), None) => {
+                changes.push(PairChange::Ended(old.0, old.1));
+                p += 1;
+            }
+            _ => {
+                changes.push(PairChange::Started(current[c]));
+                c += 1;
+            }
+        }
+    }
 }
 
 /// Merges `extra` into `pairs`, both sorted by entity pair and without a
@@ -314,13 +422,12 @@ impl SortedContacts {
         };
         // Resizing only writes when the count grows.
         self.by_candidate.resize(candidates.len(), UNSET_PAIR);
-        let slots = lock_chunks(&mut self.by_candidate, CANDIDATES_PER_CHUNK);
+        let slots = self.by_candidate.chunks_mut(CANDIDATES_PER_CHUNK).collect();
         self.keys.clear();
-        self.chunk_keys.collect(
+        self.chunk_keys.collect_parts(
             runner,
-            slots.len(),
-            |k, keys| {
-                let mut slots = lock(&slots[k]);
+            slots,
+            |k, slots: &mut [ContactPair], keys| {
                 let first = k * CANDIDATES_PER_CHUNK;
                 for (at, (slot, &candidate)) in
                     slots.iter_mut().zip(&candidates[first..]).enumerate()
@@ -333,13 +440,10 @@ impl SortedContacts {
             },
             &mut self.keys,
         );
-        drop(slots);
         let sorted = self.sorted_keys.sort(&self.keys, packing.bits());
         pairs.resize(sorted.len(), UNSET_PAIR);
         let by_candidate = &self.by_candidate;
-        let chunks = lock_chunks(pairs, CONTACTS_PER_CHUNK);
-        runner.for_each_chunk(chunks.len(), |k| {
-            let mut chunk = lock(&chunks[k]);
+        for_each_chunk_mut(runner, pairs, CONTACTS_PER_CHUNK, |k, chunk| {
             let keys = &sorted[k * CONTACTS_PER_CHUNK..];
             // The contacts are read in entity order, all over memory.
             for (at, (pair, &key)) in chunk.iter_mut().zip(keys).enumerate() {
@@ -358,10 +462,17 @@ impl SortedContacts {
 pub(crate) struct SweptSplit {
     plain: Vec<(u32, u32)>,
     swept: Vec<(u32, u32)>,
-    chunk_contacts: ChunkOutputs<(ContactPair, bool)>,
-    contacts: Vec<(ContactPair, bool)>,
-    /// The swept path's pairs still touching at the end of the step.
+    chunk_contacts: ChunkOutputs<SweptContact>,
+    /// The swept path's contacts, sorted by entity pair.
+    contacts: Vec<SweptContact>,
+    contact_sort_space: PairSortSpace<SweptContact>,
+    /// Those still touching at the end of the step.
     touching: Vec<ContactPair>,
+    /// Those still touching that were apart at the start of their paths.
+    reentered: Vec<(Entity, Entity)>,
+    /// For each pair of [`Collisions::passing`], whether it was apart at the
+    /// start of its path.
+    passing_apart_at_start: Vec<bool>,
 }
 
 /// The results of `test` on `candidates` that are `Some`, appended to
@@ -386,8 +497,8 @@ fn test_in_chunks<T: Copy + Send>(
 mod tests {
     use super::*;
     use crate::geometry::Shape;
-    use crate::parallel::InOrder;
-    use crate::snapshot::SnapshotCollider;
+    use crate::stages::snapshot::SnapshotCollider;
+    use crate::util::parallel::InOrder;
 
     /// 300 overlapping colliders whose entities have the generations
     /// `k * generation_step`, in a scrambled order.

@@ -1,19 +1,17 @@
-//! Step 4 of detection: this detection's contact set diffed against the
-//! previous one. Every consumer — messages, observer events and
-//! [`CollidingEntities`] — is fed from that one diff, so they always agree.
+//! Step 4 of detection: the narrow phase's [`PairChange`]s reported. Every
+//! consumer (messages, observer events and [`CollidingEntities`]) is fed
+//! from those same changes, so they always agree.
 
 use bevy::prelude::*;
-
-use std::sync::Mutex;
 
 use bevy::ecs::change_detection::ContiguousMut;
 use bevy::ecs::entity::Entities;
 
-use crate::collider::CollidingEntities;
+use super::narrow_phase::{ContactPair, PairChange, PairChanges};
+use crate::components::CollidingEntities;
 use crate::geometry::Contact;
-use crate::narrow_phase::Collisions;
-use crate::parallel::{ChunkOutputs, RunChunks, Workers, lock};
-use crate::radix_sort::radix_sort_by_key;
+use crate::util::parallel::{ChunkOutputs, Workers, for_each_part};
+use crate::util::sort::radix_sort_by_key;
 
 /// A collision starting or ending between two colliders, as a [`Message`]
 /// (read it with a [`MessageReader`]).
@@ -81,79 +79,11 @@ pub struct CollisionEnded {
     pub other: Entity,
 }
 
-/// The pairs that were in contact at the previous detection, sorted.
-#[derive(Resource, Default, Debug)]
-pub(crate) struct PreviousPairs(Vec<(Entity, Entity)>);
-
-impl PreviousPairs {
-    /// Whether `a` and `b` (in either order) were in contact.
-    pub(crate) fn contains(&self, a: Entity, b: Entity) -> bool {
-        self.0.binary_search(&(a.min(b), a.max(b))).is_ok()
-    }
-}
-
-/// A change in the contact set.
-enum PairChange {
-    Started(Entity, Entity, Contact),
-    Ended(Entity, Entity),
-    /// In both sets, but apart at the start of a swept path (the collider
-    /// was teleported): it ended there and started again on the way.
-    Restarted(Entity, Entity, Contact),
-}
-
-/// Merges the sorted previous and current pair lists, calling `on_change`
-/// for each pair only in one of them, and for each pair in both that
-/// restarted, in `(a, b)` order.
-fn diff_pairs(
-    previous: &[(Entity, Entity)],
-    current: &Collisions,
-    mut on_change: impl FnMut(PairChange),
-) {
-    let current = current.as_slice();
-    let (mut p, mut c) = (0, 0);
-    while p < previous.len() || c < current.len() {
-        let old = previous.get(p).copied();
-        let new = current.get(c).map(|pair| (pair.a, pair.b));
-        match (old, new) {
-            (Some(old), Some(new)) if old == new => {
-                // A swept pair's contact is from before the end of the step
-                // only if they were apart at its start: a time of impact of
-                // 0 (touching at the start) is reported as the ordinary
-                // contact at the end, with 1.
-                let contact = current[c].contact;
-                if contact.time_of_impact < 1.0 {
-                    on_change(PairChange::Restarted(old.0, old.1, contact));
-                }
-                p += 1;
-                c += 1;
-            }
-            (Some(old), Some(new)) if old < new => {
-                on_change(PairChange::Ended(old.0, old.1));
-                p += 1;
-            }
-            (Some(old), None) => {
-                on_change(PairChange::Ended(old.0, old.1));
-                p += 1;
-            }
-            _ => {
-                let pair = current[c];
-                on_change(PairChange::Started(pair.a, pair.b, pair.contact));
-                c += 1;
-            }
-        }
-    }
-}
-
 /// Sends [`CollisionEvent`]s, triggers [`CollisionStarted`] /
 /// [`CollisionEnded`] on both entities, and updates [`CollidingEntities`],
-/// all from the diff of [`Collisions`] against the previous detection.
-#[expect(
-    clippy::too_many_arguments,
-    reason = "a system's parameters, each a separate piece of world access"
-)]
+/// all from this detection's [`PairChanges`].
 pub(crate) fn report_collision_changes(
-    collisions: Res<Collisions>,
-    mut previous: ResMut<PreviousPairs>,
+    changes: Res<PairChanges>,
     mut messages: MessageWriter<CollisionEvent>,
     mut colliding: Query<(Entity, &mut CollidingEntities)>,
     entities: &Entities,
@@ -162,46 +92,39 @@ pub(crate) fn report_collision_changes(
     mut buffers: Local<CollidingChanges>,
 ) {
     let mut notifications = Vec::new();
-    // (entity, other, started): applied after the diff in entity order, which
-    // reads the components in storage order rather than at random.
+    // (entity, other, started): applied after all messages, in entity order,
+    // which reads the components in storage order rather than at random.
     let CollidingChanges {
         changes: colliding_changes,
         rows: row_changes,
     } = &mut *buffers;
     colliding_changes.clear();
-    diff_pairs(&previous.0, &collisions, |change| match change {
-        PairChange::Started(a, b, contact) => {
-            messages.write(CollisionEvent::Started { a, b, contact });
-            colliding_changes.extend([(a, b, true), (b, a, true)]);
-            notifications.extend(Notification::started(a, b, contact));
+    for change in &changes.0 {
+        match *change {
+            PairChange::Started(ContactPair { a, b, contact }) => {
+                messages.write(CollisionEvent::Started { a, b, contact });
+                colliding_changes.extend([(a, b, true), (b, a, true)]);
+                notifications.extend(Notification::started(a, b, contact));
+            }
+            PairChange::Ended(a, b) => {
+                messages.write(CollisionEvent::Ended { a, b });
+                colliding_changes.extend([(a, b, false), (b, a, false)]);
+                notifications.extend(Notification::ended(a, b));
+            }
+            // `CollidingEntities` ends as it was in both.
+            PairChange::Restarted(ContactPair { a, b, contact }) => {
+                messages.write(CollisionEvent::Ended { a, b });
+                messages.write(CollisionEvent::Started { a, b, contact });
+                notifications.extend(Notification::ended(a, b));
+                notifications.extend(Notification::started(a, b, contact));
+            }
+            PairChange::Passed(ContactPair { a, b, contact }) => {
+                messages.write(CollisionEvent::Started { a, b, contact });
+                messages.write(CollisionEvent::Ended { a, b });
+                notifications.extend(Notification::started(a, b, contact));
+                notifications.extend(Notification::ended(a, b));
+            }
         }
-        PairChange::Ended(a, b) => {
-            messages.write(CollisionEvent::Ended { a, b });
-            colliding_changes.extend([(a, b, false), (b, a, false)]);
-            notifications.extend(Notification::ended(a, b));
-        }
-        // `CollidingEntities` ends as it was.
-        PairChange::Restarted(a, b, contact) => {
-            messages.write(CollisionEvent::Ended { a, b });
-            messages.write(CollisionEvent::Started { a, b, contact });
-            notifications.extend(Notification::ended(a, b));
-            notifications.extend(Notification::started(a, b, contact));
-        }
-    });
-    // Swept pairs that touched on the way and are apart again: a start and
-    // an end at once, leaving `CollidingEntities` as it was. A pair that was
-    // touching before has just been told it ended: if it was still touching
-    // at the start of the path (time of impact 0), that is all; if it was
-    // apart there (teleported away), it touched again on the way.
-    for pair in collisions.passing() {
-        let (a, b, contact) = (pair.a, pair.b, pair.contact);
-        if contact.time_of_impact == 0.0 && previous.contains(a, b) {
-            continue;
-        }
-        messages.write(CollisionEvent::Started { a, b, contact });
-        messages.write(CollisionEvent::Ended { a, b });
-        notifications.extend(Notification::started(a, b, contact));
-        notifications.extend(Notification::ended(a, b));
     }
     apply_colliding_changes(
         colliding_changes,
@@ -213,10 +136,6 @@ pub(crate) fn report_collision_changes(
     if !notifications.is_empty() {
         commands.queue(move |world: &mut World| trigger_if_alive(world, notifications));
     }
-    previous.0.clear();
-    previous
-        .0
-        .extend(collisions.iter().map(|pair| (pair.a, pair.b)));
 }
 
 /// Reused space for the [`CollidingEntities`] changes of one detection.
@@ -262,12 +181,9 @@ fn apply_colliding_changes(
         return;
     }
     let Ok(tables) = colliding.contiguous_iter_mut() else {
-        // Not reached: the component is stored in tables. Look each up.
-        for &(entity, other, started) in changes {
-            if let Ok((_, mut set)) = colliding.get_mut(entity) {
-                set.update(other, started);
-            }
-        }
+        // A sparse-set component among the query's filters (a disabling
+        // component, say) rules out reading by table.
+        apply_colliding_changes_by_entity(changes, colliding);
         return;
     };
     let (mut table_ids, mut values, mut ticks) = (Vec::new(), Vec::new(), Vec::new());
@@ -335,21 +251,32 @@ fn apply_colliding_changes(
         };
         let (head, tail) = slice.split_at_mut(last_row + 1 - base);
         table_rest = Some((table, tail, last_row + 1));
-        chunks.push(Mutex::new((head, base, chunk)));
+        chunks.push((head, base, chunk));
     }
-    workers.for_each_chunk(chunks.len(), |k| {
-        let mut chunk = lock(&chunks[k]);
-        let (slice, base, changes) = &mut *chunk;
-        for &(key, other, started) in changes.iter() {
-            slice[(key as u32) as usize - *base].update(other, started);
+    for_each_part(workers, chunks, |_, (slice, base, changes)| {
+        for &(key, other, started) in changes {
+            slice[(key as u32) as usize - base].update(other, started);
         }
     });
-    drop(chunks);
     // Changed ticks as `Mut` would have set them.
     for &(key, _, _) in rows.iter() {
         let table_ticks = &mut ticks[(key >> 32) as usize];
         let this_run = table_ticks.this_run();
         table_ticks.changed_mut()[(key as u32) as usize] = this_run;
+    }
+}
+
+/// [`apply_colliding_changes`] the plain way, looking each entity up: the
+/// fallback when the query cannot be read by table, and the reference that
+/// the fast path is tested against.
+fn apply_colliding_changes_by_entity(
+    changes: &[(Entity, Entity, bool)],
+    colliding: &mut Query<(Entity, &mut CollidingEntities)>,
+) {
+    for &(entity, other, started) in changes {
+        if let Ok((_, mut set)) = colliding.get_mut(entity) {
+            set.update(other, started);
+        }
     }
 }
 
@@ -449,22 +376,28 @@ mod tests {
     struct TagB;
 
     /// Thousands of changes over three tables, with entities that are gone
-    /// or have no `CollidingEntities`, come out as a plain model says: every
-    /// chunk boundary and table switch is crossed.
+    /// or have no `CollidingEntities`, come out as a plain model says and
+    /// exactly as the plain `Query::get_mut` path leaves them, change ticks
+    /// included: every chunk boundary and table switch is crossed.
     #[test]
     fn colliding_changes_reach_every_table_and_row() {
-        let mut world = World::new();
-        let mut entities: Vec<Entity> = (0..900)
-            .map(|i| match i % 3 {
-                0 => world.spawn(CollidingEntities::default()).id(),
-                1 => world.spawn((CollidingEntities::default(), TagA)).id(),
-                _ => world.spawn((CollidingEntities::default(), TagB)).id(),
-            })
-            .collect();
-        let without_component = world.spawn(TagA).id();
-        let despawned = world.spawn(CollidingEntities::default()).id();
-        world.despawn(despawned);
-        entities.extend([without_component, despawned]);
+        // Twin worlds: the fast path runs in one, the plain path in the other.
+        let mut worlds = [World::new(), World::new()];
+        let mut entities = Vec::new();
+        for world in &mut worlds {
+            entities = (0..900)
+                .map(|i| match i % 3 {
+                    0 => world.spawn(CollidingEntities::default()).id(),
+                    1 => world.spawn((CollidingEntities::default(), TagA)).id(),
+                    _ => world.spawn((CollidingEntities::default(), TagB)).id(),
+                })
+                .collect();
+            let without_component = world.spawn(TagA).id();
+            let despawned = world.spawn(CollidingEntities::default()).id();
+            world.despawn(despawned);
+            entities.extend([without_component, despawned]);
+        }
+        let (without_component, despawned) = (entities[900], entities[901]);
         let mut model: BTreeMap<Entity, BTreeSet<Entity>> = BTreeMap::new();
         let mut rng = 12345_u64;
         let mut next = |n: usize| {
@@ -495,14 +428,15 @@ mod tests {
                 }
             }
             changes.sort_by_key(|&(entity, _, _)| entity);
-            world
+            let fast_changes = changes.clone();
+            worlds[0]
                 .run_system_once(
                     move |mut colliding: Query<(Entity, &mut CollidingEntities)>,
                           all: &Entities,
                           mut buffers: Local<RowChanges>| {
                         let workers = Workers::default();
                         apply_colliding_changes(
-                            &changes,
+                            &fast_changes,
                             &mut colliding,
                             all,
                             &workers,
@@ -511,14 +445,29 @@ mod tests {
                     },
                 )
                 .unwrap();
+            worlds[1]
+                .run_system_once(
+                    move |mut colliding: Query<(Entity, &mut CollidingEntities)>| {
+                        apply_colliding_changes_by_entity(&changes, &mut colliding);
+                    },
+                )
+                .unwrap();
             for &entity in &entities[..900] {
-                let actual: BTreeSet<Entity> = world
-                    .get::<CollidingEntities>(entity)
-                    .unwrap()
-                    .iter()
-                    .collect();
+                let [fast, plain] = [0, 1].map(|w| {
+                    worlds[w]
+                        .entity(entity)
+                        .get_ref::<CollidingEntities>()
+                        .unwrap()
+                });
+                let actual: BTreeSet<Entity> = fast.iter().collect();
                 let expected = model.get(&entity).cloned().unwrap_or_default();
                 assert_eq!(actual, expected, "round {round}, {entity}");
+                assert_eq!(*fast, *plain, "round {round}, {entity}");
+                assert_eq!(
+                    fast.last_changed(),
+                    plain.last_changed(),
+                    "round {round}, {entity}"
+                );
             }
         }
     }

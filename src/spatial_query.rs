@@ -7,10 +7,11 @@ use bevy::math::bounding::{Aabb2d, IntersectsVolume};
 use bevy::math::{Dir2, Isometry2d, Vec2};
 use bevy::prelude::*;
 
-use crate::broad_phase::{BroadPhaseGrid, SpatialGrid};
-use crate::collider::{Collider, CollisionLayers};
+use crate::components::{Collider, CollisionLayers};
 use crate::geometry::{cast_shape, checked_ray, validate_pose};
-use crate::snapshot::ColliderSnapshot;
+use crate::grid::SpatialGrid;
+use crate::stages::broad_phase_grid::BroadPhaseGrid;
+use crate::stages::snapshot::ColliderSnapshot;
 
 /// Which colliders a [`SpatialQuery`] sees.
 ///
@@ -130,8 +131,7 @@ pub struct ShapeHit {
 ///
 /// # What it sees
 ///
-/// The colliders as the last detection copied them into its
-/// [`ColliderSnapshot`], in
+/// The colliders as the last detection read them, in
 /// [`CollisionSystems::Prepare`](crate::CollisionSystems::Prepare): their
 /// shapes, poses and layers at that moment, skipping invalid ones as
 /// detection does. With the default plugin (detection in `PostUpdate`), a
@@ -341,7 +341,7 @@ impl SpatialQuery<'_> {
     /// not between `Prepare` and `BroadPhase`, when it still describes the
     /// previous one.
     fn grid(&self) -> Option<&SpatialGrid> {
-        let grid = self.grid.grid();
+        let grid = &self.grid.grid;
         let built_after_snapshot = self
             .grid
             .last_changed()

@@ -1,4 +1,5 @@
-//! The components a game puts on its entities.
+//! The components a game puts on its entities, and how a collider's shape
+//! and pose are read from its `GlobalTransform`.
 
 use smallvec::SmallVec;
 
@@ -7,7 +8,7 @@ use bevy::ecs::world::DeferredWorld;
 use bevy::math::{Isometry2d, Vec2, bounding::Aabb2d};
 use bevy::prelude::*;
 
-use crate::geometry::{Contact, Shape, ShapeError, validate_pose};
+use crate::geometry::{Contact, Shape, ShapeError, TransformReading, validate_pose};
 
 /// A collision shape, centred on its entity.
 ///
@@ -69,8 +70,23 @@ impl Collider {
     /// shape scaled by the transform (see [`Collider`] for the rule) and its
     /// world pose, or why it cannot be used (an invalid size, a scale of
     /// zero, a NaN or infinite transform).
-    pub fn world_shape(&self, transform: &GlobalTransform) -> Result<(Shape, Isometry2d), ShapeError> {
-        crate::snapshot::world_shape(self, transform)
+    pub fn world_shape(
+        &self,
+        transform: &GlobalTransform,
+    ) -> Result<(Shape, Isometry2d), ShapeError> {
+        self.shape_at(&TransformReading::of(&transform.affine()))
+    }
+
+    /// [`Collider::world_shape`] from a transform already read.
+    pub(crate) fn shape_at(
+        &self,
+        reading: &TransformReading,
+    ) -> Result<(Shape, Isometry2d), ShapeError> {
+        self.validate()?;
+        validate_pose(reading.pose)?;
+        let shape = self.shape().scaled(reading.scale);
+        shape.validate()?;
+        Ok((shape, reading.pose))
     }
 
     /// Checks that the size is finite and strictly positive.
@@ -170,17 +186,7 @@ impl Collider {
 /// ```
 #[derive(Component, Clone, Copy, Debug, Default, PartialEq, Eq, Reflect)]
 #[reflect(Component, Debug, Default, PartialEq, Clone)]
-#[component(on_insert = restart_path)]
 pub struct Swept;
-
-/// `Swept` inserted again starts the next path where the collider is now; a
-/// new one starts it at the next detection.
-fn restart_path(mut world: DeferredWorld, context: HookContext) {
-    let pose = crate::snapshot::current_pose(&world, context.entity);
-    if let Some(mut poses) = world.get_resource_mut::<crate::snapshot::SweptPoses>() {
-        poses.restart(context.entity, pose);
-    }
-}
 
 /// Which colliders interact: two colliders are tested when each one's
 /// `memberships` share a bit with the other's `filters`.
@@ -304,6 +310,14 @@ fn clear_on_insert(mut world: DeferredWorld, context: HookContext) {
     if let Some(mut colliding) = world.get_mut::<CollidingEntities>(context.entity) {
         colliding.sorted.clear();
     }
+}
+
+/// A 2D pose and scale read from a [`GlobalTransform`], as detection reads
+/// it: the translation, the rotation of its x axis about z, and the lengths
+/// of its x and y axes projected on the xy plane (shear is ignored).
+pub fn pose_and_scale(transform: &GlobalTransform) -> (Isometry2d, Vec2) {
+    let reading = TransformReading::of(&transform.affine());
+    (reading.pose, reading.scale)
 }
 
 impl<'a> IntoIterator for &'a CollidingEntities {

@@ -1,34 +1,34 @@
 //! Step 1 of detection: copy every valid collider's world shape, pose, bounds
 //! and layers into flat arrays that the later steps read as plain data.
 
-use bevy::ecs::entity::{EntityHashMap, EntityHashSet};
-use bevy::ecs::world::DeferredWorld;
-use bevy::math::{Isometry2d, Rot2, Vec2, bounding::Aabb2d};
+use bevy::ecs::entity::EntityHashSet;
+use bevy::math::{Isometry2d, Vec2, bounding::Aabb2d};
 use bevy::prelude::*;
 
 use std::ops::Range;
-use std::sync::{Mutex, PoisonError};
 
-use crate::broad_phase::{BroadPhaseGrid, SpatialGrid};
-use crate::collider::{Collider, CollisionLayers, Swept};
-use crate::geometry::{Shape, ShapeError, Sweep, swept_aabb, validate_pose};
-use crate::parallel::{ChunkOutputs, RunChunks, Workers, lock};
-use crate::prefetch::{PREFETCH_DISTANCE, prefetch};
-use crate::radix_sort::BitsSeen;
+use super::broad_phase_grid::BroadPhaseGrid;
+use super::swept_paths::SweptPoses;
+use crate::components::{Collider, CollisionLayers, Swept};
+use crate::geometry::{Shape, ShapeError, Sweep, TransformReading, swept_aabb};
+use crate::grid::SpatialGrid;
+use crate::util::parallel::{ChunkOutputs, RunChunks, Workers, map_parts};
+use crate::util::prefetch::{PREFETCH_DISTANCE, prefetch};
+use crate::util::sort::BitsSeen;
 
 /// One collider as detection sees it.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct SnapshotCollider {
     /// The collider's entity.
-    pub entity: Entity,
+    pub(crate) entity: Entity,
     /// Its world-space shape (scale applied).
-    pub shape: Shape,
+    pub(crate) shape: Shape,
     /// Its world pose: position and rotation about z.
-    pub pose: Isometry2d,
+    pub(crate) pose: Isometry2d,
 }
 
 /// [`ColliderSnapshot::sweep_index`] of a collider that is not [`Swept`].
-pub const NOT_SWEPT: u32 = u32::MAX;
+pub(crate) const NOT_SWEPT: u32 = u32::MAX;
 
 /// This detection's colliders as plain data, one index per collider. Rebuilt
 /// every detection; allocations are reused.
@@ -41,16 +41,16 @@ pub const NOT_SWEPT: u32 = u32::MAX;
 pub struct ColliderSnapshot {
     /// The colliders: entity, world shape and pose, side by side so that a
     /// pair test reads one place per collider.
-    pub colliders: Vec<SnapshotCollider>,
+    pub(crate) colliders: Vec<SnapshotCollider>,
     /// World-space bounding boxes (of the whole path for [`Swept`] ones).
-    pub aabbs: Vec<Aabb2d>,
+    pub(crate) aabbs: Vec<Aabb2d>,
     /// Collision layers.
-    pub layers: Vec<CollisionLayers>,
+    pub(crate) layers: Vec<CollisionLayers>,
     /// For each collider, its index in `sweep_starts` if it is [`Swept`],
     /// else [`NOT_SWEPT`].
-    pub sweep_index: Vec<u32>,
+    pub(crate) sweep_index: Vec<u32>,
     /// Where each swept collider was at the previous detection.
-    pub sweep_starts: Vec<Isometry2d>,
+    pub(crate) sweep_starts: Vec<Isometry2d>,
     /// For each collider, its position among the valid colliders in the
     /// order the query yielded them: where the next detection, which reads
     /// them in the same order as long as no collider is added, removed or
@@ -88,18 +88,13 @@ impl StagedCollider {
 
 impl ColliderSnapshot {
     /// Number of colliders.
-    pub fn len(&self) -> usize {
+    pub(crate) fn len(&self) -> usize {
         self.colliders.len()
-    }
-
-    /// Whether there are no colliders.
-    pub fn is_empty(&self) -> bool {
-        self.colliders.is_empty()
     }
 
     /// The motion of collider `index` over this step: from its previous pose
     /// if it is [`Swept`], else standing still at its current pose.
-    pub fn sweep(&self, index: usize) -> Sweep {
+    pub(crate) fn sweep(&self, index: usize) -> Sweep {
         let end = self.colliders[index].pose;
         match self.sweep_index[index] {
             NOT_SWEPT => Sweep::stationary(end),
@@ -109,7 +104,7 @@ impl ColliderSnapshot {
 
     /// Whether collider `index` is [`Swept`].
     #[inline]
-    pub fn is_swept(&self, index: usize) -> bool {
+    pub(crate) fn is_swept(&self, index: usize) -> bool {
         self.sweep_index[index] != NOT_SWEPT
     }
 
@@ -120,81 +115,6 @@ impl ColliderSnapshot {
     }
 }
 
-/// What detection needs from a [`GlobalTransform`], read in one pass.
-#[derive(Clone, Copy, Debug)]
-struct TransformReading {
-    /// Translation and the rotation of the x axis about z.
-    pose: Isometry2d,
-    /// Lengths of the x and y axes projected on the xy plane.
-    scale: Vec2,
-    /// Cosine of the angle between those axes (0 unless sheared).
-    shear: f32,
-}
-
-fn read_transform(transform: &GlobalTransform) -> TransformReading {
-    let affine = transform.affine();
-    let x_axis = affine.matrix3.x_axis.truncate();
-    let y_axis = affine.matrix3.y_axis.truncate();
-    let scale = Vec2::new(x_axis.length(), y_axis.length());
-    // The x axis gives the angle; a zero-length x axis has none, so fall back
-    // to the identity (such a shape has zero width and is rejected anyway).
-    // Built field by field: `Rot2::from_sin_cos` asserts unit length in debug
-    // builds, and a NaN transform must be reported, not panic.
-    let rotation = if scale.x > 0.0 {
-        Rot2 {
-            cos: x_axis.x / scale.x,
-            sin: x_axis.y / scale.x,
-        }
-    } else {
-        Rot2::IDENTITY
-    };
-    let lengths = scale.x * scale.y;
-    TransformReading {
-        pose: Isometry2d::new(affine.translation.truncate(), rotation),
-        scale,
-        shear: if lengths > 0.0 {
-            (x_axis.dot(y_axis) / lengths).abs()
-        } else {
-            0.0
-        },
-    }
-}
-
-/// A 2D pose and scale read from a [`GlobalTransform`]: translation, the
-/// rotation of its x axis about z, and the lengths of its x and y axes
-/// projected on the xy plane (shear is ignored).
-pub fn pose_and_scale(transform: &GlobalTransform) -> (Isometry2d, Vec2) {
-    let reading = read_transform(transform);
-    (reading.pose, reading.scale)
-}
-
-/// How far a transform's x and y axes are from perpendicular, as the cosine
-/// of the angle between them (0 for any rotation and scale, non-zero when a
-/// non-uniform scale sits above a rotation in the hierarchy). Colliders cannot
-/// shear: a rectangle stays a rectangle.
-pub fn shear(transform: &GlobalTransform) -> f32 {
-    read_transform(transform).shear
-}
-
-/// The world shape and pose of a collider, or why it cannot be used.
-pub fn world_shape(
-    collider: &Collider,
-    transform: &GlobalTransform,
-) -> Result<(Shape, Isometry2d), ShapeError> {
-    shape_at(collider, &read_transform(transform))
-}
-
-fn shape_at(
-    collider: &Collider,
-    reading: &TransformReading,
-) -> Result<(Shape, Isometry2d), ShapeError> {
-    collider.validate()?;
-    validate_pose(reading.pose)?;
-    let shape = collider.shape().scaled(reading.scale);
-    shape.validate()?;
-    Ok((shape, reading.pose))
-}
-
 /// Sheared transforms are tolerated up to this cosine (about 0.06 degrees).
 const SHEAR_TOLERANCE: f32 = 1e-3;
 
@@ -203,59 +123,6 @@ const SHEAR_TOLERANCE: f32 = 1e-3;
 /// warned about a sheared transform (once).
 #[derive(Resource, Default, Debug)]
 pub(crate) struct WarnedColliders(EntityHashSet, EntityHashSet);
-
-/// Where each [`Swept`] collider was at the last detection: the start of its
-/// next path.
-#[derive(Resource, Default, Debug)]
-pub struct SweptPoses {
-    last: EntityHashMap<Isometry2d>,
-    current: EntityHashMap<Isometry2d>,
-}
-
-impl SweptPoses {
-    /// The start of `entity`'s path ending at `pose` (`pose` itself the first
-    /// time), remembering `pose` as the start of its next one.
-    fn path_start(&mut self, entity: Entity, pose: Isometry2d) -> Isometry2d {
-        self.current.insert(entity, pose);
-        self.last.get(&entity).copied().unwrap_or(pose)
-    }
-
-    /// Ends a detection: the poses seen in it start the next paths, and
-    /// colliders not seen (despawned, invalid, no longer swept) are forgotten.
-    fn advance(&mut self) {
-        std::mem::swap(&mut self.last, &mut self.current);
-        self.current.clear();
-    }
-
-    /// Starts `entity`'s next path at `pose`, where it is now, if it was
-    /// swept at the last detection; otherwise (a new `Swept`, or no usable
-    /// pose) where it is at the next detection.
-    pub(crate) fn restart(&mut self, entity: Entity, pose: Option<Isometry2d>) {
-        match pose {
-            Some(pose) if self.last.contains_key(&entity) => {
-                self.last.insert(entity, pose);
-            }
-            _ => {
-                self.last.remove(&entity);
-            }
-        }
-    }
-}
-
-/// Where `entity` is now, as detection would read it: its `Transform`
-/// within its parent's `GlobalTransform` (as last propagated). `None` if it
-/// has no usable pose.
-pub(crate) fn current_pose(world: &DeferredWorld, entity: Entity) -> Option<Isometry2d> {
-    let transform = *world.get::<Transform>(entity)?;
-    let global = match world.get::<ChildOf>(entity) {
-        Some(child_of) => world
-            .get::<GlobalTransform>(child_of.parent())?
-            .mul_transform(transform),
-        None => GlobalTransform::from(transform),
-    };
-    let pose = read_transform(&global).pose;
-    validate_pose(pose).ok().map(|()| pose)
-}
 
 /// What the snapshot reads of each collider entity.
 type ColliderData = (
@@ -289,8 +156,8 @@ enum Reading {
 }
 
 fn read_collider(collider: &Collider, transform: &GlobalTransform) -> Reading {
-    let reading = read_transform(transform);
-    match shape_at(collider, &reading) {
+    let reading = TransformReading::of(&transform.affine());
+    match collider.shape_at(&reading) {
         Ok((shape, pose)) => Reading::Valid {
             shape,
             pose,
@@ -392,7 +259,7 @@ struct SnapshotSlots<'a> {
 
 impl SnapshotSlots<'_> {
     /// The slots cut into chunks of `len` (the last one shorter).
-    fn into_chunks(self, len: usize) -> Vec<Mutex<Self>> {
+    fn into_chunks(self, len: usize) -> Vec<Self> {
         let mut chunks = Vec::new();
         let mut rest = self;
         while !rest.colliders.is_empty() {
@@ -401,14 +268,14 @@ impl SnapshotSlots<'_> {
             let (aabbs, more_aabbs) = rest.aabbs.split_at_mut(first);
             let (layers, more_layers) = rest.layers.split_at_mut(first);
             let (sweep_index, more_sweep_index) = rest.sweep_index.split_at_mut(first);
-            chunks.push(Mutex::new(Self {
+            chunks.push(Self {
                 start: rest.start,
                 colliders,
                 aabbs,
                 layers,
                 sweep_index,
                 entity_bits: BitsSeen::NONE,
-            }));
+            });
             rest = Self {
                 start: rest.start + first,
                 colliders: more_colliders,
@@ -522,23 +389,14 @@ fn lay_out(
         entity_bits: BitsSeen::NONE,
     }
     .into_chunks(COLLIDERS_PER_CHUNK);
-    {
-        let (staged, layout, sweep_starts) = (&*staged, &*layout, &*sweep_starts);
-        runner.for_each_chunk(chunks.len(), |k| {
-            let mut slots = lock(&chunks[k]);
-            let positions = &layout[slots.start..slots.start + slots.colliders.len()];
-            slots.gather(staged, positions, sweep_starts);
-        });
-    }
-    let entity_bits = chunks
-        .into_iter()
-        .map(|slots| {
-            slots
-                .into_inner()
-                .unwrap_or_else(PoisonError::into_inner)
-                .entity_bits
-        })
-        .fold(BitsSeen::NONE, BitsSeen::union);
+    let (staged, layout_ref, sweep_starts) = (&*staged, &*layout, &*sweep_starts);
+    let entity_bits = map_parts(runner, chunks, |_, mut slots| {
+        let positions = &layout_ref[slots.start..slots.start + slots.colliders.len()];
+        slots.gather(staged, positions, sweep_starts);
+        slots.entity_bits
+    })
+    .into_iter()
+    .fold(BitsSeen::NONE, BitsSeen::union);
     *entity_varying_bits = entity_bits.varying();
     std::mem::swap(query_positions, layout);
 }
@@ -619,22 +477,17 @@ pub(crate) fn snapshot_colliders(
         for first in (0..rows).step_by(COLLIDERS_PER_CHUNK) {
             let last = (first + COLLIDERS_PER_CHUNK).min(rows);
             let (slots, after) = rest.split_at_mut(last - first);
-            chunks.push(Mutex::new((index, first..last, start, slots)));
+            chunks.push((index, first..last, start, slots));
             (rest, start) = (after, start + last - first);
         }
     }
     all_notes.clear();
-    notes.collect(
+    notes.collect_parts(
         &*workers,
-        chunks.len(),
-        |k, notes| {
-            let mut chunk = lock(&chunks[k]);
-            let (table, rows, start, slots) = &mut *chunk;
-            fill(slots, *start, &tables[*table], rows.clone(), notes);
-        },
+        chunks,
+        |_, (table, rows, start, slots), notes| fill(slots, start, &tables[table], rows, notes),
         all_notes,
     );
-    drop(chunks);
     // Leave out the skipped colliders, warning about the invalid ones.
     skipped.clear();
     for note in all_notes.iter() {
@@ -678,7 +531,7 @@ pub(crate) fn snapshot_colliders(
         }
     }
     swept_poses.advance();
-    lay_out(snapshot, grid.grid(), &*workers, layout);
+    lay_out(snapshot, &grid.grid, &*workers, layout);
     // Warned colliders that are valid again are warned about again if they
     // break again; those that no longer exist are forgotten.
     let WarnedColliders(invalid, sheared) = &mut *warned;
@@ -715,7 +568,7 @@ impl ColliderSnapshot {
         lay_out(
             &mut snapshot,
             &grid,
-            &crate::parallel::InOrder,
+            &crate::util::parallel::InOrder,
             &mut Vec::new(),
         );
         snapshot
@@ -725,7 +578,7 @@ impl ColliderSnapshot {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::parallel::InOrder;
+    use crate::util::parallel::InOrder;
 
     #[test]
     fn remove_positions_keeps_the_rest_in_order() {

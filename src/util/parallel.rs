@@ -10,6 +10,8 @@
 //! chunks only once it wakes up and is never waited for unless it holds one,
 //! so a busy or slow main thread costs nothing but the invitation.
 
+use std::cell::UnsafeCell;
+#[cfg(feature = "parallel")]
 use std::sync::{Mutex, MutexGuard, PoisonError};
 #[cfg(feature = "parallel")]
 use std::{
@@ -55,7 +57,13 @@ impl Default for Workers {
 /// Runs `work(k)` once for every `k` in `0..chunks` and returns when all
 /// calls have returned, in any order and on any threads: callers that need
 /// a deterministic result store it by chunk ([`ChunkOutputs`]).
-pub(crate) trait RunChunks {
+///
+/// # Safety
+///
+/// Implementations must call `work(k)` exactly once for each `k` and return
+/// only after every call has returned (or unwind): [`map_parts`] hands each
+/// chunk its own `&mut` part on that promise.
+pub(crate) unsafe trait RunChunks {
     fn for_each_chunk(&self, chunks: usize, work: impl Fn(usize) + Sync);
 
     /// How many threads may run chunks at once: work that costs more when
@@ -66,7 +74,8 @@ pub(crate) trait RunChunks {
 /// Runs chunks in order on the calling thread.
 pub(crate) struct InOrder;
 
-impl RunChunks for InOrder {
+// SAFETY: each chunk runs once, in order, before the call returns.
+unsafe impl RunChunks for InOrder {
     fn for_each_chunk(&self, chunks: usize, work: impl Fn(usize) + Sync) {
         (0..chunks).for_each(work);
     }
@@ -76,7 +85,9 @@ impl RunChunks for InOrder {
     }
 }
 
-impl RunChunks for Workers {
+// SAFETY: `Workers::share` claims each chunk once through an atomic counter
+// and waits until every claimed chunk has finished.
+unsafe impl RunChunks for Workers {
     /// The compute task pool's threads and the main thread.
     fn threads(&self) -> usize {
         #[cfg(feature = "parallel")]
@@ -97,41 +108,116 @@ impl RunChunks for Workers {
     }
 }
 
+/// Runs chunks last first on the calling thread, but claims to have
+/// `threads` threads, so that tests see work cut as for that many threads
+/// and chunks finishing out of order.
+#[cfg(test)]
+pub(crate) struct InReverse {
+    pub(crate) threads: usize,
+}
+
+// SAFETY: each chunk runs once, before the call returns.
+#[cfg(test)]
+unsafe impl RunChunks for InReverse {
+    fn for_each_chunk(&self, chunks: usize, work: impl Fn(usize) + Sync) {
+        (0..chunks).rev().for_each(work);
+    }
+
+    fn threads(&self) -> usize {
+        self.threads
+    }
+}
+
 /// Locks `mutex`, even if a chunk panicked while holding it: that panic is
 /// raised again on the calling thread once the chunks are done, so a poisoned
 /// lock adds nothing to report.
+#[cfg(feature = "parallel")]
 #[inline]
-pub(crate) fn lock<T>(mutex: &Mutex<T>) -> MutexGuard<'_, T> {
+fn lock<T>(mutex: &Mutex<T>) -> MutexGuard<'_, T> {
     mutex.lock().unwrap_or_else(PoisonError::into_inner)
 }
 
-/// `items` cut into chunks of `per_chunk` (the last one shorter), each
-/// behind its own lock, so that chunk `k`'s work can write items
-/// `k * per_chunk..` while other threads write other chunks.
-pub(crate) fn lock_chunks<T>(items: &mut [T], per_chunk: usize) -> Vec<Mutex<&mut [T]>> {
-    items.chunks_mut(per_chunk).map(Mutex::new).collect()
-}
-
-/// `items` cut into consecutive parts of the given `lengths` (together at
-/// most its length), each behind its own lock, like [`lock_chunks`] for
-/// parts of different sizes.
-pub(crate) fn lock_parts<T>(
-    mut items: &mut [T],
-    lengths: impl IntoIterator<Item = usize>,
-) -> Vec<Mutex<&mut [T]>> {
-    lengths
-        .into_iter()
-        .map(|length| {
-            let (part, rest) = std::mem::take(&mut items).split_at_mut(length);
-            items = rest;
-            Mutex::new(part)
+/// Runs `work(k, part)` for every part `k`, each part moved into exactly one
+/// call, spread over `runner`'s threads, and returns the results in part
+/// order. Parts are usually disjoint `&mut` slices (or structs of them), so
+/// chunks write their own places in shared arrays without locks.
+pub(crate) fn map_parts<P: Send, R: Send>(
+    runner: &impl RunChunks,
+    parts: Vec<P>,
+    work: impl Fn(usize, P) -> R + Sync,
+) -> Vec<R> {
+    let slots: Vec<PartSlot<P, R>> = (parts.into_iter())
+        .map(|part| PartSlot(UnsafeCell::new(PartState::Waiting(part))))
+        .collect();
+    runner.for_each_chunk(slots.len(), |k| {
+        // SAFETY: `RunChunks` calls each `k` exactly once, so no other call
+        // reaches slot `k` while this one takes its part and leaves its
+        // result; the caller reads the results only after all calls return.
+        let state = unsafe { &mut *slots[k].0.get() };
+        if let PartState::Waiting(part) = std::mem::replace(state, PartState::Taken) {
+            *state = PartState::Done(work(k, part));
+        }
+    });
+    (slots.into_iter())
+        .filter_map(|slot| match slot.0.into_inner() {
+            PartState::Done(result) => Some(result),
+            PartState::Waiting(_) | PartState::Taken => None,
         })
         .collect()
 }
 
+/// [`map_parts`] without results.
+pub(crate) fn for_each_part<P: Send>(
+    runner: &impl RunChunks,
+    parts: Vec<P>,
+    work: impl Fn(usize, P) + Sync,
+) {
+    map_parts(runner, parts, work);
+}
+
+/// Runs `work(k, chunk)` on `items` cut into chunks of `per_chunk` (the last
+/// one shorter), chunk `k` starting at `k * per_chunk`, in parallel.
+pub(crate) fn for_each_chunk_mut<T: Send>(
+    runner: &impl RunChunks,
+    items: &mut [T],
+    per_chunk: usize,
+    work: impl Fn(usize, &mut [T]) + Sync,
+) {
+    for_each_part(runner, items.chunks_mut(per_chunk).collect(), work);
+}
+
+/// `items` cut into consecutive parts of the given `lengths` (together at
+/// most its length; what is left over is not returned).
+pub(crate) fn split_parts<T>(
+    mut items: &mut [T],
+    lengths: impl IntoIterator<Item = usize>,
+) -> Vec<&mut [T]> {
+    (lengths.into_iter())
+        .map(|length| {
+            let (part, rest) = std::mem::take(&mut items).split_at_mut(length);
+            items = rest;
+            part
+        })
+        .collect()
+}
+
+/// One part of a [`map_parts`] call, reached by its own chunk only.
+struct PartSlot<P, R>(UnsafeCell<PartState<P, R>>);
+
+enum PartState<P, R> {
+    Waiting(P),
+    Taken,
+    Done(R),
+}
+
+// SAFETY: each slot is reached by one chunk call only (see `map_parts`), which
+// moves the part out and the result in: values cross threads (`Send`) but
+// are never shared.
+unsafe impl<P: Send, R: Send> Sync for PartSlot<P, R> {}
+
 /// One output list per chunk, kept between calls to reuse their allocations.
 #[derive(Debug)]
-pub(crate) struct ChunkOutputs<T>(Vec<Mutex<Vec<T>>>);
+pub(crate) struct ChunkOutputs<T>(Vec<Vec<T>>);
 
 impl<T> Default for ChunkOutputs<T> {
     fn default() -> Self {
@@ -140,9 +226,37 @@ impl<T> Default for ChunkOutputs<T> {
 }
 
 impl<T: Copy + Send> ChunkOutputs<T> {
-    /// Runs `work(k, output)` for every chunk `k` (it appends chunk `k`'s
-    /// results to `output`), then appends all outputs to `all` in chunk
+    /// Runs `work(k, part, output)` for every part `k` (it appends part `k`'s
+    /// results to `output`), then appends all outputs to `all` in part
     /// order, so that `all` does not depend on which thread ran what.
+    pub(crate) fn collect_parts<P: Send>(
+        &mut self,
+        runner: &impl RunChunks,
+        parts: Vec<P>,
+        work: impl Fn(usize, P, &mut Vec<T>) + Sync,
+        all: &mut Vec<T>,
+    ) {
+        if parts.len() <= 1 {
+            for (k, part) in parts.into_iter().enumerate() {
+                work(k, part, all);
+            }
+            return;
+        }
+        if self.0.len() < parts.len() {
+            self.0.resize_with(parts.len(), Vec::new);
+        }
+        let outputs = &mut self.0[..parts.len()];
+        let with_outputs = parts.into_iter().zip(outputs.iter_mut()).collect();
+        for_each_part(runner, with_outputs, |k, (part, output)| {
+            output.clear();
+            work(k, part, output);
+        });
+        for output in outputs.iter() {
+            all.extend_from_slice(output);
+        }
+    }
+
+    /// [`Self::collect_parts`] over the chunk numbers `0..chunks`.
     pub(crate) fn collect(
         &mut self,
         runner: &impl RunChunks,
@@ -150,26 +264,12 @@ impl<T: Copy + Send> ChunkOutputs<T> {
         work: impl Fn(usize, &mut Vec<T>) + Sync,
         all: &mut Vec<T>,
     ) {
-        if chunks <= 1 {
-            (0..chunks).for_each(|k| work(k, all));
-            return;
-        }
-        if self.0.len() < chunks {
-            self.0.resize_with(chunks, Default::default);
-        }
-        let outputs = &self.0[..chunks];
-        runner.for_each_chunk(chunks, |k| {
-            let mut output = lock(&outputs[k]);
-            output.clear();
-            work(k, &mut output);
-        });
-        for output in outputs {
-            all.extend_from_slice(&lock(output));
-        }
+        let parts = (0..chunks).collect();
+        self.collect_parts(runner, parts, |k, _, output| work(k, output), all);
     }
 
-    /// [`Self::collect`] over `items` cut into chunks of `per_chunk` (the
-    /// last one shorter): `work(k, chunk, output)`.
+    /// [`Self::collect_parts`] over `items` cut into chunks of `per_chunk`
+    /// (the last one shorter): `work(k, chunk, output)`.
     pub(crate) fn collect_over<I: Sync>(
         &mut self,
         runner: &impl RunChunks,
@@ -178,19 +278,8 @@ impl<T: Copy + Send> ChunkOutputs<T> {
         work: impl Fn(usize, &[I], &mut Vec<T>) + Sync,
         all: &mut Vec<T>,
     ) {
-        self.collect(
-            runner,
-            items.len().div_ceil(per_chunk),
-            |k, output| {
-                let start = k * per_chunk;
-                work(
-                    k,
-                    &items[start..(start + per_chunk).min(items.len())],
-                    output,
-                );
-            },
-            all,
-        );
+        let parts = items.chunks(per_chunk).collect();
+        self.collect_parts(runner, parts, work, all);
     }
 }
 
@@ -298,15 +387,18 @@ impl Job {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use std::sync::atomic::{AtomicU32, AtomicUsize, Ordering};
 
     #[test]
     fn every_chunk_runs_exactly_once() {
         let workers = Workers::default();
         for chunks in [0, 1, 2, 7, 100] {
-            let runs: Vec<Mutex<u32>> = (0..chunks).map(|_| Mutex::new(0)).collect();
-            workers.for_each_chunk(chunks, |k| *runs[k].lock().unwrap() += 1);
+            let runs: Vec<AtomicU32> = (0..chunks).map(|_| AtomicU32::new(0)).collect();
+            workers.for_each_chunk(chunks, |k| {
+                runs[k].fetch_add(1, Ordering::Relaxed);
+            });
             assert!(
-                runs.iter().all(|r| *r.lock().unwrap() == 1),
+                runs.iter().all(|r| r.load(Ordering::Relaxed) == 1),
                 "{chunks} chunks"
             );
         }
@@ -349,6 +441,29 @@ mod tests {
         let payload = result.expect_err("the panic reaches the caller");
         assert_eq!(payload.downcast_ref::<&str>(), Some(&"chunk three"));
         assert_eq!(ran.into_inner(), 10);
+    }
+
+    /// Every part reaches exactly one call and comes back in part order,
+    /// and chunks write their own slices of one array.
+    #[test]
+    fn parts_are_handed_out_once_and_results_kept_in_order() {
+        let workers = Workers::default();
+        for len in [0, 1, 5, 1000] {
+            let mut items = vec![0usize; len];
+            let lengths = [len / 3, len / 3, len - 2 * (len / 3)];
+            let parts = split_parts(&mut items, lengths);
+            let sums = map_parts(&workers, parts, |k, part| {
+                part.iter_mut().for_each(|item| *item = k + 1);
+                part.len()
+            });
+            assert_eq!(sums, lengths, "{len} items");
+            let expected: Vec<usize> = (0..3).flat_map(|k| vec![k + 1; lengths[k]]).collect();
+            assert_eq!(items, expected, "{len} items");
+            for_each_chunk_mut(&workers, &mut items, 7, |k, chunk| {
+                chunk.iter_mut().for_each(|item| *item = k)
+            });
+            assert!(items.iter().enumerate().all(|(at, &k)| k == at / 7));
+        }
     }
 
     #[test]

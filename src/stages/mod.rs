@@ -1,0 +1,16 @@
+//! The per-frame detection pipeline, one file a step, each a thin system
+//! over plain data that the next step reads:
+//!
+//! 1. [`snapshot`]: every valid collider's world shape, pose, box and layers;
+//! 2. [`broad_phase`]: candidate pairs from the grid ([`crate::grid`]);
+//! 3. [`narrow_phase`]: exact contacts, and per pair what changed since the
+//!    previous detection (started, ended, restarted, passed);
+//! 4. [`events`]: those changes as messages, observer events and
+//!    `CollidingEntities`.
+
+pub(crate) mod broad_phase;
+pub(crate) mod broad_phase_grid;
+pub(crate) mod events;
+pub(crate) mod narrow_phase;
+pub(crate) mod snapshot;
+pub(crate) mod swept_paths;
