@@ -354,6 +354,8 @@ struct Job {
 // (see `Workers::share`); the rest are atomics and a mutex.
 #[cfg(feature = "parallel")]
 unsafe impl Send for Job {}
+// SAFETY: as for `Send`: `work` is only called while valid, and a `Sync`
+// closure may be called from several threads at once.
 #[cfg(feature = "parallel")]
 unsafe impl Sync for Job {}
 
