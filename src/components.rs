@@ -78,6 +78,7 @@ impl Collider {
     }
 
     /// [`Collider::world_shape`] from a transform already read.
+    #[inline]
     pub(crate) fn shape_at(
         &self,
         reading: &TransformReading,

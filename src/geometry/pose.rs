@@ -16,6 +16,8 @@ pub(crate) struct TransformReading {
 
 impl TransformReading {
     /// Reads `affine`: the x axis gives the angle, the axis lengths the scale.
+    /// Inlined: the snapshot calls it for every collider every frame.
+    #[inline]
     pub(crate) fn of(affine: &Affine3A) -> Self {
         let x_axis = affine.matrix3.x_axis.truncate();
         let y_axis = affine.matrix3.y_axis.truncate();

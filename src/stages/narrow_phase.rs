@@ -581,4 +581,33 @@ mod tests {
             assert_eq!(pairs, all, "every {every}");
         }
     }
+
+    /// Pairs only before end, pairs only now start, pairs in both go on
+    /// unlisted unless they re-entered along a swept path.
+    #[test]
+    fn the_diff_says_what_happened_to_each_pair() {
+        let e = |i: u32| Entity::from_raw_u32(i).unwrap();
+        let pair = |a: u32, b: u32| ContactPair {
+            a: e(a),
+            b: e(b),
+            contact: UNSET_PAIR.contact,
+        };
+        let previous = [(1, 2), (1, 3), (2, 5), (3, 4)].map(|(a, b)| (e(a), e(b)));
+        let current = [pair(1, 3), pair(2, 4), pair(2, 5), pair(3, 4), pair(6, 7)];
+        let reentered = [(e(2), e(5))];
+        let mut changes = Vec::new();
+        diff_pairs(&previous, &current, &reentered, &mut changes);
+        assert_eq!(
+            changes,
+            [
+                PairChange::Ended(e(1), e(2)),
+                PairChange::Started(pair(2, 4)),
+                PairChange::Restarted(pair(2, 5)),
+                PairChange::Started(pair(6, 7)),
+            ]
+        );
+        changes.clear();
+        diff_pairs(&previous, &[], &[], &mut changes);
+        assert_eq!(changes.len(), previous.len());
+    }
 }
