@@ -1,0 +1,280 @@
+//! Every small example, and the playground, run headless for a few frames
+//! through their own code, so that none of them rots: each test checks that
+//! what the example shows actually happens.
+
+use bevy::prelude::*;
+use bevy_collide2d::prelude::*;
+
+#[allow(dead_code)]
+#[path = "../examples/minimal.rs"]
+mod minimal;
+
+#[allow(dead_code)]
+#[path = "../examples/observers_and_layers.rs"]
+mod observers_and_layers;
+
+#[allow(dead_code)]
+#[path = "../examples/spatial_queries.rs"]
+mod spatial_queries;
+
+#[allow(dead_code)]
+#[path = "../examples/fixed_timestep_swept.rs"]
+mod fixed_timestep_swept;
+
+#[allow(dead_code)]
+#[path = "../examples/playground/main.rs"]
+mod playground;
+
+/// Every `CollisionEvent` message, as the examples' readers see them.
+#[derive(Resource, Default)]
+struct Heard(Vec<CollisionEvent>);
+
+/// Every `CollisionStarted` observer event, as `(entity, other)`.
+#[derive(Resource, Default)]
+struct Started(Vec<(Entity, Entity)>);
+
+fn record(app: &mut App) {
+    app.init_resource::<Heard>()
+        .init_resource::<Started>()
+        .add_systems(
+            Last,
+            |mut events: MessageReader<CollisionEvent>, mut seen: ResMut<Heard>| {
+                seen.0.extend(events.read().copied());
+            },
+        )
+        .add_observer(|event: On<CollisionStarted>, mut seen: ResMut<Started>| {
+            seen.0.push((event.entity, event.other));
+        });
+}
+
+fn run(app: &mut App, frames: u32) {
+    for _ in 0..frames {
+        app.update();
+    }
+}
+
+/// The single entity with component `C`.
+fn single<C: Component>(app: &mut App) -> Entity {
+    app.world_mut()
+        .query_filtered::<Entity, With<C>>()
+        .single(app.world())
+        .expect("exactly one")
+}
+
+fn position(app: &App, entity: Entity) -> Vec2 {
+    app.world()
+        .get::<Transform>(entity)
+        .unwrap()
+        .translation
+        .truncate()
+}
+
+/// The ball rolls through the box once in 100 frames: one `Started`, whose
+/// normal is the box's tilted face (not the ball's direction), then one
+/// `Ended`.
+#[test]
+fn minimal_prints_one_started_then_one_ended() {
+    let mut app = minimal::headless_app();
+    record(&mut app);
+    run(&mut app, 100);
+    let ball = single::<minimal::Ball>(&mut app);
+    let events = &app.world().resource::<Heard>().0;
+    let [
+        CollisionEvent::Started { a, b, contact },
+        CollisionEvent::Ended { .. },
+    ] = events[..]
+    else {
+        panic!("expected Started then Ended, got {events:?}");
+    };
+    assert!(a == ball || b == ball, "{events:?}");
+    // Seen from the ball, the normal points into the box's face.
+    let normal = if a == ball {
+        *contact.normal
+    } else {
+        -*contact.normal
+    };
+    assert!(normal.dot(Vec2::from_angle(0.4)) > 0.999, "{normal}");
+    assert!(contact.depth >= 0.0, "{contact:?}");
+}
+
+/// In 150 frames the player picks up the three coins, bounces off the right
+/// wall, and walks through the ghost without a single event with it.
+#[test]
+fn observers_pick_up_coins_and_layers_let_the_ghost_through() {
+    let mut app = observers_and_layers::headless_app();
+    record(&mut app);
+    run(&mut app, 150);
+    assert_eq!(
+        app.world().resource::<observers_and_layers::Score>().coins,
+        3
+    );
+    let player = single::<observers_and_layers::Player>(&mut app);
+    let velocity = app
+        .world()
+        .get::<observers_and_layers::Player>(player)
+        .unwrap()
+        .velocity;
+    assert!(velocity.x < 0.0, "bounced off the right wall: {velocity}");
+    // Never into the right wall (its face at x = 240, the player's radius 16).
+    assert!(position(&app, player).x <= 224.0 + 0.01);
+
+    let ghost = single::<observers_and_layers::Ghost>(&mut app);
+    // The player walked through the ghost at x = 0 (twice by now).
+    let started = &app.world().resource::<Started>().0;
+    assert!(
+        started
+            .iter()
+            .all(|&(entity, other)| entity != ghost && other != ghost),
+        "{started:?}"
+    );
+    assert!(
+        started.len() >= 3 * 2 + 2,
+        "coins and the wall: {started:?}"
+    );
+}
+
+/// The turret sees the enemy in the open, not the one behind the crate, and
+/// ignores the one out of range.
+#[test]
+fn spatial_queries_see_the_open_enemy_and_the_crate_hides_the_other() {
+    use spatial_queries::{Crate, Enemy, Patrol, Sightlines};
+    let mut app = spatial_queries::headless_app();
+    run(&mut app, 3);
+    let crate_ = single::<Crate>(&mut app);
+    let hidden = single::<Patrol>(&mut app);
+    let (open, far) = {
+        let world = app.world_mut();
+        let mut enemies =
+            world.query_filtered::<(Entity, &Transform), (With<Enemy>, Without<Patrol>)>();
+        let mut open = None;
+        let mut far = None;
+        for (entity, transform) in enemies.iter(world) {
+            if transform.translation.x > 0.0 {
+                open = Some(entity);
+            } else {
+                far = Some(entity);
+            }
+        }
+        (open.unwrap(), far.unwrap())
+    };
+    let sightlines = &app.world().resource::<Sightlines>().0;
+    let hit_towards = |enemy| {
+        sightlines
+            .iter()
+            .find(|(target, _)| *target == enemy)
+            .map(|(_, hit)| hit.entity)
+    };
+    assert_eq!(sightlines.len(), 2, "two enemies in range");
+    assert_eq!(hit_towards(open), Some(open));
+    assert_eq!(hit_towards(hidden), Some(crate_));
+    assert_eq!(hit_towards(far), None);
+}
+
+/// Both bullets move 80 units per step against a 6-unit wall: the `Swept`
+/// one stops at it, the other passes through.
+#[test]
+fn fixed_timestep_swept_bullet_stops_at_the_thin_wall() {
+    use fixed_timestep_swept::Bullet;
+    let mut app = fixed_timestep_swept::headless_app();
+    record(&mut app);
+    run(&mut app, 60);
+    let wall = single::<fixed_timestep_swept::Wall>(&mut app);
+    let world = app.world_mut();
+    let bullets: Vec<(Entity, Vec2, Vec2, bool)> = world
+        .query::<(Entity, &Bullet, &Transform, Has<Swept>)>()
+        .iter(world)
+        .map(|(entity, bullet, transform, swept)| {
+            (
+                entity,
+                transform.translation.truncate(),
+                bullet.velocity,
+                swept,
+            )
+        })
+        .collect();
+    let &(swept, at, velocity, _) = bullets.iter().find(|b| b.3).unwrap();
+    let &(plain, plain_at, ..) = bullets.iter().find(|b| !b.3).unwrap();
+    // Touching the wall's left face (x = 197) with its radius of 4.
+    assert!((at.x - 193.0).abs() < 0.05, "swept bullet at {at}");
+    assert_eq!(velocity, Vec2::ZERO);
+    assert!(plain_at.x > 203.0, "plain bullet at {plain_at}");
+
+    let started = &app.world().resource::<Started>().0;
+    assert!(started.contains(&(swept, wall)), "{started:?}");
+    assert!(!started.contains(&(plain, wall)), "{started:?}");
+}
+
+/// The playground without a window: dragging a shape onto another makes
+/// them collide, and the laser hits the first shape along its ray.
+#[test]
+fn playground_drags_a_shape_into_another_and_fires_the_laser() {
+    use playground::{Body, CursorWorld, Laser};
+    let mut app = playground::headless_app();
+    run(&mut app, 1);
+    let body_at = |app: &mut App, at: Vec2| {
+        let world = app.world_mut();
+        world
+            .query_filtered::<(Entity, &Transform), With<Body>>()
+            .iter(world)
+            .find(|(_, transform)| transform.translation.truncate() == at)
+            .map(|(entity, _)| entity)
+            .unwrap()
+    };
+    let small_circle = body_at(&mut app, Vec2::new(40.0, -120.0));
+    let diamond = body_at(&mut app, Vec2::new(280.0, 60.0));
+    let big_circle = body_at(&mut app, Vec2::new(150.0, 200.0));
+    let touches = |app: &App, a: Entity, b: Entity| {
+        app.world()
+            .get::<CollidingEntities>(a)
+            .unwrap()
+            .contains(&b)
+    };
+    assert!(!touches(&app, small_circle, diamond));
+
+    // One frame with the cursor at `cursor`, the left button held or not,
+    // and `key` alone held.
+    let frame = |app: &mut App, cursor: Vec2, button: bool, key: Option<KeyCode>| {
+        let world = app.world_mut();
+        world.resource_mut::<CursorWorld>().0 = Some(cursor);
+        let mut buttons = world.resource_mut::<ButtonInput<MouseButton>>();
+        buttons.clear();
+        if button {
+            buttons.press(MouseButton::Left);
+        } else {
+            buttons.release(MouseButton::Left);
+        }
+        let mut keys = world.resource_mut::<ButtonInput<KeyCode>>();
+        keys.clear();
+        keys.release_all();
+        if let Some(key) = key {
+            keys.press(key);
+        }
+        app.update();
+    };
+    // Press on the small circle, then move the cursor onto the diamond.
+    frame(&mut app, Vec2::new(40.0, -120.0), true, None);
+    frame(&mut app, Vec2::new(280.0, 60.0), true, None);
+    assert_eq!(position(&app, small_circle), Vec2::new(280.0, 60.0));
+    assert!(touches(&app, small_circle, diamond));
+
+    // Release, remove the selected circle, then hold L with nothing
+    // selected: the laser goes right from the cursor.
+    frame(
+        &mut app,
+        Vec2::new(280.0, 60.0),
+        false,
+        Some(KeyCode::Delete),
+    );
+    assert!(app.world().get_entity(small_circle).is_err());
+    frame(
+        &mut app,
+        Vec2::new(-500.0, 200.0),
+        false,
+        Some(KeyCode::KeyL),
+    );
+    let shot = app.world().resource::<Laser>().0.expect("L is held");
+    let hit = shot.hit.expect("the laser hits the big circle");
+    assert_eq!(hit.entity, big_circle);
+    // The big circle (radius 60 at x = 150) is first met at x = 90.
+    assert!((hit.distance - 590.0).abs() < 0.01, "{}", hit.distance);
+}
