@@ -25,7 +25,7 @@ pub use pairs::{
 pub(crate) use pose::TransformReading;
 pub(crate) use ray::checked_ray;
 pub use ray::{RayIntersection, ray_circle, ray_rect};
-pub use shape::{Shape, ShapeError, validate_pose};
+pub use shape::{MAX_MAGNITUDE, Shape, ShapeError, validate_pose};
 pub use shape_cast::{ShapeCastHit, cast_shape};
 pub(crate) use swept::time_of_impact_from_apart;
 pub use swept::{MAX_SUBSTEP_ANGLE, Sweep, swept_aabb, time_of_impact};

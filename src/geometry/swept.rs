@@ -2,28 +2,7 @@
 //! that fast small shapes cannot pass through thin ones between detections
 //! (tunnelling).
 //!
-//! A [`Sweep`] moves a shape from its start pose to its end pose over the
-//! step `t = 0..=1`: its centre along the straight line, its rotation by the
-//! shortest angle at a constant rate.
-//!
-//! - Circle vs circle: exact. The centre of one, seen from the other, moves
-//!   along a segment, and they touch when it enters the disc of the summed
-//!   radii.
-//! - Circle vs rectangle: exact while the rectangle does not rotate. The
-//!   circle's centre, seen from the rectangle, moves along a segment, and they
-//!   touch when it enters the rectangle grown by the radius (a rounded
-//!   rectangle: the "capsule" the moving circle sweeps, seen from the other
-//!   side). A rotating rectangle is handled conservatively: the step is cut
-//!   into sub-steps of at most [`MAX_SUBSTEP_ANGLE`], and in each the
-//!   rectangle is held at its middle angle while the circle is grown by the
-//!   farthest any point of the rectangle moves from that angle. The hit is
-//!   then never missed, and is reported early by about a sub-step at most.
-//! - Rectangle vs rectangle: conservative advancement. The gap along the
-//!   best separating axis is a lower bound of their distance, and no point of
-//!   either moves faster than its translation plus its rotation times its
-//!   half diagonal, so time can safely advance by gap / speed until they
-//!   touch. They never pass through each other; the time is found to within
-//!   a small distance tolerance.
+//! See [`time_of_impact`] for how exact each pair of shapes is.
 
 use bevy::math::bounding::{Aabb2d, BoundingVolume};
 use bevy::math::{Dir2, Isometry2d, Rot2, Vec2};
@@ -121,8 +100,30 @@ pub fn swept_aabb(shape: &Shape, sweep: Sweep) -> Aabb2d {
 /// never touch during the step.
 ///
 /// Shapes touching at the start give their ordinary contact there, with a
-/// time of impact of 0. See the [module docs](self) for how exact each pair
-/// of shapes is.
+/// time of impact of 0.
+///
+/// A [`Sweep`] moves a shape from its start pose to its end pose over the
+/// step `t = 0..=1`: its centre along the straight line, its rotation by the
+/// shortest angle at a constant rate.
+///
+/// - Circle vs circle: exact. The centre of one, seen from the other, moves
+///   along a segment, and they touch when it enters the disc of the summed
+///   radii.
+/// - Circle vs rectangle: exact while the rectangle does not rotate. The
+///   circle's centre, seen from the rectangle, moves along a segment, and they
+///   touch when it enters the rectangle grown by the radius (a rounded
+///   rectangle: the "capsule" the moving circle sweeps, seen from the other
+///   side). A rotating rectangle is handled conservatively: the step is cut
+///   into sub-steps of at most [`MAX_SUBSTEP_ANGLE`], and in each the
+///   rectangle is held at its middle angle while the circle is grown by the
+///   farthest any point of the rectangle moves from that angle. The hit is
+///   then never missed, and is reported early by about a sub-step at most.
+/// - Rectangle vs rectangle: conservative advancement. The gap along the
+///   best separating axis is a lower bound of their distance, and no point of
+///   either moves faster than its translation plus its rotation times its
+///   half diagonal, so time can safely advance by gap / speed until they
+///   touch. They never pass through each other; the time is found to within
+///   a small distance tolerance.
 pub fn time_of_impact(a: &Shape, sweep_a: Sweep, b: &Shape, sweep_b: Sweep) -> Option<Contact> {
     if let Some(contact) = a.contact(sweep_a.start, b, sweep_b.start) {
         return Some(Contact {
