@@ -249,7 +249,10 @@ impl Default for CollisionLayers {
 ///
 /// It always starts empty when inserted, also when an entity is cloned or
 /// spawned from a scene: its contacts are its own and are found by the next
-/// detection.
+/// detection. Inserted again mid-contact (re-inserting a bundle that holds
+/// it, say), it is filled again at the next detection with the contacts that
+/// go on, without new events. A disabled entity's contacts end and its list
+/// empties like anyone else's.
 #[derive(Component, Clone, Debug, Default, PartialEq, Eq, Reflect)]
 #[component(on_insert = clear_on_insert)]
 #[reflect(Component, Debug, Default, PartialEq, Clone)]

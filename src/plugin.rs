@@ -12,7 +12,8 @@ use crate::geometry::Contact;
 use crate::stages::broad_phase::{BroadPhasePairs, find_candidate_pairs};
 use crate::stages::broad_phase_grid::BroadPhaseGrid;
 use crate::stages::events::{
-    CollisionEnded, CollisionEvent, CollisionStarted, report_collision_changes,
+    CollisionEnded, CollisionEvent, CollisionStarted, InsertedColliding, note_inserted_colliding,
+    report_collision_changes,
 };
 use crate::stages::narrow_phase::{
     Collisions, ContactPair, PairChanges, PreviousPairs, compute_contacts,
@@ -29,7 +30,10 @@ use crate::util::parallel::Workers;
 /// [`CollisionEnded`] observer events and [`CollidingEntities`].
 ///
 /// By default it runs in [`PostUpdate`] after transform propagation, so what
-/// `Update` moved is detected in the same frame. A game that moves things in
+/// `Update` moved is detected in the same frame. Spawn and move colliders
+/// in `Update` or earlier: a collider spawned by a `PostUpdate` system after
+/// [`TransformSystems::Propagate`] has no computed [`GlobalTransform`] yet
+/// (the identity), so that frame's detection sees it at the world origin. A game that moves things in
 /// a fixed timestep can run detection there instead with
 /// `CollisionPlugin::new(FixedPostUpdate)`; transforms are then propagated
 /// before detection so poses are current.
@@ -89,8 +93,10 @@ impl Plugin for CollisionPlugin {
             .init_resource::<PairChanges>()
             .init_resource::<WarnedColliders>()
             .init_resource::<SweptPoses>()
+            .init_resource::<InsertedColliding>()
             .init_resource::<Workers>()
-            .add_observer(restart_swept_path);
+            .add_observer(restart_swept_path)
+            .add_observer(note_inserted_colliding);
 
         let schedule = self.schedule;
         app.configure_sets(

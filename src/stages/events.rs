@@ -7,7 +7,7 @@ use bevy::prelude::*;
 use bevy::ecs::change_detection::ContiguousMut;
 use bevy::ecs::entity::Entities;
 
-use super::narrow_phase::{ContactPair, PairChange, PairChanges};
+use super::narrow_phase::{Collisions, ContactPair, PairChange, PairChanges};
 use crate::components::CollidingEntities;
 use crate::geometry::Contact;
 use crate::util::parallel::{ChunkOutputs, Workers, for_each_part};
@@ -79,11 +79,31 @@ pub struct CollisionEnded {
     pub other: Entity,
 }
 
+/// Entities whose [`CollidingEntities`] was inserted since the last
+/// detection. It starts empty, so the next detection fills it with the
+/// contacts that go on (a re-inserted bundle mid-contact, say).
+#[derive(Resource, Default, Debug)]
+pub(crate) struct InsertedColliding(Vec<Entity>);
+
+/// Notes a newly inserted [`CollidingEntities`] for [`InsertedColliding`].
+pub(crate) fn note_inserted_colliding(
+    insert: On<Insert, CollidingEntities>,
+    mut inserted: ResMut<InsertedColliding>,
+) {
+    inserted.0.push(insert.entity);
+}
+
 /// Sends [`CollisionEvent`]s, triggers [`CollisionStarted`] /
 /// [`CollisionEnded`] on both entities, and updates [`CollidingEntities`],
 /// all from this detection's [`PairChanges`].
+#[expect(
+    clippy::too_many_arguments,
+    reason = "a system's parameters, each a separate piece of world access"
+)]
 pub(crate) fn report_collision_changes(
     changes: Res<PairChanges>,
+    collisions: Res<Collisions>,
+    mut inserted: ResMut<InsertedColliding>,
     mut messages: MessageWriter<CollisionEvent>,
     mut colliding: Query<(Entity, &mut CollidingEntities)>,
     entities: &Entities,
@@ -126,13 +146,19 @@ pub(crate) fn report_collision_changes(
             }
         }
     }
-    apply_colliding_changes(
+    let unreached = apply_colliding_changes(
         colliding_changes,
         &mut colliding,
         entities,
         &workers,
         row_changes,
     );
+    if !inserted.0.is_empty() {
+        refill_inserted(&mut inserted.0, &collisions, &mut colliding);
+    }
+    if !unreached.is_empty() {
+        commands.queue(move |world: &mut World| apply_to_unqueried(world, unreached));
+    }
     if !notifications.is_empty() {
         commands.queue(move |world: &mut World| trigger_if_alive(world, notifications));
     }
@@ -154,13 +180,17 @@ pub(crate) struct RowChanges {
     located: ChunkOutputs<(u64, Entity, bool)>,
     rows: Vec<(u64, Entity, bool)>,
     scratch: Vec<(u64, Entity, bool)>,
+    /// Per chunk, the changes of live entities outside the query's tables.
+    unmatched: Vec<Vec<(Entity, Entity, bool)>>,
 }
 
 /// Changes per chunk of [`CollidingEntities`] updates.
 const CHANGES_PER_CHUNK: usize = 256;
 
 /// Applies `changes` (entity, other, started) to the [`CollidingEntities`]
-/// of `entity`, skipping entities without one.
+/// of `entity` where the query reaches it, and returns the changes of live
+/// entities it does not reach: disabled ones (a disabling component hides
+/// them from queries), or ones without the component.
 ///
 /// The components are reached table by table and row by row, in chunks
 /// shared by `workers`, rather than looked up entity by entity: a lookup
@@ -171,20 +201,20 @@ fn apply_colliding_changes(
     entities: &Entities,
     workers: &Workers,
     buffers: &mut RowChanges,
-) {
+) -> Vec<(Entity, Entity, bool)> {
     let RowChanges {
         located,
         rows,
         scratch,
+        unmatched,
     } = buffers;
     if changes.is_empty() {
-        return;
+        return Vec::new();
     }
     let Ok(tables) = colliding.contiguous_iter_mut() else {
         // A sparse-set component among the query's filters (a disabling
         // component, say) rules out reading by table.
-        apply_colliding_changes_by_entity(changes, colliding);
-        return;
+        return apply_colliding_changes_by_entity(changes, colliding, entities);
     };
     let (mut table_ids, mut values, mut ticks) = (Vec::new(), Vec::new(), Vec::new());
     for (table_entities, components) in tables {
@@ -203,11 +233,16 @@ fn apply_colliding_changes(
     // then put in that order.
     rows.clear();
     let table_ids = &table_ids;
-    located.collect_over(
+    let chunks = changes.chunks(CHANGES_PER_CHUNK);
+    if unmatched.len() < chunks.len() {
+        unmatched.resize_with(chunks.len(), Vec::new);
+    }
+    let parts = chunks.zip(unmatched.iter_mut()).collect();
+    located.collect_parts(
         workers,
-        changes,
-        CHANGES_PER_CHUNK,
-        |_, chunk, output| {
+        parts,
+        |_, (chunk, unmatched), output| {
+            unmatched.clear();
             let mut table = 0;
             for &(entity, other, started) in chunk {
                 let Ok(location) = entities.get_spawned(entity) else {
@@ -216,8 +251,10 @@ fn apply_colliding_changes(
                 if table_ids.get(table) != Some(&location.table_id) {
                     match table_ids.iter().position(|&id| id == location.table_id) {
                         Some(found) => table = found,
-                        // No CollidingEntities (removed): nothing to update.
-                        None => continue,
+                        None => {
+                            unmatched.push((entity, other, started));
+                            continue;
+                        }
                     }
                 }
                 let key = ((table as u64) << 32) | u64::from(location.table_row.index_u32());
@@ -226,6 +263,7 @@ fn apply_colliding_changes(
         },
         rows,
     );
+    let unreached = unmatched[..changes.len().div_ceil(CHANGES_PER_CHUNK)].concat();
     radix_sort_by_key(rows, scratch, |&(key, _, _)| key);
     // Chunks of changes that never split a row, each with its rows' slice.
     let mut chunks = Vec::new();
@@ -264,6 +302,7 @@ fn apply_colliding_changes(
         let this_run = table_ticks.this_run();
         table_ticks.changed_mut()[(key as u32) as usize] = this_run;
     }
+    unreached
 }
 
 /// [`apply_colliding_changes`] the plain way, looking each entity up: the
@@ -272,9 +311,51 @@ fn apply_colliding_changes(
 fn apply_colliding_changes_by_entity(
     changes: &[(Entity, Entity, bool)],
     colliding: &mut Query<(Entity, &mut CollidingEntities)>,
-) {
+    entities: &Entities,
+) -> Vec<(Entity, Entity, bool)> {
+    let mut unreached = Vec::new();
     for &(entity, other, started) in changes {
-        if let Ok((_, mut set)) = colliding.get_mut(entity) {
+        match colliding.get_mut(entity) {
+            Ok((_, mut set)) => set.update(other, started),
+            Err(_) if entities.get_spawned(entity).is_ok() => {
+                unreached.push((entity, other, started));
+            }
+            Err(_) => {}
+        }
+    }
+    unreached
+}
+
+/// Fills the [`CollidingEntities`] of `inserted` entities with their
+/// contacts in `collisions` (those sent `Started` and not yet `Ended`), and
+/// empties `inserted`. New colliders have none yet; a component inserted
+/// again mid-contact gets its partners back.
+fn refill_inserted(
+    inserted: &mut Vec<Entity>,
+    collisions: &Collisions,
+    colliding: &mut Query<(Entity, &mut CollidingEntities)>,
+) {
+    inserted.sort_unstable();
+    inserted.dedup();
+    let was_inserted = |entity: &Entity| inserted.binary_search(entity).is_ok();
+    for pair in collisions.iter() {
+        for (entity, other) in [(pair.a, pair.b), (pair.b, pair.a)] {
+            if was_inserted(&entity)
+                && let Ok((_, mut set)) = colliding.get_mut(entity)
+            {
+                set.insert(other);
+            }
+        }
+    }
+    inserted.clear();
+}
+
+/// Applies changes to the [`CollidingEntities`] of entities that queries do
+/// not see (disabled ones), straight through the world, so that a collider
+/// disabled mid-contact does not keep its partners.
+fn apply_to_unqueried(world: &mut World, changes: Vec<(Entity, Entity, bool)>) {
+    for (entity, other, started) in changes {
+        if let Some(mut set) = world.get_mut::<CollidingEntities>(entity) {
             set.update(other, started);
         }
     }
@@ -429,7 +510,7 @@ mod tests {
             }
             changes.sort_by_key(|&(entity, _, _)| entity);
             let fast_changes = changes.clone();
-            worlds[0]
+            let fast_unreached = worlds[0]
                 .run_system_once(
                     move |mut colliding: Query<(Entity, &mut CollidingEntities)>,
                           all: &Entities,
@@ -441,17 +522,24 @@ mod tests {
                             all,
                             &workers,
                             &mut buffers,
-                        );
+                        )
                     },
                 )
                 .unwrap();
-            worlds[1]
+            let plain_unreached = worlds[1]
                 .run_system_once(
-                    move |mut colliding: Query<(Entity, &mut CollidingEntities)>| {
-                        apply_colliding_changes_by_entity(&changes, &mut colliding);
+                    move |mut colliding: Query<(Entity, &mut CollidingEntities)>,
+                          all: &Entities| {
+                        apply_colliding_changes_by_entity(&changes, &mut colliding, all)
                     },
                 )
                 .unwrap();
+            // Only the entity without the component is out of reach.
+            assert_eq!(fast_unreached, plain_unreached, "round {round}");
+            assert!(
+                (fast_unreached.iter()).all(|&(entity, _, _)| entity == without_component),
+                "round {round}"
+            );
             for &entity in &entities[..900] {
                 let [fast, plain] = [0, 1].map(|w| {
                     worlds[w]

@@ -424,6 +424,49 @@ pub(crate) struct SnapshotScratch {
     all_notes: Vec<Note>,
     skipped: Vec<usize>,
     layout: Vec<u32>,
+    /// The colliders read one by one, when tables cannot be read whole.
+    one_by_one: [ReadRows; 2],
+}
+
+/// Colliders read one by one, laid out like the rows of a table.
+#[derive(Default)]
+struct ReadRows {
+    entities: Vec<Entity>,
+    colliders: Vec<Collider>,
+    transforms: Vec<GlobalTransform>,
+    layers: Vec<CollisionLayers>,
+}
+
+/// Reads the colliders one by one into `groups` (plain ones first, then
+/// `Swept` ones), as two tables. For queries that cannot be read table by
+/// table: a sparse-set component among their filters (a disabling component
+/// registered with `World::register_disabling_component`, say) does that.
+fn read_one_by_one<'a>(
+    colliders: &Query<ColliderData>,
+    groups: &'a mut [ReadRows; 2],
+) -> Vec<TableColliders<'a>> {
+    for group in groups.iter_mut() {
+        group.entities.clear();
+        group.colliders.clear();
+        group.transforms.clear();
+        group.layers.clear();
+    }
+    for (entity, collider, transform, layers, swept) in colliders {
+        let group = &mut groups[usize::from(swept)];
+        group.entities.push(entity);
+        group.colliders.push(*collider);
+        group.transforms.push(*transform);
+        group.layers.push(layers.copied().unwrap_or_default());
+    }
+    (groups.iter().enumerate())
+        .map(|(swept, group)| TableColliders {
+            entities: &group.entities,
+            colliders: &group.colliders,
+            transforms: &group.transforms,
+            layers: Some(&group.layers),
+            swept: swept == 1,
+        })
+        .collect()
 }
 
 /// Fills [`ColliderSnapshot`] from the ECS, in chunks shared by
@@ -444,8 +487,8 @@ pub(crate) fn snapshot_colliders(
         all_notes,
         skipped,
         layout,
+        one_by_one,
     } = &mut *scratch;
-    // Every queried component is stored in tables, so this always holds.
     let tables: Vec<TableColliders> = match colliders.contiguous_iter() {
         Ok(tables) => tables
             .map(
@@ -458,10 +501,7 @@ pub(crate) fn snapshot_colliders(
                 },
             )
             .collect(),
-        Err(error) => {
-            error!("bevy_collide2d: colliders cannot be read: {error}");
-            Vec::new()
-        }
+        Err(_) => read_one_by_one(&colliders, one_by_one),
     };
     // Slots for every collider, overwritten (the lengths rarely change, so
     // this rarely writes anything); skipped ones are removed afterwards.

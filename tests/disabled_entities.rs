@@ -1,0 +1,120 @@
+//! Entities hidden by a disabling component (Bevy's `Disabled`, or one of
+//! the game's own, stored in tables or sparse sets): their contacts end on
+//! both sides, they are out of detection while disabled, and come back when
+//! enabled.
+
+mod common;
+
+use bevy::ecs::entity_disabling::Disabled;
+use bevy::prelude::*;
+use bevy_collide2d::prelude::*;
+use common::*;
+
+/// A game's own disabling component in sparse-set storage, as Bevy's docs
+/// suggest for components toggled often.
+#[derive(Component)]
+#[component(storage = "SparseSet")]
+struct Pooled;
+
+/// A game's own disabling component in table storage.
+#[derive(Component)]
+struct Asleep;
+
+/// Disables `bullet` with `D` mid-contact: `Ended` once, both lists empty,
+/// nothing while disabled, then re-enabled far away: still nothing, and back
+/// on the target: `Started` again.
+fn disabled_mid_contact_ends_on_both_sides<D: Component>(mut app: App, disable: fn() -> D) {
+    let mut log = MessageLog::default();
+    let target = spawn_at(&mut app, Collider::rect(20.0, 20.0), 0.0, 0.0);
+    let bullet = spawn_at(&mut app, Collider::circle(5.0), 12.0, 0.0);
+    app.update();
+    let (a, b) = ordered(target, bullet);
+    assert!(matches!(
+        log.read(&app)[..],
+        [CollisionEvent::Started { .. }]
+    ));
+    assert_eq!(colliding(&app, bullet), vec![target]);
+
+    app.world_mut().entity_mut(bullet).insert(disable());
+    app.update();
+    assert_eq!(log.read(&app), vec![CollisionEvent::Ended { a, b }]);
+    assert!(colliding(&app, target).is_empty());
+    // The disabled entity's own list empties too (read through the world,
+    // which sees disabled entities).
+    assert!(
+        colliding(&app, bullet).is_empty(),
+        "disabled keeps partners"
+    );
+    app.update();
+    assert!(log.read(&app).is_empty());
+
+    // Re-enabled far away (a pooled bullet fired again): no phantom contact.
+    set_translation(&mut app, bullet, 500.0, 0.0);
+    app.world_mut().entity_mut(bullet).remove::<D>();
+    app.update();
+    assert!(log.read(&app).is_empty());
+    assert!(colliding(&app, bullet).is_empty());
+
+    // Back on the target: detected again.
+    set_translation(&mut app, bullet, 12.0, 0.0);
+    app.update();
+    assert!(matches!(
+        log.read(&app)[..],
+        [CollisionEvent::Started { .. }]
+    ));
+    assert_eq!(colliding(&app, bullet), vec![target]);
+    assert_eq!(colliding(&app, target), vec![bullet]);
+}
+
+#[test]
+fn bevy_disabled_mid_contact() {
+    disabled_mid_contact_ends_on_both_sides(test_app(), || Disabled);
+}
+
+#[test]
+fn own_disabling_component_in_a_table() {
+    let mut app = test_app();
+    app.world_mut().register_disabling_component::<Asleep>();
+    disabled_mid_contact_ends_on_both_sides(app, || Asleep);
+}
+
+/// A sparse-set disabling component rules out reading colliders table by
+/// table; detection goes on one by one.
+#[test]
+fn own_disabling_component_in_a_sparse_set() {
+    let mut app = test_app();
+    app.world_mut().register_disabling_component::<Pooled>();
+    disabled_mid_contact_ends_on_both_sides(app, || Pooled);
+}
+
+/// With a sparse-set disabling component registered, every other pair is
+/// still detected, swept ones included.
+#[test]
+fn detection_keeps_working_with_a_sparse_set_disabling_component() {
+    let mut app = test_app();
+    app.world_mut().register_disabling_component::<Pooled>();
+    let mut log = MessageLog::default();
+    let wall = spawn_at(&mut app, Collider::rect(4.0, 100.0), 0.0, 0.0);
+    let ball = app
+        .world_mut()
+        .spawn((
+            Collider::circle(2.0),
+            Swept,
+            Transform::from_xyz(-50.0, 0.0, 0.0),
+        ))
+        .id();
+    let pooled = spawn_at(&mut app, Collider::circle(3.0), 0.0, 40.0);
+    app.world_mut().entity_mut(pooled).insert(Pooled);
+    app.update();
+    assert!(log.read(&app).is_empty());
+    // The ball jumps through the wall in one step: the swept test sees it.
+    set_translation(&mut app, ball, 50.0, 0.0);
+    app.update();
+    let (a, b) = ordered(wall, ball);
+    let events = log.read(&app);
+    assert!(
+        matches!(events[..], [CollisionEvent::Started { a: x, b: y, .. }, CollisionEvent::Ended { a: v, b: w }] if (x, y) == (a, b) && (v, w) == (a, b)),
+        "{events:?}"
+    );
+    assert!(colliding(&app, pooled).is_empty());
+}
