@@ -157,8 +157,13 @@ impl Collider {
 /// through a thin one between two frames (tunnelling).
 ///
 /// The path runs from the pose at the previous detection to the current one,
-/// in a straight line while turning the shortest way; the other collider's
-/// path counts too when it is also `Swept`. When a pair first touches during
+/// in a straight line while turning the shortest way. Every other collider
+/// in a pair with a swept one moves along its own path too, `Swept` or not,
+/// so a follower or a carrying platform moving with it is seen where it was
+/// at each moment; a collider that did not exist at the previous detection
+/// stands still at its pose. While any collider is `Swept`, every collider's
+/// pose is therefore kept from one detection to the next (one array write
+/// each), and bounding boxes cover paths. When a pair first touches during
 /// the step, [`CollisionEvent::Started`](crate::CollisionEvent) carries the
 /// contact at the moment of first touch, with
 /// [`Contact::time_of_impact`](crate::Contact::time_of_impact) below 1; if

@@ -10,7 +10,7 @@
 //!
 //! ```no_run
 //! # use bevy::prelude::*;
-//! # use bevy_collide2d::debug::CollisionGizmos;
+//! # use bevy_collide2d::CollisionGizmos;
 //! fn toggle_overlay(keys: Res<ButtonInput<KeyCode>>, mut store: ResMut<GizmoConfigStore>) {
 //!     if keys.just_pressed(KeyCode::KeyD) {
 //!         let (config, style) = store.config_mut::<CollisionGizmos>();

@@ -19,7 +19,7 @@ use crate::stages::narrow_phase::{
     Collisions, ContactPair, PairChanges, PreviousPairs, compute_contacts,
 };
 use crate::stages::snapshot::{ColliderSnapshot, WarnedColliders, snapshot_colliders};
-use crate::stages::swept_paths::{SweptPoses, restart_swept_path};
+use crate::stages::swept_paths::{PreviousPoses, restart_swept_path};
 use crate::util::parallel::Workers;
 
 /// Collision detection for 2D colliders.
@@ -92,7 +92,7 @@ impl Plugin for CollisionPlugin {
             .init_resource::<PreviousPairs>()
             .init_resource::<PairChanges>()
             .init_resource::<WarnedColliders>()
-            .init_resource::<SweptPoses>()
+            .init_resource::<PreviousPoses>()
             .init_resource::<InsertedColliding>()
             .init_resource::<Workers>()
             .add_observer(restart_swept_path)

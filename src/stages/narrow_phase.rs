@@ -268,7 +268,7 @@ pub(crate) fn compute_contacts(
     touching.clear();
     reentered.clear();
     passing_apart_at_start.clear();
-    if !snapshot.sweep_starts.is_empty() {
+    if snapshot.has_paths() {
         // Pairs with a swept collider take the slower path.
         plain.clear();
         swept.clear();

@@ -8,7 +8,7 @@ use bevy::prelude::*;
 use std::ops::Range;
 
 use super::broad_phase_grid::BroadPhaseGrid;
-use super::swept_paths::SweptPoses;
+use super::swept_paths::PreviousPoses;
 use crate::components::{Collider, CollisionLayers, Swept};
 use crate::geometry::{Shape, ShapeError, Sweep, TransformReading, swept_aabb};
 use crate::grid::SpatialGrid;
@@ -27,9 +27,6 @@ pub struct SnapshotCollider {
     pub(crate) pose: Isometry2d,
 }
 
-/// [`ColliderSnapshot::sweep_index`] of a collider that is not [`Swept`].
-pub(crate) const NOT_SWEPT: u32 = u32::MAX;
-
 /// This detection's colliders as plain data, one index per collider. Rebuilt
 /// every detection; allocations are reused.
 ///
@@ -42,15 +39,16 @@ pub struct ColliderSnapshot {
     /// The colliders: entity, world shape and pose, side by side so that a
     /// pair test reads one place per collider.
     pub(crate) colliders: Vec<SnapshotCollider>,
-    /// World-space bounding boxes (of the whole path for [`Swept`] ones).
+    /// World-space bounding boxes (of the whole path when paths are kept).
     pub(crate) aabbs: Vec<Aabb2d>,
     /// Collision layers.
     pub(crate) layers: Vec<CollisionLayers>,
-    /// For each collider, its index in `sweep_starts` if it is [`Swept`],
-    /// else [`NOT_SWEPT`].
-    pub(crate) sweep_index: Vec<u32>,
-    /// Where each swept collider was at the previous detection.
-    pub(crate) sweep_starts: Vec<Isometry2d>,
+    /// Whether each collider is [`Swept`].
+    pub(crate) swept: Vec<bool>,
+    /// Where each collider's path over this step starts, when any collider
+    /// is [`Swept`] (its partners move along their own paths too); empty
+    /// otherwise, when every collider stands at its pose.
+    pub(crate) path_starts: Vec<Isometry2d>,
     /// For each collider, its position among the valid colliders in the
     /// order the query yielded them: where the next detection, which reads
     /// them in the same order as long as no collider is added, removed or
@@ -58,6 +56,8 @@ pub struct ColliderSnapshot {
     query_positions: Vec<u32>,
     /// The colliders in query order, before they are laid out.
     staged: Vec<StagedCollider>,
+    /// Their path starts, in query order, when paths are kept.
+    staged_starts: Vec<Isometry2d>,
     /// The bits in which the colliders' entities differ ([`Entity::to_bits`]),
     /// so that pairs of them pack into small sort keys.
     entity_varying_bits: u64,
@@ -69,8 +69,7 @@ pub struct ColliderSnapshot {
 struct StagedCollider {
     collider: SnapshotCollider,
     layers: CollisionLayers,
-    /// As [`ColliderSnapshot::sweep_index`].
-    sweep_index: u32,
+    swept: bool,
 }
 
 impl StagedCollider {
@@ -82,7 +81,7 @@ impl StagedCollider {
             pose: Isometry2d::IDENTITY,
         },
         layers: CollisionLayers::ALL,
-        sweep_index: NOT_SWEPT,
+        swept: false,
     };
 }
 
@@ -92,20 +91,25 @@ impl ColliderSnapshot {
         self.colliders.len()
     }
 
-    /// The motion of collider `index` over this step: from its previous pose
-    /// if it is [`Swept`], else standing still at its current pose.
+    /// The motion of collider `index` over this step: from its pose at the
+    /// previous detection when paths are kept, else standing still.
     pub(crate) fn sweep(&self, index: usize) -> Sweep {
         let end = self.colliders[index].pose;
-        match self.sweep_index[index] {
-            NOT_SWEPT => Sweep::stationary(end),
-            at => Sweep::new(self.sweep_starts[at as usize], end),
+        match self.path_starts.get(index) {
+            Some(&start) => Sweep::new(start, end),
+            None => Sweep::stationary(end),
         }
+    }
+
+    /// Whether any collider is [`Swept`], so that paths are kept.
+    pub(crate) fn has_paths(&self) -> bool {
+        !self.path_starts.is_empty()
     }
 
     /// Whether collider `index` is [`Swept`].
     #[inline]
     pub(crate) fn is_swept(&self, index: usize) -> bool {
-        self.sweep_index[index] != NOT_SWEPT
+        self.swept[index]
     }
 
     /// The bits in which the colliders' entities differ
@@ -135,10 +139,6 @@ type ColliderData = (
 
 /// Colliders per chunk of snapshot work.
 const COLLIDERS_PER_CHUNK: usize = 1024;
-
-/// Marks a swept collider in [`ColliderSnapshot::sweep_index`] until its path
-/// is looked up, after the chunks are done.
-const SWEEP_PENDING: u32 = NOT_SWEPT - 1;
 
 /// What the snapshot makes of one collider.
 enum Reading {
@@ -220,12 +220,7 @@ fn fill(
                     },
                     // A removed CollisionLayers means the default: everything.
                     layers: table.layers.map_or_else(Default::default, |l| l[row]),
-                    // A swept collider's path is looked up afterwards.
-                    sweep_index: if table.swept {
-                        SWEEP_PENDING
-                    } else {
-                        NOT_SWEPT
-                    },
+                    swept: table.swept,
                 };
                 if sheared {
                     notes.push(Note::Sheared(entity));
@@ -252,7 +247,9 @@ struct SnapshotSlots<'a> {
     colliders: &'a mut [SnapshotCollider],
     aabbs: &'a mut [Aabb2d],
     layers: &'a mut [CollisionLayers],
-    sweep_index: &'a mut [u32],
+    swept: &'a mut [bool],
+    /// Empty when no paths are kept.
+    path_starts: &'a mut [Isometry2d],
     /// The OR and the AND of the entity bits gathered into these slots.
     entity_bits: BitsSeen,
 }
@@ -267,13 +264,16 @@ impl SnapshotSlots<'_> {
             let (colliders, more_colliders) = rest.colliders.split_at_mut(first);
             let (aabbs, more_aabbs) = rest.aabbs.split_at_mut(first);
             let (layers, more_layers) = rest.layers.split_at_mut(first);
-            let (sweep_index, more_sweep_index) = rest.sweep_index.split_at_mut(first);
+            let (swept, more_swept) = rest.swept.split_at_mut(first);
+            let (path_starts, more_path_starts) =
+                (rest.path_starts).split_at_mut(first.min(rest.path_starts.len()));
             chunks.push(Self {
                 start: rest.start,
                 colliders,
                 aabbs,
                 layers,
-                sweep_index,
+                swept,
+                path_starts,
                 entity_bits: BitsSeen::NONE,
             });
             rest = Self {
@@ -281,7 +281,8 @@ impl SnapshotSlots<'_> {
                 colliders: more_colliders,
                 aabbs: more_aabbs,
                 layers: more_layers,
-                sweep_index: more_sweep_index,
+                swept: more_swept,
+                path_starts: more_path_starts,
                 entity_bits: BitsSeen::NONE,
             };
         }
@@ -289,13 +290,14 @@ impl SnapshotSlots<'_> {
     }
 
     /// Fills these slots with the staged colliders at `positions`, in order,
-    /// with their bounding boxes (of the whole path for swept ones), and
-    /// sets their entity bits.
+    /// and their path starts (from `staged_starts`, when paths are kept),
+    /// with their bounding boxes (of the whole path), and sets their entity
+    /// bits.
     fn gather(
         &mut self,
         staged: &[StagedCollider],
+        staged_starts: &[Isometry2d],
         positions: &[u32],
-        sweep_starts: &[Isometry2d],
     ) {
         // The reads jump around memory. A loop that only copies, and asks
         // for the records it will read a few steps ahead, keeps many of them
@@ -308,25 +310,28 @@ impl SnapshotSlots<'_> {
             let StagedCollider {
                 collider,
                 layers,
-                sweep_index,
+                swept,
             } = staged[from as usize];
             self.colliders[at] = collider;
             self.layers[at] = layers;
-            self.sweep_index[at] = sweep_index;
+            self.swept[at] = swept;
         }
         let mut entity_bits = BitsSeen::NONE;
-        for ((aabb, collider), &sweep_index) in (self.aabbs.iter_mut())
-            .zip(&*self.colliders)
-            .zip(&*self.sweep_index)
-        {
+        for collider in &*self.colliders {
             entity_bits = entity_bits.union(BitsSeen::of(collider.entity.to_bits()));
-            *aabb = match sweep_index {
-                NOT_SWEPT => collider.shape.aabb(collider.pose),
-                start => swept_aabb(
-                    &collider.shape,
-                    Sweep::new(sweep_starts[start as usize], collider.pose),
-                ),
-            };
+        }
+        let boxes = self.aabbs.iter_mut().zip(&*self.colliders);
+        if self.path_starts.is_empty() {
+            for (aabb, collider) in boxes {
+                *aabb = collider.shape.aabb(collider.pose);
+            }
+        } else {
+            for ((aabb, collider), (start, &from)) in
+                boxes.zip(self.path_starts.iter_mut().zip(positions))
+            {
+                *start = staged_starts[from as usize];
+                *aabb = swept_aabb(&collider.shape, Sweep::new(*start, collider.pose));
+            }
         }
         self.entity_bits = entity_bits;
     }
@@ -345,10 +350,11 @@ fn lay_out(
         colliders,
         aabbs,
         layers,
-        sweep_index,
-        sweep_starts,
+        swept,
+        path_starts,
         query_positions,
         staged,
+        staged_starts,
         entity_varying_bits,
     } = snapshot;
     let count = staged.len();
@@ -370,7 +376,8 @@ fn lay_out(
         colliders.clear();
         aabbs.clear();
         layers.clear();
-        sweep_index.clear();
+        swept.clear();
+        path_starts.clear();
         query_positions.clear();
         *entity_varying_bits = 0;
         return;
@@ -379,20 +386,22 @@ fn lay_out(
     colliders.resize(count, first.collider);
     aabbs.resize(count, Aabb2d::new(Vec2::ZERO, Vec2::ZERO));
     layers.resize(count, first.layers);
-    sweep_index.resize(count, NOT_SWEPT);
+    swept.resize(count, false);
+    path_starts.resize(staged_starts.len(), Isometry2d::IDENTITY);
     let chunks = SnapshotSlots {
         start: 0,
         colliders,
         aabbs,
         layers,
-        sweep_index,
+        swept,
+        path_starts,
         entity_bits: BitsSeen::NONE,
     }
     .into_chunks(COLLIDERS_PER_CHUNK);
-    let (staged, layout_ref, sweep_starts) = (&*staged, &*layout, &*sweep_starts);
+    let (staged, staged_starts, layout_ref) = (&*staged, &*staged_starts, &*layout);
     let entity_bits = map_parts(runner, chunks, |_, mut slots| {
         let positions = &layout_ref[slots.start..slots.start + slots.colliders.len()];
-        slots.gather(staged, positions, sweep_starts);
+        slots.gather(staged, staged_starts, positions);
         slots.entity_bits
     })
     .into_iter()
@@ -476,7 +485,7 @@ pub(crate) fn snapshot_colliders(
     colliders: Query<ColliderData>,
     mut snapshot: ResMut<ColliderSnapshot>,
     mut warned: ResMut<WarnedColliders>,
-    mut swept_poses: ResMut<SweptPoses>,
+    mut previous_poses: ResMut<PreviousPoses>,
     grid: Res<BroadPhaseGrid>,
     workers: Res<Workers>,
     mut scratch: Local<SnapshotScratch>,
@@ -507,7 +516,6 @@ pub(crate) fn snapshot_colliders(
     // this rarely writes anything); skipped ones are removed afterwards.
     let total: usize = tables.iter().map(|table| table.entities.len()).sum();
     snapshot.staged.resize(total, StagedCollider::PLACEHOLDER);
-    snapshot.sweep_starts.clear();
     // Chunks of at most COLLIDERS_PER_CHUNK rows of one table, each with its
     // own slots.
     let mut chunks = Vec::new();
@@ -554,23 +562,24 @@ pub(crate) fn snapshot_colliders(
         }
     }
     remove_positions(&mut snapshot.staged, skipped);
-    // Swept colliders: their paths start where they were last time.
-    if tables.iter().any(|table| table.swept) {
-        let ColliderSnapshot {
-            staged,
-            sweep_starts,
-            ..
-        } = snapshot;
-        for staged in staged
-            .iter_mut()
-            .filter(|staged| staged.sweep_index == SWEEP_PENDING)
-        {
+    // With any collider swept, every collider's path starts where it was at
+    // the previous detection: partners of swept ones move along theirs too.
+    let ColliderSnapshot {
+        staged,
+        staged_starts,
+        ..
+    } = snapshot;
+    staged_starts.clear();
+    let keep_paths = tables
+        .iter()
+        .any(|table| table.swept && !table.entities.is_empty());
+    previous_poses.begin_detection(keep_paths);
+    if keep_paths {
+        staged_starts.extend(staged.iter().map(|staged| {
             let SnapshotCollider { entity, pose, .. } = staged.collider;
-            staged.sweep_index = sweep_starts.len() as u32;
-            sweep_starts.push(swept_poses.path_start(entity, pose));
-        }
+            previous_poses.path_start(entity, pose, staged.swept)
+        }));
     }
-    swept_poses.advance();
     lay_out(snapshot, &grid.grid, &*workers, layout);
     // Warned colliders that are valid again are warned about again if they
     // break again; those that no longer exist are forgotten.
@@ -599,7 +608,7 @@ impl ColliderSnapshot {
                 .map(|&collider| StagedCollider {
                     collider,
                     layers: CollisionLayers::ALL,
-                    sweep_index: NOT_SWEPT,
+                    swept: false,
                 })
                 .collect(),
             ..default()
@@ -653,7 +662,7 @@ mod tests {
                         pose: Isometry2d::new(Vec2::new(x, (k % 5) as f32), Rot2::radians(0.3)),
                     },
                     layers: CollisionLayers::new(k, u32::MAX),
-                    sweep_index: NOT_SWEPT,
+                    swept: false,
                 }
             })
             .collect()
@@ -679,7 +688,7 @@ mod tests {
             for (p, want) in expected.iter().enumerate() {
                 assert_eq!(snapshot.colliders[p], want.collider);
                 assert_eq!(snapshot.layers[p], want.layers);
-                assert_eq!(snapshot.sweep_index[p], want.sweep_index);
+                assert_eq!(snapshot.swept[p], want.swept);
                 assert_eq!(
                     snapshot.aabbs[p],
                     want.collider.shape.aabb(want.collider.pose)
