@@ -11,7 +11,8 @@
 //!   --warmup W                    untimed frames first (default 10)
 //!   --engines ours,swept,avian,rapier
 //!                                 which engines (default: all; `swept` is
-//!                                 ours with every collider `Swept`)
+//!                                 ours with every collider `Swept`, `mixed`
+//!                                 ours with one in a hundred `Swept`)
 //!   --threads T                   compute task pool threads (default: Bevy's)
 //!   --no-check                    skip the per-frame pair check against the truth
 //!   --seed S                      scene seed (default 1)
@@ -59,7 +60,7 @@ const BASELINE: Engine = Engine {
     touching_pairs: None,
 };
 
-const ENGINES: [Engine; 4] = [
+const ENGINES: [Engine; 5] = [
     Engine {
         name: "bevy_collide2d",
         setup: ours::setup,
@@ -70,6 +71,12 @@ const ENGINES: [Engine; 4] = [
         name: SWEPT,
         setup: ours::setup_swept,
         spawn: ours::spawn_swept,
+        touching_pairs: Some(ours::touching_pairs),
+    },
+    Engine {
+        name: MIXED,
+        setup: ours::setup_swept,
+        spawn: ours::spawn_mixed,
         touching_pairs: Some(ours::touching_pairs),
     },
     Engine {
@@ -88,6 +95,9 @@ const ENGINES: [Engine; 4] = [
 
 /// Ours with every collider `Swept`.
 const SWEPT: &str = "bevy_collide2d, all Swept";
+/// Ours with one collider in a hundred `Swept` (bullets among the crowd):
+/// every collider's pose is then kept, as the partners' paths count.
+const MIXED: &str = "bevy_collide2d, 1% Swept (mixed)";
 
 struct Options {
     counts: Vec<usize>,

@@ -5,6 +5,8 @@
 //! The `Swept` variant makes every collider [`Swept`], to show what swept
 //! detection costs: a body that wraps around the arena gets `Swept` again,
 //! as a game does for a teleport, so that it is not swept across the arena.
+//! The mixed variant makes one body in a hundred `Swept` (bullets in a
+//! crowd): what keeping every collider's previous pose costs.
 
 use std::time::{Duration, Instant};
 
@@ -70,6 +72,19 @@ pub fn spawn_swept(world: &mut World, bodies: &[Body]) -> Vec<Entity> {
                 .iter()
                 .map(|body| (body_bundle(body), collider(&body.shape), Swept)),
         )
+        .collect()
+}
+
+/// One body in a hundred `Swept`, the rest plain.
+pub fn spawn_mixed(world: &mut World, bodies: &[Body]) -> Vec<Entity> {
+    (bodies.iter().enumerate())
+        .map(|(k, body)| {
+            let mut entity = world.spawn((body_bundle(body), collider(&body.shape)));
+            if k % 100 == 0 {
+                entity.insert(Swept);
+            }
+            entity.id()
+        })
         .collect()
 }
 
