@@ -15,6 +15,8 @@ mod shape_cast;
 mod swept;
 
 #[cfg(test)]
+mod property_tests;
+#[cfg(test)]
 mod reference_tests;
 
 pub use contact::Contact;
