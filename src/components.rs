@@ -177,7 +177,8 @@ impl Collider {
 /// parent as last propagated). Commands are applied after the system that
 /// queued them, so moving and inserting in the same system works in either
 /// order. A collider's first path, when `Swept` is new, starts where it is
-/// at the next detection.
+/// at the next detection. A collider without `Swept` has no such reset: if
+/// it jumps far in one step, a swept partner sees it move along the jump.
 ///
 /// A pair that was touching at the previous detection but is apart at the
 /// start of the new path (the collider was teleported away) and touches
