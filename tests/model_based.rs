@@ -48,8 +48,8 @@ use rand::{Rng, SeedableRng, rngs::StdRng};
 
 // Bugs this test knows about. While one is open its flag is false, and the
 // operation or check that shows it is restricted so that the rest of the test
-// is still useful; true once the fix lands. The first three were fixed in
-// 253b900 and 9d83791 (each one fails this test on the code before).
+// is still useful; true once the fix lands. All four are fixed (each one
+// fails this test on the code before its fix).
 
 /// `Disabled` inserted on a collider that is touching something: its own
 /// `CollidingEntities` must be emptied. False: `Disabled` is only inserted on
@@ -65,14 +65,15 @@ const REINSERT_COLLIDING_MID_CONTACT: bool = true;
 /// path checks (5) skip pairs whose partner without `Swept` moved in the step.
 const SWEPT_PARTNERS_MOVE: bool = true;
 
-/// Found by this test (not yet fixed): two rectangles, one `Swept`, that slide
-/// past each other closely before they touch can be missed, because the
-/// conservative advancement of `geometry::time_of_impact` gives up after 256
-/// advances (each one as small as the separating-axis gap over the speed)
-/// and reports no hit. False: check 5 does not require a touch on the way of
-/// two polygons to be reported, nor a pair of polygons found only at the end
-/// of the step (time of impact 1) to have touched first then.
-const POLYGON_SWEEPS_NEVER_MISS: bool = false;
+/// Found by this test: two rectangles, one `Swept`, that slide past each
+/// other closely before they touch were missed, because the conservative
+/// advancement of `geometry::time_of_impact` gave up after 256 advances
+/// (each as small as the gap over the whole relative speed); it now measures
+/// closing speed along each face normal. False: check 5 does not require a
+/// touch on the way of two polygons to be reported, nor a pair of polygons
+/// found only at the end of the step (time of impact 1) to have touched
+/// first then.
+const POLYGON_SWEEPS_NEVER_MISS: bool = true;
 
 /// Seeds of the default test.
 const SEEDS: &[u64] = &[1, 2, 3, 4];
