@@ -748,7 +748,10 @@ mod tests {
         let a = Shape::Rect {
             half_size: Vec2::new(9.200268, 3.018679),
         };
-        let pa = Isometry2d::new(Vec2::new(-60.102722, 0.044_372_56), Rot2::radians(0.5784719));
+        let pa = Isometry2d::new(
+            Vec2::new(-60.102722, 0.044_372_56),
+            Rot2::radians(0.5784719),
+        );
         let b = Shape::Rect {
             half_size: Vec2::new(6.5790887, 10.343496),
         };
