@@ -25,7 +25,11 @@ pub struct Contact {
     /// first touch (`depth` 0, `point` where they met). `0` means they
     /// already overlapped at the start of the step without having touched
     /// at the previous detection (a teleport or a new collider put them
-    /// together); `depth` is then how deep they were at the start.
+    /// together); `depth` is then how deep they were at the start. A circle
+    /// against a turning rectangle may be reported up to a sub-step early
+    /// (see [`time_of_impact`](crate::geometry::time_of_impact)), so a small
+    /// time of impact, 0 included, can also come while they are still a
+    /// little apart.
     pub time_of_impact: f32,
 }
 
