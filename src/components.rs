@@ -152,6 +152,23 @@ impl Collider {
     }
 }
 
+/// A [`bevy::math::primitives::Circle`] as a collider of the same radius.
+impl From<Circle> for Collider {
+    fn from(circle: Circle) -> Self {
+        Self::circle(circle.radius)
+    }
+}
+
+/// A [`bevy::math::primitives::Rectangle`] as a collider of the same size,
+/// centred on the entity.
+impl From<Rectangle> for Collider {
+    fn from(rectangle: Rectangle) -> Self {
+        Self::OrientedRect {
+            half_size: rectangle.half_size,
+        }
+    }
+}
+
 /// Makes a collider's motion count: each detection also tests the path it
 /// took since the previous detection, so a fast small shape cannot pass
 /// through a thin one between two frames (tunnelling).
@@ -343,6 +360,15 @@ impl<'a> IntoIterator for &'a CollidingEntities {
 mod tests {
     use super::*;
     use crate::geometry::ShapeError;
+
+    #[test]
+    fn bevy_math_primitives_convert() {
+        assert_eq!(Collider::from(Circle::new(3.0)), Collider::circle(3.0));
+        assert_eq!(
+            Collider::from(Rectangle::new(8.0, 2.0)),
+            Collider::rect(8.0, 2.0)
+        );
+    }
 
     #[test]
     fn rect_takes_width_and_height() {
