@@ -199,15 +199,13 @@ impl RectPair {
     }
 }
 
-/// The largest of the four face-normal separations of two rectangles: a
-/// lower bound of the distance between them when positive (every separating
-/// axis gap is at most the true distance), overlapping when `<= 0`.
+/// The four face-normal separations of two rectangles, along a's x and y
+/// axes then b's: each a lower bound of the distance between them when
+/// positive (every separating axis gap is at most the true distance); they
+/// overlap when none is positive.
 #[inline]
-pub(super) fn rect_rect_separation(ha: Vec2, a: Isometry2d, hb: Vec2, b: Isometry2d) -> f32 {
-    RectPair::new(a, b)
-        .separations(ha, hb)
-        .into_iter()
-        .fold(f32::NEG_INFINITY, f32::max)
+pub(super) fn rect_rect_separations(ha: Vec2, a: Isometry2d, hb: Vec2, b: Isometry2d) -> [f32; 4] {
+    RectPair::new(a, b).separations(ha, hb)
 }
 
 /// Rotated rectangle vs rotated rectangle by separating axes on the four face

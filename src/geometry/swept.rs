@@ -7,7 +7,7 @@
 use bevy::math::bounding::{Aabb2d, BoundingVolume};
 use bevy::math::{Dir2, Isometry2d, Rot2, Vec2};
 
-use super::pairs::{circle_circle_contact, circle_rect_contact, rect_rect_separation};
+use super::pairs::{circle_circle_contact, circle_rect_contact, rect_rect_separations};
 use super::{Contact, Shape, rect_rect_contact};
 
 /// A rotating rectangle's step is cut so that it turns at most this much
@@ -266,14 +266,15 @@ fn rect_rect_time_of_impact(ha: Vec2, a: Sweep, hb: Vec2, b: Sweep) -> Option<Co
     let mut t = 0.0;
     for _ in 0..MAX_ADVANCES {
         let (pa, pb) = (a.at_angle(angle_a, t), b.at_angle(angle_b, t));
-        let gap = rect_rect_separation(ha, pa, hb, pb);
+        let separations = rect_rect_separations(ha, pa, hb, pb);
+        let gap = separations.into_iter().fold(f32::NEG_INFINITY, f32::max);
         if gap <= tolerance {
             return Some(rect_rect_touch(ha, pa, hb, pb, tolerance, t));
         }
         if !gap.is_finite() {
             return None;
         }
-        t += safe_advance(ha, pa, hb, pb, relative, turning)?;
+        t += safe_advance(separations, pa, pb, relative, turning)?;
         if t > 1.0 {
             return None;
         }
@@ -281,31 +282,29 @@ fn rect_rect_time_of_impact(ha: Vec2, a: Sweep, hb: Vec2, b: Sweep) -> Option<Co
     None
 }
 
-/// How far in time (as a fraction of the step) two separated rectangles can
-/// advance without touching: along each face normal, held fixed in the
-/// world, their gap there divided by how fast it can close (the relative
-/// translation along it plus what turning adds). Any one axis that stays
-/// open proves them apart, so the best axis counts; a rectangle sliding past
-/// another closes the gap along the sliding face slowly, where the whole
-/// relative speed would allow only tiny steps. `None` when nothing can close
-/// the gap.
+/// How far in time (as a fraction of the step) two separated rectangles at
+/// `a` and `b` can advance without touching: along each face normal, held
+/// fixed in the world, their gap there (`separations`, along a.x, a.y, b.x,
+/// b.y) divided by how fast it can close (the relative translation along it
+/// plus what turning adds). Any one axis that stays open proves them apart,
+/// so the best axis counts; a rectangle sliding past another closes the gap
+/// along the sliding face slowly, where the whole relative speed would allow
+/// only tiny steps. `None` when nothing can close the gap.
 fn safe_advance(
-    ha: Vec2,
+    separations: [f32; 4],
     a: Isometry2d,
-    hb: Vec2,
     b: Isometry2d,
     relative: Vec2,
     turning: f32,
 ) -> Option<f32> {
-    let axes_a = [a.rotation * Vec2::X, a.rotation * Vec2::Y];
-    let axes_b = [b.rotation * Vec2::X, b.rotation * Vec2::Y];
-    let reach = |half: Vec2, axes: &[Vec2; 2], n: Vec2| {
-        half.x * axes[0].dot(n).abs() + half.y * axes[1].dot(n).abs()
-    };
-    let offset = b.translation - a.translation;
+    let axes = [
+        a.rotation * Vec2::X,
+        a.rotation * Vec2::Y,
+        b.rotation * Vec2::X,
+        b.rotation * Vec2::Y,
+    ];
     let mut best = 0.0f32;
-    for n in axes_a.into_iter().chain(axes_b) {
-        let gap = offset.dot(n).abs() - reach(ha, &axes_a, n) - reach(hb, &axes_b, n);
+    for (gap, n) in separations.into_iter().zip(axes) {
         if gap <= 0.0 {
             continue;
         }
