@@ -261,9 +261,12 @@ pub fn rect_rect_contact(ha: Vec2, a: Isometry2d, hb: Vec2, b: Isometry2d) -> Op
         let normal_in_b = Vec2::new(local_normal.dot(pair.b_x), local_normal.dot(pair.b_y));
         incident_face_middle(hb, &seen_from_b, ha, -normal_in_b).map(|p| b.transform_point(p))
     };
-    let point = point.unwrap_or_else(|| {
-        let local_point = overlap_centroid(ha, &pair, hb).unwrap_or_else(|| {
-            // Only reachable when rounding clips a touching contact away: b's
+    // Sizes of very different magnitudes (1e15 against 1e-30) can overflow
+    // the clipping into NaN: then the fallbacks below, which stay finite.
+    let point = point.filter(|p| p.is_finite()).unwrap_or_else(|| {
+        let centroid = overlap_centroid(ha, &pair, hb).filter(|p| p.is_finite());
+        let local_point = centroid.unwrap_or_else(|| {
+            // Reachable when rounding clips a touching contact away: b's
             // corner deepest towards a, pulled into a.
             let corner = pair.offset
                 - pair.b_x * (hb.x * pair.b_x.dot(local_normal).signum())
