@@ -317,21 +317,16 @@ impl SnapshotSlots<'_> {
             self.swept[at] = swept;
         }
         let mut entity_bits = BitsSeen::NONE;
-        for collider in &*self.colliders {
+        let keeps_paths = !self.path_starts.is_empty();
+        for (at, (aabb, collider)) in self.aabbs.iter_mut().zip(&*self.colliders).enumerate() {
             entity_bits = entity_bits.union(BitsSeen::of(collider.entity.to_bits()));
-        }
-        let boxes = self.aabbs.iter_mut().zip(&*self.colliders);
-        if self.path_starts.is_empty() {
-            for (aabb, collider) in boxes {
-                *aabb = collider.shape.aabb(collider.pose);
-            }
-        } else {
-            for ((aabb, collider), (start, &from)) in
-                boxes.zip(self.path_starts.iter_mut().zip(positions))
-            {
-                *start = staged_starts[from as usize];
-                *aabb = swept_aabb(&collider.shape, Sweep::new(*start, collider.pose));
-            }
+            *aabb = if keeps_paths {
+                let start = staged_starts[positions[at] as usize];
+                self.path_starts[at] = start;
+                swept_aabb(&collider.shape, Sweep::new(start, collider.pose))
+            } else {
+                collider.shape.aabb(collider.pose)
+            };
         }
         self.entity_bits = entity_bits;
     }
