@@ -46,35 +46,6 @@ use bevy_collide2d::prelude::*;
 use common::{MessageLog, ObservedEvent, take_observed, test_app};
 use rand::{Rng, SeedableRng, rngs::StdRng};
 
-// Bugs this test knows about. While one is open its flag is false, and the
-// operation or check that shows it is restricted so that the rest of the test
-// is still useful; true once the fix lands. All four are fixed (each one
-// fails this test on the code before its fix).
-
-/// `Disabled` inserted on a collider that is touching something: its own
-/// `CollidingEntities` must be emptied. False: `Disabled` is only inserted on
-/// colliders that touch nothing.
-const DISABLE_MID_CONTACT: bool = true;
-
-/// `CollidingEntities` re-inserted mid-contact (which empties it) must list
-/// the contacts again after the next detection. False: it is only re-inserted
-/// when empty.
-const REINSERT_COLLIDING_MID_CONTACT: bool = true;
-
-/// The partner of a `Swept` collider moves along its own path too. False: the
-/// path checks (5) skip pairs whose partner without `Swept` moved in the step.
-const SWEPT_PARTNERS_MOVE: bool = true;
-
-/// Found by this test: two rectangles, one `Swept`, that slide past each
-/// other closely before they touch were missed, because the conservative
-/// advancement of `geometry::time_of_impact` gave up after 256 advances
-/// (each as small as the gap over the whole relative speed); it now measures
-/// closing speed along each face normal. False: check 5 does not require a
-/// touch on the way of two polygons to be reported, nor a pair of polygons
-/// found only at the end of the step (time of impact 1) to have touched
-/// first then.
-const POLYGON_SWEEPS_NEVER_MISS: bool = true;
-
 /// Seeds of the default test.
 const SEEDS: &[u64] = &[1, 2, 3, 4];
 /// Frames per seed.
@@ -469,10 +440,6 @@ impl Path {
         }
     }
 
-    fn moves(&self) -> bool {
-        self.start != self.end
-    }
-
     fn magnitude(&self) -> f64 {
         self.start.magnitude().max(self.end.magnitude())
     }
@@ -502,8 +469,8 @@ struct Stats {
     near_pairs: u64,
     /// Swept pairs whose paths were sampled.
     paths_checked: u64,
-    /// Swept pairs not path-checked: a partner's path unknown, a half turn,
-    /// or a moving partner while `SWEPT_PARTNERS_MOVE` is off.
+    /// Swept pairs not path-checked: a partner's path unknown, or a half
+    /// turn.
     paths_skipped: u64,
     /// Swept pairs that touched on the way by the model.
     paths_touching: u64,
@@ -927,9 +894,6 @@ impl Harness {
                     format!("{e} off")
                 } else {
                     let touching = self.colliding_len(e);
-                    if touching > 0 && !DISABLE_MID_CONTACT {
-                        return false;
-                    }
                     if touching > 0 {
                         self.stats.disabled_mid_contact += 1;
                     }
@@ -962,9 +926,6 @@ impl Harness {
             }
             Op::ReinsertColliding => {
                 let touching = self.colliding_len(e);
-                if touching > 0 && !REINSERT_COLLIDING_MID_CONTACT {
-                    return false;
-                }
                 if touching > 0 {
                     self.stats.reinserted_colliding_mid_contact += 1;
                 }
@@ -1423,7 +1384,7 @@ impl Harness {
             let (Some(path_a), Some(path_b)) = (paths.get(&a), paths.get(&b)) else {
                 return;
             };
-            if !Self::judged_paths(ba, path_a, bb, path_b) {
+            if !Self::judged_paths(path_a, path_b) {
                 return;
             }
             let exact = conservative_slack(ba, path_a, bb, path_b) == 0.0;
@@ -1492,14 +1453,10 @@ impl Harness {
     }
 
     /// Whether a pair's paths can be judged: no half turn (whose direction
-    /// is a matter of rounding), and while [`SWEPT_PARTNERS_MOVE`] is off, no
-    /// moving partner without `Swept`.
-    fn judged_paths(a: &Body, path_a: &Path, b: &Body, path_b: &Path) -> bool {
+    /// is a matter of rounding).
+    fn judged_paths(path_a: &Path, path_b: &Path) -> bool {
         let half_turn = |path: &Path| path.turn.abs() > PI - 1e-3;
-        let moving_partner = |body: &Body, path: &Path| !body.swept && path.moves();
-        !half_turn(path_a)
-            && !half_turn(path_b)
-            && (SWEPT_PARTNERS_MOVE || !(moving_partner(a, path_a) || moving_partner(b, path_b)))
+        !half_turn(path_a) && !half_turn(path_b)
     }
 
     fn check_swept_pair(
@@ -1515,7 +1472,7 @@ impl Harness {
             return;
         }
         let (path_a, path_b) = (paths[&pair.0], paths[&pair.1]);
-        if !Self::judged_paths(ba, &path_a, bb, &path_b) {
+        if !Self::judged_paths(&path_a, &path_b) {
             self.stats.paths_skipped += 1;
             return;
         }
@@ -1590,9 +1547,7 @@ impl Harness {
 
         // Never missed: a touch on the way starts the pair (again, after an
         // Ended, when it was touching before but apart at the start).
-        let both_polygons = ba.rounded.core.len() > 1 && bb.rounded.core.len() > 1;
-        let may_miss = both_polygons && !POLYGON_SWEEPS_NEVER_MISS;
-        if touched_on_the_way && !may_miss {
+        if touched_on_the_way {
             if !was_touching {
                 self.check(!started.is_empty(), || {
                     format!(
@@ -1648,10 +1603,6 @@ impl Harness {
                         describe(self)
                     )
                 });
-                continue;
-            }
-            if may_miss && t == 1.0 {
-                // The sweep missed; the pair was found at the end.
                 continue;
             }
             if let Some(&(s, d)) = sampled.iter().find(|&&(s, d)| s < t - 1e-3 && d < -tol) {
@@ -1790,14 +1741,8 @@ fn random_operations_match_the_model() {
     assert!(total.passed > 0, "no Swept pass: {total:?}");
     assert!(total.despawned_mid_contact > 0, "{total:?}");
     assert!(total.paths_touching > 0, "{total:?}");
-    assert!(
-        !DISABLE_MID_CONTACT || total.disabled_mid_contact > 0,
-        "{total:?}"
-    );
-    assert!(
-        !REINSERT_COLLIDING_MID_CONTACT || total.reinserted_colliding_mid_contact > 0,
-        "{total:?}"
-    );
+    assert!(total.disabled_mid_contact > 0, "{total:?}");
+    assert!(total.reinserted_colliding_mid_contact > 0, "{total:?}");
 }
 
 /// More seeds for `MODEL_SOAK_SECS` seconds (default 600), from
