@@ -8,15 +8,24 @@ use bevy::ecs::world::DeferredWorld;
 use bevy::math::{Isometry2d, Vec2, bounding::Aabb2d};
 use bevy::prelude::*;
 
-use crate::geometry::{Contact, Shape, ShapeError, TransformReading, validate_pose};
+use crate::geometry::{
+    Contact, ConvexPolygon, Shape, ShapeError, ShapeRef, TransformReading, validate_pose,
+};
 
 /// A collision shape, centred on its entity.
 ///
 /// The shape is placed by the entity's [`GlobalTransform`]: position, rotation
 /// about z (counter-clockwise, in radians, about the centre) and scale, so
 /// children of moved, rotated and scaled parents collide where they are drawn.
-/// Scale multiplies a rectangle's half size by `|scale.xy|` and a circle's
-/// radius by the larger of `|scale.x|` and `|scale.y|`.
+/// Scale, per shape:
+/// - circle: the radius times the larger of `|scale.x|` and `|scale.y|`;
+/// - rectangle: the half size times `|scale.xy|`;
+/// - capsule: the radius times `|scale.x|`, the length times `|scale.y|`;
+/// - segment and polygon: every point times `scale.xy`, signs included, so a
+///   negative scale mirrors them (and keeps a polygon convex).
+///
+/// A scale of zero on either axis hides the collider (it is left out of
+/// detection without a warning).
 ///
 /// Any two colliders whose [`CollisionLayers`] match are tested every frame;
 /// no rigid body or marker is needed.
@@ -28,8 +37,20 @@ use crate::geometry::{Contact, Shape, ShapeError, TransformReading, validate_pos
 /// let brick = Collider::rect(60.0, 20.0); // width, height
 /// let brick_pose = Isometry2d::new(Vec2::new(0.0, 18.0), Rot2::radians(0.3));
 /// assert!(ball.intersects(Isometry2d::IDENTITY, &brick, brick_pose));
+///
+/// let hero = Collider::capsule(8.0, 16.0); // radius, length between the caps
+/// let slope = Collider::segment(Vec2::new(-50.0, 0.0), Vec2::new(50.0, 25.0));
+/// let rock = Collider::convex_polygon(&[
+///     Vec2::new(-10.0, 0.0),
+///     Vec2::new(10.0, 0.0),
+///     Vec2::new(0.0, 15.0),
+/// ])
+/// .unwrap();
+/// let on_slope = Isometry2d::from_xy(0.0, 30.0);
+/// assert!(hero.intersects(on_slope, &slope, Isometry2d::IDENTITY));
+/// assert!(!rock.intersects(Isometry2d::IDENTITY, &hero, on_slope));
 /// ```
-#[derive(Component, Clone, Copy, Debug, PartialEq, Reflect)]
+#[derive(Component, Clone, Debug, PartialEq, Reflect)]
 #[reflect(Component, Debug, PartialEq, Clone)]
 #[require(CollidingEntities, CollisionLayers, Transform)]
 pub enum Collider {
@@ -43,6 +64,27 @@ pub enum Collider {
         /// Half width and half height before scaling; both finite and `> 0`.
         half_size: Vec2,
     },
+    /// A capsule standing along the local y axis: the points within `radius`
+    /// of the segment from `(0, -half_length)` to `(0, half_length)`.
+    Capsule {
+        /// Radius of the caps (half the width) before scaling; `> 0`.
+        radius: f32,
+        /// Half the distance between the cap centres before scaling; `>= 0`
+        /// (`0` is a circle).
+        half_length: f32,
+    },
+    /// A line segment between two points in local coordinates, with no
+    /// thickness: slopes, one-sided walls, laser beams. Two equal points are
+    /// a single point, which collides with what covers it.
+    Segment {
+        /// One end, in local coordinates.
+        a: Vec2,
+        /// The other end, in local coordinates.
+        b: Vec2,
+    },
+    /// A convex polygon in local coordinates, built by
+    /// [`Collider::convex_polygon`].
+    ConvexPolygon(ConvexPolygon),
 }
 
 impl Collider {
@@ -58,11 +100,74 @@ impl Collider {
         }
     }
 
+    /// A capsule along the local y axis (upright): `length` between the two
+    /// cap centres, as [`Capsule2d::new`](bevy::math::primitives::Capsule2d::new)
+    /// takes it, so it is `length + 2 * radius` tall.
+    pub const fn capsule(radius: f32, length: f32) -> Self {
+        Self::Capsule {
+            radius,
+            half_length: length * 0.5,
+        }
+    }
+
+    /// The segment from `a` to `b`, in local coordinates (not recentred).
+    pub const fn segment(a: Vec2, b: Vec2) -> Self {
+        Self::Segment { a, b }
+    }
+
+    /// The convex hull of `points`, in local coordinates (not recentred).
+    /// Fails for a point that is NaN or infinite, and when fewer than three
+    /// of the points are off one line.
+    ///
+    /// ```
+    /// # use bevy::prelude::*;
+    /// # use bevy_collide2d::prelude::*;
+    /// let ramp = Collider::convex_polygon(&[
+    ///     Vec2::new(0.0, 0.0),
+    ///     Vec2::new(40.0, 0.0),
+    ///     Vec2::new(40.0, 20.0),
+    /// ])
+    /// .expect("three points off one line");
+    /// assert!(Collider::convex_polygon(&[Vec2::ZERO, Vec2::X, Vec2::new(2.0, 0.0)]).is_err());
+    /// ```
+    pub fn convex_polygon(points: &[Vec2]) -> Result<Self, ShapeError> {
+        ConvexPolygon::new(points).map(Self::ConvexPolygon)
+    }
+
     /// The collider's geometry, unscaled.
-    pub const fn shape(&self) -> Shape {
+    pub fn shape(&self) -> Shape {
         match *self {
             Self::Circle { radius } => Shape::Circle { radius },
             Self::OrientedRect { half_size } => Shape::Rect { half_size },
+            Self::Capsule {
+                radius,
+                half_length,
+            } => Shape::Capsule {
+                radius,
+                half_length,
+            },
+            Self::Segment { a, b } => Shape::Segment { a, b },
+            Self::ConvexPolygon(ref polygon) => Shape::Polygon(polygon.clone()),
+        }
+    }
+
+    /// The collider's geometry, unscaled, without copying a polygon.
+    pub(crate) fn shape_ref(&self) -> ShapeRef<'_> {
+        match *self {
+            Self::Circle { radius } => ShapeRef::Circle { radius },
+            Self::OrientedRect { half_size } => ShapeRef::Rect { half_size },
+            Self::Capsule {
+                radius,
+                half_length,
+            } => ShapeRef::Capsule {
+                radius,
+                half_length,
+            },
+            Self::Segment { a, b } => ShapeRef::Segment { a, b },
+            Self::ConvexPolygon(ref polygon) => ShapeRef::Polygon {
+                vertices: polygon.vertices(),
+                normals: polygon.normals(),
+            },
         }
     }
 
@@ -85,19 +190,20 @@ impl Collider {
     ) -> Result<(Shape, Isometry2d), ShapeError> {
         self.validate()?;
         validate_pose(reading.pose)?;
-        let shape = self.shape().scaled(reading.scale);
+        let shape = self.shape().scaled(reading.signed_scale())?;
         shape.validate()?;
         Ok((shape, reading.pose))
     }
 
-    /// Checks that the size is finite and strictly positive.
+    /// Checks that the size is finite and strictly positive, and the points
+    /// finite.
     pub fn validate(&self) -> Result<(), ShapeError> {
-        self.shape().validate()
+        self.shape_ref().validate()
     }
 
     /// The smallest axis-aligned box containing the collider at `pose`.
     pub fn aabb(&self, pose: Isometry2d) -> Aabb2d {
-        self.shape().aabb(pose)
+        self.shape_ref().aabb(pose)
     }
 
     /// Whether this collider at `pose` and `other` at `other_pose` overlap or
@@ -105,7 +211,9 @@ impl Collider {
     /// [`Collider::try_contact`] to learn why.
     pub fn intersects(&self, pose: Isometry2d, other: &Collider, other_pose: Isometry2d) -> bool {
         self.validated_pair(pose, other, other_pose)
-            .is_ok_and(|(a, pose, b, other_pose)| a.intersects(pose, &b, other_pose))
+            .is_ok_and(|(pose, other_pose)| {
+                (self.shape_ref()).intersects(pose, other.shape_ref(), other_pose)
+            })
     }
 
     /// The contact between this collider at `pose` and `other` at
@@ -129,26 +237,25 @@ impl Collider {
         other: &Collider,
         other_pose: Isometry2d,
     ) -> Result<Option<Contact>, ShapeError> {
-        let (a, pose, b, other_pose) = self.validated_pair(pose, other, other_pose)?;
-        Ok(a.contact(pose, &b, other_pose))
+        let (pose, other_pose) = self.validated_pair(pose, other, other_pose)?;
+        Ok((self.shape_ref()).contact(pose, other.shape_ref(), other_pose))
     }
 
-    /// Both shapes and poses, checked, with the rotations renormalised (they
-    /// may be up to 1e-4 off unit length, which would otherwise scale the
-    /// shapes).
+    /// Both poses, with both shapes and poses checked and the rotations
+    /// renormalised (they may be up to 1e-4 off unit length, which would
+    /// otherwise scale the shapes).
     fn validated_pair(
         &self,
         pose: Isometry2d,
         other: &Collider,
         other_pose: Isometry2d,
-    ) -> Result<(Shape, Isometry2d, Shape, Isometry2d), ShapeError> {
-        let (a, b) = (self.shape(), other.shape());
-        a.validate()?;
-        b.validate()?;
+    ) -> Result<(Isometry2d, Isometry2d), ShapeError> {
+        self.validate()?;
+        other.validate()?;
         validate_pose(pose)?;
         validate_pose(other_pose)?;
         let unit = |p: Isometry2d| Isometry2d::new(p.translation, p.rotation.normalize());
-        Ok((a, unit(pose), b, unit(other_pose)))
+        Ok((unit(pose), unit(other_pose)))
     }
 }
 
@@ -166,6 +273,35 @@ impl From<Rectangle> for Collider {
         Self::OrientedRect {
             half_size: rectangle.half_size,
         }
+    }
+}
+
+/// A [`Capsule2d`](bevy::math::primitives::Capsule2d) as an upright capsule
+/// collider of the same radius and length.
+impl From<Capsule2d> for Collider {
+    fn from(capsule: Capsule2d) -> Self {
+        Self::Capsule {
+            radius: capsule.radius,
+            half_length: capsule.half_length,
+        }
+    }
+}
+
+/// A [`Segment2d`](bevy::math::primitives::Segment2d) as a segment collider
+/// between the same two points.
+impl From<Segment2d> for Collider {
+    fn from(segment: Segment2d) -> Self {
+        Self::segment(segment.point1(), segment.point2())
+    }
+}
+
+/// A [`ConvexPolygon`](bevy::math::primitives::ConvexPolygon) as a polygon
+/// collider; fails as [`Collider::convex_polygon`] does.
+impl TryFrom<&bevy::math::primitives::ConvexPolygon> for Collider {
+    type Error = ShapeError;
+
+    fn try_from(polygon: &bevy::math::primitives::ConvexPolygon) -> Result<Self, ShapeError> {
+        Self::convex_polygon(polygon.vertices())
     }
 }
 
@@ -341,10 +477,12 @@ fn clear_on_insert(mut world: DeferredWorld, context: HookContext) {
 
 /// A 2D pose and scale read from a [`GlobalTransform`], as detection reads
 /// it: the translation, the rotation of its x axis about z, and the lengths
-/// of its x and y axes projected on the xy plane (shear is ignored).
+/// of its x and y axes projected on the xy plane (shear is ignored), the y
+/// length negative when the transform mirrors. [`Shape::scaled`] with this
+/// scale, placed by this pose, is where detection sees the collider.
 pub fn pose_and_scale(transform: &GlobalTransform) -> (Isometry2d, Vec2) {
     let reading = TransformReading::of(&transform.affine());
-    (reading.pose, reading.scale)
+    (reading.pose, reading.signed_scale())
 }
 
 impl<'a> IntoIterator for &'a CollidingEntities {

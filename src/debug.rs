@@ -192,6 +192,20 @@ fn draw_colliders(
                 Shape::Rect { half_size } => {
                     gizmos.rect_2d(pose, half_size * 2.0, color);
                 }
+                Shape::Capsule {
+                    radius,
+                    half_length,
+                } => {
+                    gizmos.primitive_2d(&Capsule2d::new(radius, 2.0 * half_length), pose, color);
+                }
+                Shape::Segment { a, b } => {
+                    gizmos.line_2d(pose * a, pose * b, color);
+                }
+                Shape::Polygon(ref polygon) => {
+                    let vertices = polygon.vertices();
+                    let closed = vertices.iter().chain(vertices.first());
+                    gizmos.linestrip_2d(closed.map(|&v| pose * v), color);
+                }
             }
         }
         if style.draw_aabbs {

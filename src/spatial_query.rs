@@ -8,7 +8,7 @@ use bevy::math::{Dir2, Isometry2d, Vec2};
 use bevy::prelude::*;
 
 use crate::components::{Collider, CollisionLayers};
-use crate::geometry::{cast_shape, checked_ray, validate_pose};
+use crate::geometry::{cast_shape_of, checked_ray, validate_pose};
 use crate::grid::SpatialGrid;
 use crate::stages::broad_phase_grid::BroadPhaseGrid;
 use crate::stages::snapshot::ColliderSnapshot;
@@ -185,9 +185,7 @@ impl SpatialQuery<'_> {
         let (entity, hit) =
             self.nearest_along(start, direction, max_distance, filter, |index, limit| {
                 let target = &snapshot.colliders[index];
-                let hit = target
-                    .shape
-                    .cast_ray(target.pose, origin, direction, limit)?;
+                let hit = (snapshot.shape(index)).cast_ray(target.pose, origin, direction, limit)?;
                 Some((hit.distance, hit.point, hit.normal))
             })?;
         Some(RayHit {
@@ -213,7 +211,7 @@ impl SpatialQuery<'_> {
         self.visit_overlapping(&query, |index| {
             let target = &snapshot.colliders[index];
             if filter.accepts(target.entity, &snapshot.layers[index])
-                && target.shape.contains_point(target.pose, point)
+                && snapshot.shape(index).contains_point(target.pose, point)
             {
                 hits.push(target.entity);
             }
@@ -234,7 +232,7 @@ impl SpatialQuery<'_> {
         filter: &QueryFilter,
     ) -> Vec<Entity> {
         let mut hits = Vec::new();
-        let shape = collider.shape();
+        let shape = collider.shape_ref();
         if shape.validate().is_err() || validate_pose(pose).is_err() {
             return hits;
         }
@@ -245,7 +243,7 @@ impl SpatialQuery<'_> {
         self.visit_overlapping(&shape.aabb(pose), |index| {
             let target = &snapshot.colliders[index];
             if filter.accepts(target.entity, &snapshot.layers[index])
-                && shape.intersects(pose, &target.shape, target.pose)
+                && shape.intersects(pose, snapshot.shape(index), target.pose)
             {
                 hits.push(target.entity);
             }
@@ -273,7 +271,7 @@ impl SpatialQuery<'_> {
         max_distance: f32,
         filter: &QueryFilter,
     ) -> Option<ShapeHit> {
-        let shape = collider.shape();
+        let shape = collider.shape_ref();
         if shape.validate().is_err() || validate_pose(pose).is_err() {
             return None;
         }
@@ -286,12 +284,12 @@ impl SpatialQuery<'_> {
         let (entity, hit) =
             self.nearest_along(start, direction, max_distance, filter, |index, _| {
                 let target = &snapshot.colliders[index];
-                let hit = cast_shape(
-                    &shape,
+                let hit = cast_shape_of(
+                    shape,
                     pose,
                     direction,
                     max_distance,
-                    &target.shape,
+                    snapshot.shape(index),
                     target.pose,
                 )?;
                 Some((hit.distance, hit.point, hit.normal))

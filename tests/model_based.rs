@@ -126,25 +126,58 @@ const OPS: &[(Op, u32)] = &[
 enum ShapeKind {
     Circle,
     Rect,
+    Capsule,
+    Segment,
+    Polygon,
 }
 
-const SHAPE_KINDS: &[ShapeKind] = &[ShapeKind::Circle, ShapeKind::Rect];
+const SHAPE_KINDS: &[ShapeKind] = &[
+    ShapeKind::Circle,
+    ShapeKind::Rect,
+    ShapeKind::Capsule,
+    ShapeKind::Segment,
+    ShapeKind::Polygon,
+];
 
 fn random_collider(rng: &mut StdRng) -> Collider {
     match SHAPE_KINDS[rng.random_range(0..SHAPE_KINDS.len())] {
         ShapeKind::Circle => Collider::circle(rng.random_range(0.5..10.0)),
         // From thin walls to big boxes.
         ShapeKind::Rect => Collider::rect(rng.random_range(0.3..24.0), rng.random_range(0.3..24.0)),
+        ShapeKind::Capsule => Collider::capsule(rng.random_range(0.3..6.0), rng.random_range(0.0..16.0)),
+        // Off-centre on purpose: segments and polygons are not recentred.
+        ShapeKind::Segment => {
+            let a = Vec2::new(rng.random_range(-12.0..12.0), rng.random_range(-12.0..12.0));
+            let b = if rng.random_bool(0.05) {
+                a // a point
+            } else {
+                Vec2::new(rng.random_range(-12.0..12.0), rng.random_range(-12.0..12.0))
+            };
+            Collider::segment(a, b)
+        }
+        ShapeKind::Polygon => loop {
+            let centre = Vec2::new(rng.random_range(-4.0..4.0), rng.random_range(-4.0..4.0));
+            let size = rng.random_range(0.5..12.0);
+            let points: Vec<Vec2> = (0..rng.random_range(3..9))
+                .map(|_| centre + Vec2::new(rng.random_range(-size..size), rng.random_range(-size..size)))
+                .collect();
+            if let Ok(polygon) = Collider::convex_polygon(&points) {
+                break polygon;
+            }
+        },
     }
 }
 
 /// A collider that detection must skip: zero, negative or NaN size.
 fn invalid_collider(rng: &mut StdRng) -> Collider {
-    match rng.random_range(0..4) {
+    match rng.random_range(0..7) {
         0 => Collider::circle(0.0),
         1 => Collider::circle(-2.0),
         2 => Collider::rect(f32::NAN, 3.0),
-        _ => Collider::rect(4.0, 0.0),
+        3 => Collider::rect(4.0, 0.0),
+        4 => Collider::capsule(-1.0, 4.0),
+        5 => Collider::capsule(1.0, f32::NAN),
+        _ => Collider::segment(Vec2::ZERO, Vec2::new(f32::INFINITY, 1.0)),
     }
 }
 
@@ -261,6 +294,52 @@ impl Rounded {
                     radius: 0.0,
                     reach: h.length(),
                     thickness: h.min_element(),
+                    turns: true,
+                }
+            }
+            Shape::Capsule {
+                radius,
+                half_length,
+            } => {
+                let h = f64::from(half_length);
+                Self {
+                    core: if h > 0.0 {
+                        vec![DVec2::new(0.0, -h), DVec2::new(0.0, h)]
+                    } else {
+                        vec![DVec2::ZERO]
+                    },
+                    radius: f64::from(radius),
+                    reach: h,
+                    thickness: f64::from(radius),
+                    turns: h > 0.0,
+                }
+            }
+            Shape::Segment { a, b } => {
+                let (a, b) = (a.as_dvec2(), b.as_dvec2());
+                Self {
+                    core: if a == b { vec![a] } else { vec![a, b] },
+                    radius: 0.0,
+                    reach: a.length().max(b.length()),
+                    thickness: 0.0,
+                    turns: true,
+                }
+            }
+            Shape::Polygon(ref polygon) => {
+                let core: Vec<DVec2> = polygon.vertices().iter().map(|v| v.as_dvec2()).collect();
+                // Half the thinnest width: the least extent over edge normals.
+                let n = core.len();
+                let thickness = (0..n)
+                    .map(|i| {
+                        let normal = (core[(i + 1) % n] - core[i]).perp().normalize();
+                        let (lo, hi) = project(&core, normal);
+                        0.5 * (hi - lo)
+                    })
+                    .fold(f64::INFINITY, f64::min);
+                Self {
+                    reach: core.iter().map(|v| v.length()).fold(0.0, f64::max),
+                    core,
+                    radius: 0.0,
+                    thickness,
                     turns: true,
                 }
             }
@@ -840,8 +919,9 @@ impl Harness {
                 } else {
                     random_collider(&mut self.rng)
                 };
+                let description = format!("{e} to {collider:?}");
                 self.app.world_mut().entity_mut(e).insert(collider);
-                format!("{e} to {collider:?}")
+                description
             }
             Op::RemoveCollider => {
                 self.app.world_mut().entity_mut(e).remove::<Collider>();
@@ -936,7 +1016,7 @@ impl Harness {
                 format!("{e}, touching {touching}")
             }
             Op::ReinsertCollider => {
-                let Some(&collider) = self.app.world().get::<Collider>(e) else {
+                let Some(collider) = self.app.world().get::<Collider>(e).cloned() else {
                     return false;
                 };
                 self.app.world_mut().entity_mut(e).insert(collider);
@@ -974,8 +1054,8 @@ impl Harness {
             bodies.insert(
                 e,
                 Body {
-                    shape,
                     rounded: Rounded::of(&shape),
+                    shape,
                     pose: Pose64::of(pose),
                     layers: entity.get::<CollisionLayers>().copied().unwrap_or_default(),
                     swept: entity.contains::<Swept>(),

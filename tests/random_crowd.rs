@@ -96,7 +96,7 @@ fn brute_force_pairs(app: &mut App) -> BTreeSet<(Entity, Entity)> {
             // plugin does.
             let (pose, scale) = pose_and_scale(global);
             assert!(scale.abs_diff_eq(Vec2::ONE, 1e-3), "{scale}");
-            (entity, collider.shape().scaled(scale), pose)
+            (entity, collider.shape().scaled(scale).unwrap(), pose)
         })
         .collect();
     let mut pairs = BTreeSet::new();

@@ -7,7 +7,9 @@
 //! never returns NaN for valid shapes and finite poses.
 
 mod contact;
+mod convex;
 mod pairs;
+mod polygon;
 mod pose;
 mod ray;
 mod shape;
@@ -26,8 +28,12 @@ pub use pairs::{
 };
 pub(crate) use pose::TransformReading;
 pub(crate) use ray::checked_ray;
-pub use ray::{RayIntersection, ray_circle, ray_rect};
+pub use ray::{RayIntersection, ray_circle, ray_rect, ray_segment};
+pub use polygon::ConvexPolygon;
+pub(crate) use polygon::scaled_points_into;
+pub(crate) use shape::ShapeRef;
 pub use shape::{MAX_MAGNITUDE, Shape, ShapeError, validate_pose};
+pub(crate) use shape_cast::cast_shape_of;
 pub use shape_cast::{ShapeCastHit, cast_shape};
-pub(crate) use swept::time_of_impact_from_apart;
+pub(crate) use swept::{swept_aabb_of, time_of_impact_from_apart};
 pub use swept::{MAX_SUBSTEP_ANGLE, Sweep, swept_aabb, time_of_impact};

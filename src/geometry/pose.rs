@@ -12,6 +12,8 @@ pub(crate) struct TransformReading {
     pub(crate) scale: Vec2,
     /// Cosine of the angle between those axes (0 unless sheared).
     pub(crate) shear: f32,
+    /// Whether the transform mirrors (its x and y axes turn clockwise).
+    pub(crate) mirrored: bool,
 }
 
 impl TransformReading {
@@ -43,6 +45,18 @@ impl TransformReading {
             } else {
                 0.0
             },
+            mirrored: x_axis.perp_dot(y_axis) < 0.0,
+        }
+    }
+
+    /// The scale with the mirror, if any, on the y axis: with
+    /// [`Self::pose`], it maps local points where the transform does.
+    #[inline]
+    pub(crate) fn signed_scale(&self) -> Vec2 {
+        if self.mirrored {
+            Vec2::new(self.scale.x, -self.scale.y)
+        } else {
+            self.scale
         }
     }
 }
@@ -64,6 +78,13 @@ mod tests {
         assert_eq!(reading.pose.translation, Vec2::new(4.0, 5.0));
         assert!((reading.scale - Vec2::new(2.0, 3.0)).abs().max_element() < 1e-6);
         assert!(reading.shear < 1e-6);
+        // A negative scale on one axis mirrors: local points land where the
+        // transform puts them.
+        assert!(reading.mirrored);
+        let local = Vec2::new(1.0, 2.0);
+        let placed = reading.pose.transform_point(local * reading.signed_scale());
+        let expected = affine.transform_point3(local.extend(0.0)).truncate();
+        assert!((placed - expected).abs().max_element() < 1e-5, "{placed} {expected}");
         // A non-uniform scale above a rotation shears.
         let sheared =
             Affine3A::from_scale(Vec3::new(1.0, 3.0, 1.0)) * Affine3A::from_rotation_z(0.5);

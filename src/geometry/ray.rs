@@ -15,7 +15,7 @@
 
 use bevy::math::{Dir2, Isometry2d, Vec2};
 
-use super::{Shape, validate_pose};
+use super::{Shape, ShapeRef, validate_pose};
 
 /// Where a ray first meets a shape.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -62,13 +62,54 @@ impl Shape {
         direction: Dir2,
         max_distance: f32,
     ) -> Option<RayIntersection> {
+        self.as_ref().cast_ray(pose, origin, direction, max_distance)
+    }
+}
+
+impl ShapeRef<'_> {
+    pub(crate) fn cast_ray(
+        &self,
+        pose: Isometry2d,
+        origin: Vec2,
+        direction: Dir2,
+        max_distance: f32,
+    ) -> Option<RayIntersection> {
         self.validate().ok()?;
         validate_pose(pose).ok()?;
         match *self {
-            Shape::Circle { radius } => {
+            ShapeRef::Circle { radius } => {
                 ray_circle(origin, direction, max_distance, pose.translation, radius)
             }
-            Shape::Rect { half_size } => ray_rect(origin, direction, max_distance, half_size, pose),
+            ShapeRef::Rect { half_size } => ray_rect(origin, direction, max_distance, half_size, pose),
+            ShapeRef::Capsule {
+                radius,
+                half_length,
+            } => {
+                // A capsule is its middle rectangle and its two end discs: the
+                // first hit on any of them is the first hit on the capsule.
+                let cap = pose.rotation * Vec2::new(0.0, half_length);
+                let middle = (half_length > 0.0)
+                    .then(|| {
+                        let half_size = Vec2::new(radius, half_length);
+                        ray_rect(origin, direction, max_distance, half_size, pose)
+                    })
+                    .flatten();
+                [pose.translation + cap, pose.translation - cap]
+                    .into_iter()
+                    .filter_map(|center| ray_circle(origin, direction, max_distance, center, radius))
+                    .chain(middle)
+                    .min_by(|p, q| p.distance.total_cmp(&q.distance))
+            }
+            ShapeRef::Segment { a, b } => ray_segment(
+                origin,
+                direction,
+                max_distance,
+                pose.transform_point(a),
+                pose.transform_point(b),
+            ),
+            ShapeRef::Polygon { vertices, normals } => {
+                ray_polygon(origin, direction, max_distance, vertices, normals, pose)
+            }
         }
     }
 }
@@ -211,6 +252,103 @@ pub fn ray_rect(
         distance,
         point: origin + *direction * distance,
         normal,
+    })
+}
+
+/// Ray vs the segment from `a` to `b` (world space). A ray along the
+/// segment's line hits its nearer end; one starting on it hits at 0.
+pub fn ray_segment(
+    origin: Vec2,
+    direction: Dir2,
+    max_distance: f32,
+    a: Vec2,
+    b: Vec2,
+) -> Option<RayIntersection> {
+    let direction = checked_ray(origin, direction, max_distance)?;
+    if !(a.is_finite() && b.is_finite()) {
+        return None;
+    }
+    let (edge, to_a) = (b - a, a - origin);
+    let crossing = direction.perp_dot(edge);
+    let hit = |distance: f32, normal: Vec2| {
+        (distance <= max_distance).then(|| RayIntersection {
+            distance,
+            point: origin + *direction * distance,
+            normal: Dir2::new(normal).unwrap_or(-direction),
+        })
+    };
+    if crossing == 0.0 {
+        // Parallel: a hit only along the same line, at the nearer end ahead.
+        if to_a.perp_dot(*direction) != 0.0 {
+            return None;
+        }
+        let (ta, tb) = (to_a.dot(*direction), (b - origin).dot(*direction));
+        if ta.min(tb) <= 0.0 && ta.max(tb) >= 0.0 {
+            return Some(inside_hit(origin, direction));
+        }
+        let nearest = ta.min(tb);
+        return if nearest > 0.0 { hit(nearest, -*direction) } else { None };
+    }
+    let distance = to_a.perp_dot(edge) / crossing;
+    let along = to_a.perp_dot(*direction) / crossing;
+    if !(distance >= 0.0 && (0.0..=1.0).contains(&along)) {
+        return None;
+    }
+    // The side of the segment facing the ray.
+    let normal = Vec2::new(edge.y, -edge.x) * -crossing.signum();
+    hit(distance, normal)
+}
+
+/// Ray vs a convex polygon (local vertices and outward normals, placed by
+/// `pose`): the ray is inside every edge's half-plane from where it has
+/// entered all of them until it leaves any.
+fn ray_polygon(
+    origin: Vec2,
+    direction: Dir2,
+    max_distance: f32,
+    vertices: &[Vec2],
+    normals: &[Vec2],
+    pose: Isometry2d,
+) -> Option<RayIntersection> {
+    let direction = checked_ray(origin, direction, max_distance)?;
+    let inverse = pose.rotation.inverse();
+    let local_origin = inverse * (origin - pose.translation);
+    let local_direction = inverse * *direction;
+    if !(local_origin.is_finite() && local_direction.is_finite()) {
+        return None;
+    }
+    let (mut enter, mut exit) = (f32::NEG_INFINITY, f32::INFINITY);
+    let mut entered = None;
+    for (&vertex, &normal) in vertices.iter().zip(normals) {
+        // How far inside this edge's half-plane the origin is.
+        let inside = normal.dot(vertex - local_origin);
+        let closing = normal.dot(local_direction);
+        if closing == 0.0 {
+            if inside < 0.0 {
+                return None;
+            }
+            continue;
+        }
+        let t = inside / closing;
+        if closing < 0.0 {
+            if t > enter {
+                enter = t;
+                entered = Some(normal);
+            }
+        } else {
+            exit = exit.min(t);
+        }
+    }
+    if enter.is_nan() || exit.is_nan() || enter > exit || exit < 0.0 {
+        return None;
+    }
+    let Some(normal) = entered.filter(|_| enter > 0.0) else {
+        return Some(inside_hit(origin, direction));
+    };
+    (enter <= max_distance).then(|| RayIntersection {
+        distance: enter,
+        point: origin + *direction * enter,
+        normal: Dir2::new(pose.rotation * normal).unwrap_or(-direction),
     })
 }
 
@@ -598,14 +736,14 @@ mod tests {
     /// `grow` widens the shape (negative shrinks it), to tell clear cases
     /// from ones too close to call in f32. Returns the distance and normal.
     fn reference_cast(
-        shape: Shape,
+        shape: &Shape,
         pose: Isometry2d,
         origin: DVec2,
         direction: DVec2,
         grow: f64,
     ) -> Option<(f64, DVec2)> {
         let center = pose.translation.as_dvec2();
-        match shape {
+        match *shape {
             Shape::Circle { radius } => {
                 let radius = f64::from(radius) + grow;
                 let offset = origin - center;
@@ -652,6 +790,7 @@ mod tests {
                 }
                 best
             }
+            _ => unreachable!("circles and rectangles only; see reference_cast_convex"),
         }
     }
 
@@ -683,8 +822,8 @@ mod tests {
                 f32::INFINITY
             };
             let (o, d) = (origin.as_dvec2(), direction.as_vec2().as_dvec2());
-            let grown = reference_cast(shape, pose, o, d, MARGIN);
-            let shrunk = reference_cast(shape, pose, o, d, -MARGIN);
+            let grown = reference_cast(&shape, pose, o, d, MARGIN);
+            let shrunk = reference_cast(&shape, pose, o, d, -MARGIN);
             let max = f64::from(max_distance);
             let actual = shape.cast_ray(pose, origin, direction, max_distance);
             let reachable = |hit: Option<(f64, DVec2)>| hit.is_some_and(|(t, _)| t <= max);

@@ -1,11 +1,13 @@
 use bevy::math::{Isometry2d, Vec2, bounding::Aabb2d};
 use core::fmt;
 
-use super::{Contact, pairs};
+use super::{Contact, ConvexPolygon, convex, pairs};
 
-/// A collision shape centred on its local origin, in world units (scale
-/// already applied).
-#[derive(Clone, Copy, Debug, PartialEq)]
+/// A collision shape in local coordinates, in world units (scale already
+/// applied). A pose ([`Isometry2d`]) places it in the world: circles,
+/// rectangles and capsules are centred on the pose's origin; segments and
+/// polygons are where their points put them relative to it.
+#[derive(Clone, Debug, PartialEq)]
 pub enum Shape {
     /// A disc of the given radius.
     Circle {
@@ -18,6 +20,36 @@ pub enum Shape {
         /// Half width and half height, both `> 0`.
         half_size: Vec2,
     },
+    /// The points within `radius` of the segment from `(0, -half_length)` to
+    /// `(0, half_length)`: a capsule standing along the local y axis.
+    Capsule {
+        /// Radius of the two caps and half the width, `> 0`.
+        radius: f32,
+        /// Half the distance between the cap centres, `>= 0` (`0` is a
+        /// circle).
+        half_length: f32,
+    },
+    /// The segment between two points, with no thickness. Equal points are a
+    /// single point: it collides with what covers it.
+    Segment {
+        /// One end.
+        a: Vec2,
+        /// The other end.
+        b: Vec2,
+    },
+    /// A convex polygon.
+    Polygon(ConvexPolygon),
+}
+
+/// A [`Shape`] seen without owning a polygon's points: what every test runs
+/// on, so that detection can keep polygons in one table per frame.
+#[derive(Clone, Copy, Debug)]
+pub(crate) enum ShapeRef<'a> {
+    Circle { radius: f32 },
+    Rect { half_size: Vec2 },
+    Capsule { radius: f32, half_length: f32 },
+    Segment { a: Vec2, b: Vec2 },
+    Polygon { vertices: &'a [Vec2], normals: &'a [Vec2] },
 }
 
 /// The largest size or coordinate accepted, in world units. Beyond it, squared
@@ -28,11 +60,21 @@ pub const MAX_MAGNITUDE: f32 = 1e15;
 /// Why a shape or a pose cannot take part in collision tests.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub enum ShapeError {
-    /// A circle radius that is zero, negative, NaN, or above [`MAX_MAGNITUDE`].
+    /// A circle or capsule radius that is zero, negative, NaN, or above
+    /// [`MAX_MAGNITUDE`].
     InvalidRadius(f32),
     /// A rectangle half size with a component that is zero, negative, NaN, or
     /// above [`MAX_MAGNITUDE`].
     InvalidHalfSize(Vec2),
+    /// A capsule half length that is negative, NaN or above
+    /// [`MAX_MAGNITUDE`].
+    InvalidLength(f32),
+    /// A segment end or polygon vertex that is NaN or beyond
+    /// [`MAX_MAGNITUDE`].
+    InvalidVertex(Vec2),
+    /// Polygon points of which fewer than three are off one line (the number
+    /// of points given): their hull has no area.
+    DegeneratePolygon(usize),
     /// A pose whose translation is NaN or beyond [`MAX_MAGNITUDE`], or whose
     /// rotation is NaN or not of unit length.
     InvalidPose(Isometry2d),
@@ -42,14 +84,24 @@ impl fmt::Display for ShapeError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
             Self::InvalidRadius(r) => {
-                write!(
-                    f,
-                    "circle radius must be > 0 and at most {MAX_MAGNITUDE:e}, got {r}"
-                )
+                write!(f, "radius must be > 0 and at most {MAX_MAGNITUDE:e}, got {r}")
             }
             Self::InvalidHalfSize(h) => write!(
                 f,
                 "rectangle half size must be > 0 and at most {MAX_MAGNITUDE:e} on both axes, got {h}"
+            ),
+            Self::InvalidLength(l) => write!(
+                f,
+                "capsule length must be >= 0 and at most {MAX_MAGNITUDE:e}, got {}",
+                2.0 * l
+            ),
+            Self::InvalidVertex(v) => write!(
+                f,
+                "points must be finite with coordinates of at most {MAX_MAGNITUDE:e}, got {v}"
+            ),
+            Self::DegeneratePolygon(n) => write!(
+                f,
+                "a convex polygon needs at least 3 points not on one line, got {n} points without"
             ),
             Self::InvalidPose(p) => write!(
                 f,
@@ -67,109 +119,100 @@ pub fn validate_pose(pose: Isometry2d) -> Result<(), ShapeError> {
     // `is_normalized` tolerates float noise (length within 1e-4 of 1) and
     // rejects NaN; anything beyond would skew the shape.
     // `max_element` skips NaN, so finiteness is checked on its own.
-    let translation_ok =
-        pose.translation.is_finite() && pose.translation.abs().max_element() <= MAX_MAGNITUDE;
-    if translation_ok && pose.rotation.is_normalized() {
+    if within_magnitude(pose.translation) && pose.rotation.is_normalized() {
         Ok(())
     } else {
         Err(ShapeError::InvalidPose(pose))
     }
 }
 
+/// Finite and at most [`MAX_MAGNITUDE`] on both axes.
+pub(crate) fn within_magnitude(v: Vec2) -> bool {
+    v.is_finite() && v.abs().max_element() <= MAX_MAGNITUDE
+}
+
+/// `0 < value <= MAX_MAGNITUDE` (NaN fails).
+fn positive_size(value: f32) -> bool {
+    value > 0.0 && value <= MAX_MAGNITUDE
+}
+
 impl Shape {
-    /// Checks that the shape's size is finite and strictly positive.
-    pub fn validate(&self) -> Result<(), ShapeError> {
+    /// The shape seen as the tests see it.
+    pub(crate) fn as_ref(&self) -> ShapeRef<'_> {
         match *self {
-            Shape::Circle { radius } => {
-                if radius > 0.0 && radius <= MAX_MAGNITUDE {
-                    Ok(())
-                } else {
-                    Err(ShapeError::InvalidRadius(radius))
-                }
-            }
-            Shape::Rect { half_size } => {
-                if half_size.cmpgt(Vec2::ZERO).all()
-                    && half_size.cmple(Vec2::splat(MAX_MAGNITUDE)).all()
-                {
-                    Ok(())
-                } else {
-                    Err(ShapeError::InvalidHalfSize(half_size))
-                }
-            }
+            Shape::Circle { radius } => ShapeRef::Circle { radius },
+            Shape::Rect { half_size } => ShapeRef::Rect { half_size },
+            Shape::Capsule {
+                radius,
+                half_length,
+            } => ShapeRef::Capsule {
+                radius,
+                half_length,
+            },
+            Shape::Segment { a, b } => ShapeRef::Segment { a, b },
+            Shape::Polygon(ref polygon) => ShapeRef::Polygon {
+                vertices: polygon.vertices(),
+                normals: polygon.normals(),
+            },
         }
     }
 
-    /// The shape scaled by a transform's `scale.xy`: a rectangle's half size by
-    /// `|scale|` per axis, a circle's radius by the larger of `|scale.x|`,
-    /// `|scale.y|` (so the circle covers what a scaled sprite covers).
-    #[must_use]
-    pub fn scaled(&self, scale: Vec2) -> Self {
-        let scale = scale.abs();
-        match *self {
+    /// Checks that the shape's size is finite and strictly positive (a
+    /// capsule's length may be 0), and its points finite.
+    pub fn validate(&self) -> Result<(), ShapeError> {
+        self.as_ref().validate()
+    }
+
+    /// The shape scaled by a transform's `scale.xy`:
+    /// - a circle's radius by the larger of `|scale.x|`, `|scale.y|` (so the
+    ///   circle covers what a scaled sprite covers);
+    /// - a rectangle's half size by `|scale|` per axis;
+    /// - a capsule's radius by `|scale.x|` and its length by `|scale.y|`;
+    /// - a segment's ends and a polygon's vertices by `scale`, signs included
+    ///   (a negative component mirrors them).
+    ///
+    /// A polygon scaled to no area (a zero component) is an error.
+    pub fn scaled(&self, scale: Vec2) -> Result<Self, ShapeError> {
+        let abs = scale.abs();
+        Ok(match *self {
             Shape::Circle { radius } => Shape::Circle {
-                radius: radius * scale.max_element(),
+                radius: radius * abs.max_element(),
             },
             Shape::Rect { half_size } => Shape::Rect {
-                half_size: half_size * scale,
+                half_size: half_size * abs,
             },
-        }
+            Shape::Capsule {
+                radius,
+                half_length,
+            } => Shape::Capsule {
+                radius: radius * abs.x,
+                half_length: half_length * abs.y,
+            },
+            Shape::Segment { a, b } => Shape::Segment {
+                a: a * scale,
+                b: b * scale,
+            },
+            Shape::Polygon(ref polygon) => Shape::Polygon(polygon.scaled(scale)?),
+        })
     }
 
     /// An axis-aligned box that contains the shape at `pose`: the tightest
     /// one, widened by a few float steps so that shapes the exact tests find
     /// touching always have overlapping boxes despite rounding.
     pub fn aabb(&self, pose: Isometry2d) -> Aabb2d {
-        let tight = match *self {
-            Shape::Circle { radius } => Vec2::splat(radius),
-            Shape::Rect { half_size } => {
-                let (sin, cos) = (pose.rotation.sin.abs(), pose.rotation.cos.abs());
-                Vec2::new(
-                    cos * half_size.x + sin * half_size.y,
-                    sin * half_size.x + cos * half_size.y,
-                )
-            }
-        };
-        // Rounding of `centre +- extent` and of the narrow-phase arithmetic is
-        // relative to the magnitudes involved.
-        let slack =
-            (pose.translation.abs().max_element() + tight.max_element()) * (8.0 * f32::EPSILON);
-        let half_extents = tight + slack;
-        Aabb2d {
-            min: pose.translation - half_extents,
-            max: pose.translation + half_extents,
-        }
+        self.as_ref().aabb(pose)
     }
 
-    /// Whether the shape at `pose` contains `point` (boundary included).
+    /// Whether the shape at `pose` contains `point` (boundary included; a
+    /// segment contains the points on it, to within rounding).
     pub fn contains_point(&self, pose: Isometry2d, point: Vec2) -> bool {
-        match *self {
-            Shape::Circle { radius } => {
-                (point - pose.translation).length_squared() <= radius * radius
-            }
-            Shape::Rect { half_size } => {
-                let local = pose.inverse_transform_point(point);
-                local.abs().cmple(half_size).all()
-            }
-        }
+        self.as_ref().contains_point(pose, point)
     }
 
     /// Whether this shape at `pose` and `other` at `other_pose` overlap or
     /// touch. Same answer as [`Shape::contact`]`.is_some()`, cheaper.
     pub fn intersects(&self, pose: Isometry2d, other: &Shape, other_pose: Isometry2d) -> bool {
-        match (*self, *other) {
-            (Shape::Circle { radius: ra }, Shape::Circle { radius: rb }) => {
-                pairs::circle_circle_intersects(ra, pose.translation, rb, other_pose.translation)
-            }
-            (Shape::Circle { radius }, Shape::Rect { half_size }) => {
-                pairs::circle_rect_intersects(radius, pose.translation, half_size, other_pose)
-            }
-            (Shape::Rect { half_size }, Shape::Circle { radius }) => {
-                pairs::circle_rect_intersects(radius, other_pose.translation, half_size, pose)
-            }
-            (Shape::Rect { half_size: ha }, Shape::Rect { half_size: hb }) => {
-                pairs::rect_rect_intersects(ha, pose, hb, other_pose)
-            }
-        }
+        self.as_ref().intersects(pose, other.as_ref(), other_pose)
     }
 
     /// The contact between this shape at `pose` and `other` at `other_pose`,
@@ -181,20 +224,173 @@ impl Shape {
         other: &Shape,
         other_pose: Isometry2d,
     ) -> Option<Contact> {
-        match (*self, *other) {
-            (Shape::Circle { radius: ra }, Shape::Circle { radius: rb }) => {
+        self.as_ref().contact(pose, other.as_ref(), other_pose)
+    }
+
+    /// The closest points of this shape at `pose` and `other` at
+    /// `other_pose` (on this one, on the other) and the distance between
+    /// them; `None` when they overlap or touch.
+    pub fn closest_points(
+        &self,
+        pose: Isometry2d,
+        other: &Shape,
+        other_pose: Isometry2d,
+    ) -> Option<(Vec2, Vec2, f32)> {
+        let (a, b) = (self.as_ref(), other.as_ref());
+        convex::closest_surface_points(&convex::Core::new(a, pose), &convex::Core::new(b, other_pose))
+    }
+}
+
+impl ShapeRef<'_> {
+    pub(crate) fn validate(&self) -> Result<(), ShapeError> {
+        match *self {
+            ShapeRef::Circle { radius } => {
+                positive_size(radius).then_some(()).ok_or(ShapeError::InvalidRadius(radius))
+            }
+            ShapeRef::Rect { half_size } => (positive_size(half_size.x)
+                && positive_size(half_size.y))
+            .then_some(())
+            .ok_or(ShapeError::InvalidHalfSize(half_size)),
+            ShapeRef::Capsule {
+                radius,
+                half_length,
+            } => {
+                if !positive_size(radius) {
+                    Err(ShapeError::InvalidRadius(radius))
+                } else if !(half_length >= 0.0 && half_length <= MAX_MAGNITUDE) {
+                    Err(ShapeError::InvalidLength(half_length))
+                } else {
+                    Ok(())
+                }
+            }
+            ShapeRef::Segment { a, b } => match [a, b].into_iter().find(|&p| !within_magnitude(p)) {
+                Some(bad) => Err(ShapeError::InvalidVertex(bad)),
+                None => Ok(()),
+            },
+            ShapeRef::Polygon { vertices, normals } => {
+                if let Some(&bad) = vertices.iter().find(|&&p| !within_magnitude(p)) {
+                    Err(ShapeError::InvalidVertex(bad))
+                } else if vertices.len() < 3 || normals.len() != vertices.len() {
+                    Err(ShapeError::DegeneratePolygon(vertices.len()))
+                } else {
+                    Ok(())
+                }
+            }
+        }
+    }
+
+    pub(crate) fn aabb(&self, pose: Isometry2d) -> Aabb2d {
+        let (min, max) = match *self {
+            ShapeRef::Circle { radius } => (Vec2::splat(-radius), Vec2::splat(radius)),
+            ShapeRef::Rect { half_size } => {
+                let (sin, cos) = (pose.rotation.sin.abs(), pose.rotation.cos.abs());
+                let extent = Vec2::new(
+                    cos * half_size.x + sin * half_size.y,
+                    sin * half_size.x + cos * half_size.y,
+                );
+                (-extent, extent)
+            }
+            ShapeRef::Capsule {
+                radius,
+                half_length,
+            } => {
+                let tip = (pose.rotation * Vec2::new(0.0, half_length)).abs();
+                (-tip - radius, tip + radius)
+            }
+            ShapeRef::Segment { a, b } => {
+                let (a, b) = (pose.rotation * a, pose.rotation * b);
+                (a.min(b), a.max(b))
+            }
+            ShapeRef::Polygon { vertices, .. } => {
+                vertices.iter().fold((Vec2::INFINITY, Vec2::NEG_INFINITY), |(lo, hi), &v| {
+                    let v = pose.rotation * v;
+                    (lo.min(v), hi.max(v))
+                })
+            }
+        };
+        // Rounding of `centre +- extent` and of the narrow-phase arithmetic is
+        // relative to the magnitudes involved.
+        let slack = (pose.translation.abs().max_element() + min.abs().max(max.abs()).max_element())
+            * (8.0 * f32::EPSILON);
+        Aabb2d {
+            min: pose.translation + min - slack,
+            max: pose.translation + max + slack,
+        }
+    }
+
+    /// The radius of a circle about the pose's origin that holds the shape
+    /// at any rotation.
+    pub(crate) fn bounding_radius(&self) -> f32 {
+        let rounding = match *self {
+            ShapeRef::Circle { radius } | ShapeRef::Capsule { radius, .. } => radius,
+            _ => 0.0,
+        };
+        convex::reach(*self) + rounding
+    }
+
+    pub(crate) fn contains_point(&self, pose: Isometry2d, point: Vec2) -> bool {
+        match *self {
+            ShapeRef::Circle { radius } => {
+                (point - pose.translation).length_squared() <= radius * radius
+            }
+            ShapeRef::Rect { half_size } => {
+                let local = pose.inverse_transform_point(point);
+                local.abs().cmple(half_size).all()
+            }
+            ShapeRef::Segment { a, b } => {
+                let (a, b) = (pose.transform_point(a), pose.transform_point(b));
+                let (on_segment, _) = convex::closest_points_on_segments(a, b, point, point);
+                // Exactly on the line is rarely representable: a few float
+                // steps of the magnitudes involved count as on it.
+                let scale = a.abs().max(b.abs()).max(point.abs()).max_element();
+                on_segment.distance(point) <= scale * (4.0 * f32::EPSILON)
+            }
+            _ => convex::intersects(
+                &convex::Core::new(*self, pose),
+                &convex::Core::new(ShapeRef::Circle { radius: 0.0 }, Isometry2d::from_translation(point)),
+            ),
+        }
+    }
+
+    pub(crate) fn intersects(&self, pose: Isometry2d, other: ShapeRef<'_>, other_pose: Isometry2d) -> bool {
+        match (*self, other) {
+            (ShapeRef::Circle { radius: ra }, ShapeRef::Circle { radius: rb }) => {
+                pairs::circle_circle_intersects(ra, pose.translation, rb, other_pose.translation)
+            }
+            (ShapeRef::Circle { radius }, ShapeRef::Rect { half_size }) => {
+                pairs::circle_rect_intersects(radius, pose.translation, half_size, other_pose)
+            }
+            (ShapeRef::Rect { half_size }, ShapeRef::Circle { radius }) => {
+                pairs::circle_rect_intersects(radius, other_pose.translation, half_size, pose)
+            }
+            (ShapeRef::Rect { half_size: ha }, ShapeRef::Rect { half_size: hb }) => {
+                pairs::rect_rect_intersects(ha, pose, hb, other_pose)
+            }
+            _ => convex::intersects(&convex::Core::new(*self, pose), &convex::Core::new(other, other_pose)),
+        }
+    }
+
+    pub(crate) fn contact(
+        &self,
+        pose: Isometry2d,
+        other: ShapeRef<'_>,
+        other_pose: Isometry2d,
+    ) -> Option<Contact> {
+        match (*self, other) {
+            (ShapeRef::Circle { radius: ra }, ShapeRef::Circle { radius: rb }) => {
                 pairs::circle_circle_contact(ra, pose.translation, rb, other_pose.translation)
             }
-            (Shape::Circle { radius }, Shape::Rect { half_size }) => {
+            (ShapeRef::Circle { radius }, ShapeRef::Rect { half_size }) => {
                 pairs::circle_rect_contact(radius, pose.translation, half_size, other_pose)
             }
-            (Shape::Rect { half_size }, Shape::Circle { radius }) => {
+            (ShapeRef::Rect { half_size }, ShapeRef::Circle { radius }) => {
                 pairs::circle_rect_contact(radius, other_pose.translation, half_size, pose)
                     .map(Contact::flipped)
             }
-            (Shape::Rect { half_size: ha }, Shape::Rect { half_size: hb }) => {
+            (ShapeRef::Rect { half_size: ha }, ShapeRef::Rect { half_size: hb }) => {
                 pairs::rect_rect_contact(ha, pose, hb, other_pose)
             }
+            _ => convex::contact(&convex::Core::new(*self, pose), &convex::Core::new(other, other_pose)),
         }
     }
 }
@@ -246,14 +442,14 @@ mod tests {
             half_size: Vec2::new(2.0, 1.0),
         };
         assert_eq!(
-            rect.scaled(Vec2::new(-3.0, 0.5)),
+            rect.scaled(Vec2::new(-3.0, 0.5)).unwrap(),
             Shape::Rect {
                 half_size: Vec2::new(6.0, 0.5)
             }
         );
         let circle = Shape::Circle { radius: 2.0 };
         assert_eq!(
-            circle.scaled(Vec2::new(0.5, -3.0)),
+            circle.scaled(Vec2::new(0.5, -3.0)).unwrap(),
             Shape::Circle { radius: 6.0 }
         );
     }

@@ -14,7 +14,8 @@ use bevy::math::bounding::{Aabb2d, BoundingVolume};
 use bevy::math::{Dir2, Isometry2d, Vec2};
 
 use super::ray::checked_ray;
-use super::{Shape, Sweep, time_of_impact, validate_pose};
+use super::swept::time_of_impact_of;
+use super::{Shape, ShapeRef, Sweep, validate_pose};
 
 /// Where a cast shape first touches another.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -67,6 +68,25 @@ pub fn cast_shape(
     target: &Shape,
     target_pose: Isometry2d,
 ) -> Option<ShapeCastHit> {
+    cast_shape_of(
+        shape.as_ref(),
+        pose,
+        direction,
+        max_distance,
+        target.as_ref(),
+        target_pose,
+    )
+}
+
+/// [`cast_shape`] for shapes seen by reference.
+pub(crate) fn cast_shape_of(
+    shape: ShapeRef<'_>,
+    pose: Isometry2d,
+    direction: Dir2,
+    max_distance: f32,
+    target: ShapeRef<'_>,
+    target_pose: Isometry2d,
+) -> Option<ShapeCastHit> {
     let direction = checked_ray(pose.translation, direction, max_distance)?;
     for (s, p) in [(shape, pose), (target, target_pose)] {
         s.validate().ok()?;
@@ -80,7 +100,7 @@ pub fn cast_shape(
     )?;
     let at =
         |distance: f32| Isometry2d::new(pose.translation + direction * distance, pose.rotation);
-    let contact = time_of_impact(
+    let contact = time_of_impact_of(
         shape,
         Sweep::new(at(enter), at(exit)),
         target,
@@ -135,6 +155,8 @@ fn overlap_window(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::geometry::ConvexPolygon;
+    use crate::geometry::reference_tests::{reference, reference_gap};
     use bevy::math::Rot2;
 
     fn circle(radius: f32) -> Shape {
@@ -167,11 +189,33 @@ mod tests {
             low + (high - low) * self.unit()
         }
 
+        /// A random shape of any kind (circles and rectangles half the time,
+        /// as before the other kinds came).
         fn shape(&mut self) -> Shape {
-            if self.unit() < 0.5 {
+            let kind = self.unit();
+            if kind < 0.25 {
                 circle(self.range(0.5, 6.0))
-            } else {
+            } else if kind < 0.5 {
                 rect(self.range(0.5, 12.0), self.range(0.5, 12.0))
+            } else if kind < 0.65 {
+                Shape::Capsule {
+                    radius: self.range(0.3, 4.0),
+                    half_length: if self.unit() < 0.1 { 0.0 } else { self.range(0.0, 5.0) },
+                }
+            } else if kind < 0.8 {
+                let a = Vec2::new(self.range(-6.0, 6.0), self.range(-6.0, 6.0));
+                let b = Vec2::new(self.range(-6.0, 6.0), self.range(-6.0, 6.0));
+                Shape::Segment { a, b }
+            } else {
+                loop {
+                    let count = 3 + (self.unit() * 6.0) as usize;
+                    let points: Vec<Vec2> = (0..count)
+                        .map(|_| Vec2::new(self.range(-6.0, 6.0), self.range(-6.0, 6.0)))
+                        .collect();
+                    if let Ok(polygon) = ConvexPolygon::new(&points) {
+                        break Shape::Polygon(polygon);
+                    }
+                }
             }
         }
     }
@@ -329,26 +373,33 @@ mod tests {
                 Some(hit) => {
                     hits += 1;
                     assert!((0.0..=max).contains(&hit.distance), "case {case}: {hit:?}");
-                    let grown = |s: Shape| match s {
-                        Shape::Circle { radius } => circle(2.0 * (radius + size)),
-                        Shape::Rect { half_size } => {
-                            rect(2.0 * (half_size.x + size), 2.0 * (half_size.y + size))
-                        }
-                    };
+                    let gap = reference_gap((&shape, moved(hit.distance)), (&target, target_pose));
                     assert!(
-                        grown(shape).intersects(moved(hit.distance), &target, target_pose),
-                        "case {case}: apart at the hit {hit:?}"
+                        gap <= f64::from(size),
+                        "case {case}: {shape:?} {start:?} {direction:?} {max} onto {target:?} {target_pose:?}: {gap} apart at the hit {hit:?}"
                     );
                     if hit.distance > size {
                         assert!(
                             !shape.intersects(moved(hit.distance - size), &target, target_pose),
-                            "case {case}: already touching before the hit {hit:?}"
+                            "case {case}: {shape:?} {start:?} {direction:?} {max} onto {target:?} {target_pose:?}: already touching before the hit {hit:?}"
                         );
                     }
+                    let off = reference(&target, target_pose).signed_distance(hit.point.as_dvec2());
                     assert!(
-                        grown(target).contains_point(target_pose, hit.point),
-                        "case {case}: point off the target {hit:?}"
+                        off <= f64::from(size),
+                        "case {case}: {shape:?} {start:?} {direction:?} {max} onto {target:?} {target_pose:?}: point {off} off the target {hit:?}"
                     );
+                    let normal = hit.normal.as_vec2().as_dvec2();
+                    assert!((normal.length() - 1.0).abs() < 1e-4, "case {case}: {hit:?}");
+                    if hit.distance > 0.0 {
+                        // The target's outward normal, towards the cast shape:
+                        // moving the cast shape along it clears the target.
+                        let out = reference_gap(
+                            (&shape, moved(hit.distance)),
+                            (&target, Isometry2d::new(target_pose.translation - hit.normal * 0.01, target_pose.rotation)),
+                        );
+                        assert!(out >= 0.005, "case {case}: {shape:?} {start:?} {direction:?} onto {target:?} {target_pose:?}: normal does not face out ({out}) {hit:?}");
+                    }
                 }
                 None => {
                     misses += 1;

@@ -8,7 +8,8 @@ use bevy::math::bounding::{Aabb2d, BoundingVolume};
 use bevy::math::{Dir2, Isometry2d, Rot2, Vec2};
 
 use super::pairs::{circle_circle_contact, circle_rect_contact, rect_rect_separations};
-use super::{Contact, Shape, rect_rect_contact};
+use super::convex::{self, Core};
+use super::{Contact, Shape, ShapeRef, rect_rect_contact};
 
 /// A rotating rectangle's step is cut so that it turns at most this much
 /// (radians) per sub-step; the circle is grown by at most
@@ -85,10 +86,15 @@ impl Sweep {
 /// circle's boxes at the two ends (a turning rectangle can reach beyond
 /// both end boxes on the way; its bounding circle cannot).
 pub fn swept_aabb(shape: &Shape, sweep: Sweep) -> Aabb2d {
-    let bounds = |pose: Isometry2d| match *shape {
-        Shape::Rect { half_size } if sweep.start.rotation != sweep.end.rotation => {
-            Aabb2d::new(pose.translation, Vec2::splat(half_size.length()))
-        }
+    swept_aabb_of(shape.as_ref(), sweep)
+}
+
+/// [`swept_aabb`] for a shape seen by reference.
+pub(crate) fn swept_aabb_of(shape: ShapeRef<'_>, sweep: Sweep) -> Aabb2d {
+    let turns = sweep.start.rotation != sweep.end.rotation;
+    let bounds = |pose: Isometry2d| match shape {
+        ShapeRef::Circle { .. } => shape.aabb(pose),
+        _ if turns => Aabb2d::new(pose.translation, Vec2::splat(shape.bounding_radius())),
         _ => shape.aabb(pose),
     };
     bounds(sweep.start).merge(&bounds(sweep.end))
@@ -118,6 +124,9 @@ pub fn swept_aabb(shape: &Shape, sweep: Sweep) -> Aabb2d {
 ///   rectangle is held at its middle angle while the circle is grown by the
 ///   farthest any point of the rectangle moves from that angle. The hit is
 ///   then never missed, and is reported early by about a sub-step at most.
+/// - Every pair with a capsule, a segment or a polygon: conservative
+///   advancement, as for two rectangles below, over the separating axes of
+///   the two shapes and the line between their closest points.
 /// - Rectangle vs rectangle: conservative advancement. The gap along the
 ///   best separating axis is a lower bound of their distance, and no point of
 ///   either moves faster than its translation plus its rotation times its
@@ -125,6 +134,16 @@ pub fn swept_aabb(shape: &Shape, sweep: Sweep) -> Aabb2d {
 ///   touch. They never pass through each other; the time is found to within
 ///   a small distance tolerance.
 pub fn time_of_impact(a: &Shape, sweep_a: Sweep, b: &Shape, sweep_b: Sweep) -> Option<Contact> {
+    time_of_impact_of(a.as_ref(), sweep_a, b.as_ref(), sweep_b)
+}
+
+/// [`time_of_impact`] for shapes seen by reference.
+pub(crate) fn time_of_impact_of(
+    a: ShapeRef<'_>,
+    sweep_a: Sweep,
+    b: ShapeRef<'_>,
+    sweep_b: Sweep,
+) -> Option<Contact> {
     if let Some(contact) = a.contact(sweep_a.start, b, sweep_b.start) {
         return Some(Contact {
             time_of_impact: 0.0,
@@ -136,25 +155,80 @@ pub fn time_of_impact(a: &Shape, sweep_a: Sweep, b: &Shape, sweep_b: Sweep) -> O
 
 /// [`time_of_impact`] for shapes known to be apart at the start.
 pub(crate) fn time_of_impact_from_apart(
-    a: &Shape,
+    a: ShapeRef<'_>,
     sweep_a: Sweep,
-    b: &Shape,
+    b: ShapeRef<'_>,
     sweep_b: Sweep,
 ) -> Option<Contact> {
-    match (*a, *b) {
-        (Shape::Circle { radius: ra }, Shape::Circle { radius: rb }) => {
+    match (a, b) {
+        (ShapeRef::Circle { radius: ra }, ShapeRef::Circle { radius: rb }) => {
             circle_circle_time_of_impact(ra, sweep_a, rb, sweep_b)
         }
-        (Shape::Circle { radius }, Shape::Rect { half_size }) => {
+        (ShapeRef::Circle { radius }, ShapeRef::Rect { half_size }) => {
             circle_rect_time_of_impact(radius, sweep_a, half_size, sweep_b)
         }
-        (Shape::Rect { half_size }, Shape::Circle { radius }) => {
+        (ShapeRef::Rect { half_size }, ShapeRef::Circle { radius }) => {
             circle_rect_time_of_impact(radius, sweep_b, half_size, sweep_a).map(Contact::flipped)
         }
-        (Shape::Rect { half_size: ha }, Shape::Rect { half_size: hb }) => {
+        (ShapeRef::Rect { half_size: ha }, ShapeRef::Rect { half_size: hb }) => {
             rect_rect_time_of_impact(ha, sweep_a, hb, sweep_b)
         }
+        _ => convex_time_of_impact(a, sweep_a, b, sweep_b),
     }
+}
+
+/// Conservative advancement for any two shapes: at each step, every gap
+/// along a fixed direction ([`convex::for_each_gap`]) divided by how fast it
+/// can close (the relative translation along it plus what turning adds) is
+/// time that can safely pass; the best one counts. Never past the touch;
+/// when the advances run out (shapes spinning while barely closing in), the
+/// touch is reported where they are, early rather than missed.
+fn convex_time_of_impact(a: ShapeRef<'_>, sweep_a: Sweep, b: ShapeRef<'_>, sweep_b: Sweep) -> Option<Contact> {
+    let (angle_a, angle_b) = (sweep_a.angle(), sweep_b.angle());
+    let relative = sweep_a.displacement() - sweep_b.displacement();
+    let turning = angle_a.abs() * convex::reach(a) + angle_b.abs() * convex::reach(b);
+    let extent = [sweep_a.start, sweep_a.end, sweep_b.start, sweep_b.end]
+        .iter()
+        .map(|pose| pose.translation.abs().max_element())
+        .sum::<f32>();
+    let size = a.bounding_radius().max(b.bounding_radius());
+    let tolerance = (1e-5 * size).max(extent * 1e-6);
+    let mut t = 0.0;
+    for _ in 0..MAX_ADVANCES {
+        let (pa, pb) = (sweep_a.at_angle(angle_a, t), sweep_b.at_angle(angle_b, t));
+        let (core_a, core_b) = (Core::new(a, pa), Core::new(b, pb));
+        let (mut gap, mut advance) = (f32::NEG_INFINITY, 0.0f32);
+        let mut closes = true;
+        convex::for_each_gap(&core_a, &core_b, |g, direction| {
+            gap = gap.max(g);
+            if g > 0.0 {
+                let closing = relative.dot(direction).abs() + turning;
+                if closing <= 0.0 {
+                    closes = false;
+                } else {
+                    advance = advance.max(g / closing);
+                }
+            }
+        });
+        if gap <= tolerance {
+            return Some(Contact {
+                time_of_impact: t,
+                ..convex::touch(&core_a, &core_b)
+            });
+        }
+        if !closes || !gap.is_finite() {
+            return None;
+        }
+        t += advance;
+        if t > 1.0 {
+            return None;
+        }
+    }
+    let (pa, pb) = (sweep_a.at_angle(angle_a, t), sweep_b.at_angle(angle_b, t));
+    Some(Contact {
+        time_of_impact: t,
+        ..convex::touch(&Core::new(a, pa), &Core::new(b, pb))
+    })
 }
 
 fn circle_circle_time_of_impact(ra: f32, a: Sweep, rb: f32, b: Sweep) -> Option<Contact> {

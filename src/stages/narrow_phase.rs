@@ -123,7 +123,7 @@ impl Collisions {
 fn contact_pair(snapshot: &ColliderSnapshot, (i, j): (u32, u32)) -> Option<ContactPair> {
     let (i, j) = (i as usize, j as usize);
     let (ci, cj) = (&snapshot.colliders[i], &snapshot.colliders[j]);
-    let contact = ci.shape.contact(ci.pose, &cj.shape, cj.pose)?;
+    let contact = (snapshot.shape(i)).contact(ci.pose, snapshot.shape(j), cj.pose)?;
     Some(ordered_pair(ci.entity, cj.entity, contact))
 }
 
@@ -152,7 +152,7 @@ fn swept_contact_pair(
 ) -> Option<SweptContact> {
     let (i, j) = (i as usize, j as usize);
     let (ci, cj) = (&snapshot.colliders[i], &snapshot.colliders[j]);
-    let (shape_i, shape_j) = (&ci.shape, &cj.shape);
+    let (shape_i, shape_j) = (snapshot.shape(i), snapshot.shape(j));
     let (sweep_i, sweep_j) = (snapshot.sweep(i), snapshot.sweep(j));
     let end = shape_i.contact(sweep_i.end, shape_j, sweep_j.end);
     let touching_at_end = end.is_some();
@@ -496,7 +496,7 @@ fn test_in_chunks<T: Copy + Send>(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::geometry::Shape;
+    use crate::stages::snapshot::SnapshotShape;
     use crate::stages::snapshot::SnapshotCollider;
     use crate::util::parallel::InOrder;
 
@@ -509,9 +509,9 @@ mod tests {
                 SnapshotCollider {
                     entity: Entity::from_bits((k * 37 % 300 + 1) | (generation << 32)),
                     shape: if k % 2 == 0 {
-                        Shape::Circle { radius: 1.0 }
+                        SnapshotShape::Circle { radius: 1.0 }
                     } else {
-                        Shape::Rect {
+                        SnapshotShape::Rect {
                             half_size: Vec2::new(1.0, 0.6),
                         }
                     },

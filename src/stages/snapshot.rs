@@ -10,7 +10,10 @@ use std::ops::Range;
 use super::broad_phase_grid::BroadPhaseGrid;
 use super::swept_paths::PreviousPoses;
 use crate::components::{Collider, CollisionLayers, Swept};
-use crate::geometry::{Shape, ShapeError, Sweep, TransformReading, swept_aabb};
+use crate::geometry::{
+    Shape, ShapeError, ShapeRef, Sweep, TransformReading, scaled_points_into, swept_aabb_of,
+    validate_pose,
+};
 use crate::grid::SpatialGrid;
 use crate::util::parallel::{ChunkOutputs, RunChunks, Workers, map_parts};
 use crate::util::prefetch::{PREFETCH_DISTANCE, prefetch};
@@ -21,10 +24,28 @@ use crate::util::sort::BitsSeen;
 pub struct SnapshotCollider {
     /// The collider's entity.
     pub(crate) entity: Entity,
-    /// Its world-space shape (scale applied).
-    pub(crate) shape: Shape,
+    /// Its shape, scaled (see [`ColliderSnapshot::shape`]).
+    pub(crate) shape: SnapshotShape,
     /// Its world pose: position and rotation about z.
     pub(crate) pose: Isometry2d,
+}
+
+// Scenes of circles and rectangles keep the per-collider record they had
+// before segments and polygons existed.
+const _: () = assert!(size_of::<SnapshotCollider>() == 40);
+
+/// A collider's shape with scale applied, as compact as a circle's or a
+/// rectangle's: the points of segments and polygons are in
+/// [`ColliderSnapshot::points`], so that scenes without them carry nothing
+/// more per collider.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub(crate) enum SnapshotShape {
+    Circle { radius: f32 },
+    Rect { half_size: Vec2 },
+    Capsule { radius: f32, half_length: f32 },
+    /// A segment (`count == 2`: its ends) or a polygon (its vertices, then
+    /// as many normals), from `first` in the points.
+    Points { first: u32, count: u32 },
 }
 
 /// This detection's colliders as plain data, one index per collider. Rebuilt
@@ -45,6 +66,8 @@ pub struct ColliderSnapshot {
     pub(crate) layers: Vec<CollisionLayers>,
     /// Whether each collider is [`Swept`].
     pub(crate) swept: Vec<bool>,
+    /// The scaled points of segments and polygons (see [`SnapshotShape`]).
+    pub(crate) points: Vec<Vec2>,
     /// Where each collider's path over this step starts, when any collider
     /// is [`Swept`] (its partners move along their own paths too); empty
     /// otherwise, when every collider stands at its pose.
@@ -77,7 +100,7 @@ impl StagedCollider {
     const PLACEHOLDER: Self = Self {
         collider: SnapshotCollider {
             entity: Entity::PLACEHOLDER,
-            shape: Shape::Circle { radius: 0.0 },
+            shape: SnapshotShape::Circle { radius: 0.0 },
             pose: Isometry2d::IDENTITY,
         },
         layers: CollisionLayers::ALL,
@@ -89,6 +112,18 @@ impl ColliderSnapshot {
     /// Number of colliders.
     pub(crate) fn len(&self) -> usize {
         self.colliders.len()
+    }
+
+    /// Collider `index`'s shape, as the tests take it.
+    #[inline]
+    pub(crate) fn shape(&self, index: usize) -> ShapeRef<'_> {
+        self.shape_of(&self.colliders[index].shape)
+    }
+
+    /// `shape` with its points, if any, from this snapshot.
+    #[inline]
+    fn shape_of(&self, shape: &SnapshotShape) -> ShapeRef<'_> {
+        shape.with_points(&self.points)
     }
 
     /// The motion of collider `index` over this step: from its pose at the
@@ -119,6 +154,55 @@ impl ColliderSnapshot {
     }
 }
 
+impl SnapshotShape {
+    /// A circle, rectangle or capsule as it is; `None` for shapes with
+    /// points.
+    fn flat(shape: &Shape) -> Option<Self> {
+        match *shape {
+            Shape::Circle { radius } => Some(Self::Circle { radius }),
+            Shape::Rect { half_size } => Some(Self::Rect { half_size }),
+            Shape::Capsule {
+                radius,
+                half_length,
+            } => Some(Self::Capsule {
+                radius,
+                half_length,
+            }),
+            Shape::Segment { .. } | Shape::Polygon(_) => None,
+        }
+    }
+
+    /// The shape as the tests take it, its points from `points`.
+    #[inline]
+    fn with_points(self, points: &[Vec2]) -> ShapeRef<'_> {
+        match self {
+            Self::Circle { radius } => ShapeRef::Circle { radius },
+            Self::Rect { half_size } => ShapeRef::Rect { half_size },
+            Self::Capsule {
+                radius,
+                half_length,
+            } => ShapeRef::Capsule {
+                radius,
+                half_length,
+            },
+            Self::Points { first, count } => {
+                let (first, count) = (first as usize, count as usize);
+                if count == 2 {
+                    ShapeRef::Segment {
+                        a: points[first],
+                        b: points[first + 1],
+                    }
+                } else {
+                    ShapeRef::Polygon {
+                        vertices: &points[first..first + count],
+                        normals: &points[first + count..first + 2 * count],
+                    }
+                }
+            }
+        }
+    }
+}
+
 /// Sheared transforms are tolerated up to this cosine (about 0.06 degrees).
 const SHEAR_TOLERANCE: f32 = 1e-3;
 
@@ -144,8 +228,15 @@ const COLLIDERS_PER_CHUNK: usize = 1024;
 enum Reading {
     /// Usable; `sheared` if its transform shears it (worth a warning only).
     Valid {
-        shape: Shape,
+        shape: SnapshotShape,
         pose: Isometry2d,
+        sheared: bool,
+    },
+    /// A segment or a polygon, whose points are scaled after the chunks
+    /// (into one table), with `scale` (signed: negative when mirrored).
+    WithPoints {
+        pose: Isometry2d,
+        scale: Vec2,
         sheared: bool,
     },
     /// Scaled to nothing (a common way to hide or grow things in): skipped
@@ -157,16 +248,56 @@ enum Reading {
 
 fn read_collider(collider: &Collider, transform: &GlobalTransform) -> Reading {
     let reading = TransformReading::of(&transform.affine());
-    match collider.shape_at(&reading) {
-        Ok((shape, pose)) => Reading::Valid {
-            shape,
-            pose,
-            sheared: reading.shear > SHEAR_TOLERANCE,
+    let sheared = reading.shear > SHEAR_TOLERANCE;
+    if let Err(error) = collider.validate() {
+        return Reading::Invalid(error);
+    }
+    if let Err(error) = validate_pose(reading.pose) {
+        return unusable(error, reading.scale);
+    }
+    let flat = match *collider {
+        Collider::Circle { radius } => Shape::Circle { radius },
+        Collider::OrientedRect { half_size } => Shape::Rect { half_size },
+        Collider::Capsule {
+            radius,
+            half_length,
+        } => Shape::Capsule {
+            radius,
+            half_length,
         },
-        Err(_) if collider.validate().is_ok() && reading.scale.cmpeq(Vec2::ZERO).any() => {
-            Reading::Hidden
+        Collider::Segment { .. } | Collider::ConvexPolygon(_) => {
+            return Reading::WithPoints {
+                pose: reading.pose,
+                scale: reading.signed_scale(),
+                sheared,
+            };
         }
-        Err(error) => Reading::Invalid(error),
+    };
+    let scaled = flat
+        .scaled(reading.scale)
+        .and_then(|shape| shape.validate().map(|()| shape));
+    match scaled.map(|shape| SnapshotShape::flat(&shape)) {
+        Ok(Some(shape)) => Reading::Valid {
+            shape,
+            pose: reading.pose,
+            sheared,
+        },
+        Ok(None) => Reading::WithPoints {
+            pose: reading.pose,
+            scale: reading.signed_scale(),
+            sheared,
+        },
+        Err(error) => unusable(error, reading.scale),
+    }
+}
+
+/// A valid collider made unusable by its transform: hidden when scaled to
+/// nothing on an axis, else invalid.
+fn unusable(error: ShapeError, scale: Vec2) -> Reading {
+    if scale.cmpeq(Vec2::ZERO).any() {
+        Reading::Hidden
+    } else {
+        Reading::Invalid(error)
     }
 }
 
@@ -175,6 +306,15 @@ fn read_collider(collider: &Collider, transform: &GlobalTransform) -> Reading {
 enum Note {
     /// Kept, but its transform is sheared.
     Sheared(Entity),
+    /// A segment or polygon at `position`, row `row` of table `table`,
+    /// whose points are to be scaled by `scale` into the snapshot.
+    Points {
+        position: usize,
+        table: u32,
+        row: u32,
+        entity: Entity,
+        scale: Vec2,
+    },
     /// Left out: its slot at `position` is removed. `error` is `None` when
     /// it is only hidden (scaled to nothing).
     Skipped {
@@ -200,13 +340,36 @@ struct TableColliders<'w> {
 fn fill(
     slots: &mut [StagedCollider],
     start: usize,
-    table: &TableColliders,
+    (table_index, table): (usize, &TableColliders),
     rows: Range<usize>,
     notes: &mut Vec<Note>,
 ) {
     for ((at, row), slot) in rows.enumerate().zip(slots) {
         let entity = table.entities[row];
-        match read_collider(&table.colliders[row], &table.transforms[row]) {
+        let reading = match read_collider(&table.colliders[row], &table.transforms[row]) {
+            Reading::WithPoints {
+                pose,
+                scale,
+                sheared,
+            } => {
+                notes.push(Note::Points {
+                    position: start + at,
+                    table: table_index as u32,
+                    row: row as u32,
+                    entity,
+                    scale,
+                });
+                // The shape is filled in with its points.
+                Reading::Valid {
+                    shape: SnapshotShape::Circle { radius: 0.0 },
+                    pose,
+                    sheared,
+                }
+            }
+            other => other,
+        };
+        match reading {
+            Reading::WithPoints { .. } => {}
             Reading::Valid {
                 shape,
                 pose,
@@ -298,6 +461,7 @@ impl SnapshotSlots<'_> {
         staged: &[StagedCollider],
         staged_starts: &[Isometry2d],
         positions: &[u32],
+        points: &[Vec2],
     ) {
         // The reads jump around memory. A loop that only copies, and asks
         // for the records it will read a few steps ahead, keeps many of them
@@ -323,9 +487,9 @@ impl SnapshotSlots<'_> {
             *aabb = if keeps_paths {
                 let start = staged_starts[positions[at] as usize];
                 self.path_starts[at] = start;
-                swept_aabb(&collider.shape, Sweep::new(start, collider.pose))
+                swept_aabb_of(collider.shape.with_points(points), Sweep::new(start, collider.pose))
             } else {
-                collider.shape.aabb(collider.pose)
+                collider.shape.with_points(points).aabb(collider.pose)
             };
         }
         self.entity_bits = entity_bits;
@@ -351,6 +515,7 @@ fn lay_out(
         staged,
         staged_starts,
         entity_varying_bits,
+        points,
     } = snapshot;
     let count = staged.len();
     layout.clear();
@@ -393,10 +558,11 @@ fn lay_out(
         entity_bits: BitsSeen::NONE,
     }
     .into_chunks(COLLIDERS_PER_CHUNK);
-    let (staged, staged_starts, layout_ref) = (&*staged, &*staged_starts, &*layout);
+    let (staged, staged_starts, layout_ref, points) =
+        (&*staged, &*staged_starts, &*layout, &*points);
     let entity_bits = map_parts(runner, chunks, |_, mut slots| {
         let positions = &layout_ref[slots.start..slots.start + slots.colliders.len()];
-        slots.gather(staged, staged_starts, positions);
+        slots.gather(staged, staged_starts, positions, points);
         slots.entity_bits
     })
     .into_iter()
@@ -458,7 +624,7 @@ fn read_one_by_one<'a>(
     for (entity, collider, transform, layers, swept) in colliders {
         let group = &mut groups[usize::from(swept)];
         group.entities.push(entity);
-        group.colliders.push(*collider);
+        group.colliders.push(collider.clone());
         group.transforms.push(*transform);
         group.layers.push(layers.copied().unwrap_or_default());
     }
@@ -528,13 +694,44 @@ pub(crate) fn snapshot_colliders(
     notes.collect_parts(
         &*workers,
         chunks,
-        |_, (table, rows, start, slots), notes| fill(slots, start, &tables[table], rows, notes),
+        |_, (table, rows, start, slots), notes| {
+            fill(slots, start, (table, &tables[table]), rows, notes);
+        },
         all_notes,
     );
     // Leave out the skipped colliders, warning about the invalid ones.
     skipped.clear();
+    snapshot.points.clear();
+    let mut invalid_points = Vec::new();
     for note in all_notes.iter() {
         match *note {
+            Note::Points {
+                position,
+                table,
+                row,
+                entity,
+                scale,
+            } => {
+                let collider = &tables[table as usize].colliders[row as usize];
+                let first = snapshot.points.len() as u32;
+                match scaled_points_into(collider.shape_ref(), scale, &mut snapshot.points) {
+                    Ok(count) => {
+                        snapshot.staged[position].collider.shape = SnapshotShape::Points {
+                            first,
+                            count: count as u32,
+                        };
+                    }
+                    Err(error) => {
+                        skipped.push(position);
+                        if let Reading::Invalid(error) = unusable(error, scale) {
+                            invalid_points.push(entity);
+                            if warned.0.insert(entity) {
+                                warn!("bevy_collide2d: collider on {entity} is skipped until fixed: {error}");
+                            }
+                        }
+                    }
+                }
+            }
             Note::Sheared(entity) => {
                 if warned.1.insert(entity) {
                     warn!(
@@ -584,8 +781,9 @@ pub(crate) fn snapshot_colliders(
             .iter()
             .filter_map(|note| match *note {
                 Note::Skipped { entity, .. } => Some(entity),
-                Note::Sheared(_) => None,
+                Note::Sheared(_) | Note::Points { .. } => None,
             })
+            .chain(invalid_points)
             .collect();
         invalid.retain(|entity| skipped_entities.contains(entity));
     }
@@ -648,9 +846,9 @@ mod tests {
                     collider: SnapshotCollider {
                         entity: Entity::from_raw_u32(first_entity + k).unwrap(),
                         shape: if k % 2 == 0 {
-                            Shape::Circle { radius: 1.0 }
+                            SnapshotShape::Circle { radius: 1.0 }
                         } else {
-                            Shape::Rect {
+                            SnapshotShape::Rect {
                                 half_size: Vec2::new(1.0, 0.5),
                             }
                         },
@@ -686,7 +884,7 @@ mod tests {
                 assert_eq!(snapshot.swept[p], want.swept);
                 assert_eq!(
                     snapshot.aabbs[p],
-                    want.collider.shape.aabb(want.collider.pose)
+                    snapshot.shape_of(&want.collider.shape).aabb(want.collider.pose)
                 );
             }
         };

@@ -1,0 +1,480 @@
+//! Every pair of shapes that has no hand-written test, handled as rounded
+//! convex cores: a shape is a convex core (a point, a segment or a convex
+//! polygon) grown by a radius. A circle is a point grown by its radius, a
+//! capsule a segment grown by its radius; segments, rectangles and polygons
+//! have a radius of 0.
+//!
+//! Two such shapes overlap when their cores are closer than the sum of the
+//! radii. The cores are compared with separating axes (the edge normals of
+//! both, the same axes as Box2D's polygon collider): when the cores overlap,
+//! the axis of least overlap gives the normal and the depth exactly, because
+//! every edge of their Minkowski difference is parallel to an edge of one of
+//! them. When they are apart, the closest points of the two cores give the
+//! distance, and the normal is along them.
+
+use bevy::math::{Dir2, Isometry2d, Vec2};
+use smallvec::SmallVec;
+
+use super::{Contact, ShapeRef};
+
+type Points = SmallVec<[Vec2; 8]>;
+
+/// A shape's core in world space.
+pub(crate) struct Core {
+    /// One point, the two ends of a segment, or a polygon's vertices
+    /// counter-clockwise.
+    points: Points,
+    /// Outward unit normals of the edges (edge `i` from point `i` to `i + 1`):
+    /// none for a point, `n` and `-n` for a segment.
+    normals: Points,
+    radius: f32,
+}
+
+impl Core {
+    pub(crate) fn new(shape: ShapeRef<'_>, pose: Isometry2d) -> Self {
+        let place = |p: Vec2| pose.rotation * p + pose.translation;
+        match shape {
+            ShapeRef::Circle { radius } => Self::point(pose.translation, radius),
+            ShapeRef::Rect { half_size: h } => Self {
+                points: [
+                    Vec2::new(-h.x, -h.y),
+                    Vec2::new(h.x, -h.y),
+                    Vec2::new(h.x, h.y),
+                    Vec2::new(-h.x, h.y),
+                ]
+                .into_iter()
+                .map(place)
+                .collect(),
+                normals: [Vec2::NEG_Y, Vec2::X, Vec2::Y, Vec2::NEG_X]
+                    .into_iter()
+                    .map(|n| pose.rotation * n)
+                    .collect(),
+                radius: 0.0,
+            },
+            ShapeRef::Capsule {
+                radius,
+                half_length,
+            } => Self::segment(
+                place(Vec2::new(0.0, -half_length)),
+                place(Vec2::new(0.0, half_length)),
+                radius,
+            ),
+            ShapeRef::Segment { a, b } => Self::segment(place(a), place(b), 0.0),
+            ShapeRef::Polygon { vertices, normals } => Self {
+                points: vertices.iter().map(|&v| place(v)).collect(),
+                normals: normals.iter().map(|&n| pose.rotation * n).collect(),
+                radius: 0.0,
+            },
+        }
+    }
+
+    fn point(p: Vec2, radius: f32) -> Self {
+        Self {
+            points: SmallVec::from_slice(&[p]),
+            normals: SmallVec::new(),
+            radius,
+        }
+    }
+
+    /// A segment from `a` to `b`, or the point `a` when they coincide (a
+    /// zero-length segment or capsule is a point or a circle).
+    fn segment(a: Vec2, b: Vec2, radius: f32) -> Self {
+        let edge = b - a;
+        match Vec2::new(edge.y, -edge.x).try_normalize() {
+            Some(normal) => Self {
+                points: SmallVec::from_slice(&[a, b]),
+                normals: SmallVec::from_slice(&[normal, -normal]),
+                radius,
+            },
+            None => Self::point(a, radius),
+        }
+    }
+
+    /// Whether the core has an area (three or more points). Against such a
+    /// core, the edge normals are a complete set of separating axes.
+    fn has_area(&self) -> bool {
+        self.points.len() >= 3
+    }
+
+    /// The core's features for closest points: its point, its segment, or
+    /// its edges.
+    fn features(&self) -> impl Iterator<Item = (Vec2, Vec2)> + '_ {
+        let n = self.points.len();
+        let edges = if n <= 2 { 1 } else { n };
+        (0..edges).map(move |i| (self.points[i], self.points[(i + 1) % n]))
+    }
+
+    /// The point of the core farthest along `direction`.
+    fn support(&self, direction: Vec2) -> Vec2 {
+        let mut best = self.points[0];
+        for &p in &self.points[1..] {
+            if p.dot(direction) > best.dot(direction) {
+                best = p;
+            }
+        }
+        best
+    }
+}
+
+/// The separation of `b`'s core from each edge of `a`'s core (negative when
+/// they overlap along that edge's normal), with the normal pointing from `a`
+/// to `b`; `flip` reverses the normals (for `a` and `b` swapped).
+fn for_each_face(a: &Core, b: &Core, flip: bool, mut visit: impl FnMut(f32, Vec2)) {
+    for (&vertex, &normal) in a.points.iter().zip(&a.normals) {
+        let mut separation = f32::INFINITY;
+        for &p in &b.points {
+            separation = separation.min(normal.dot(p - vertex));
+        }
+        visit(separation, if flip { -normal } else { normal });
+    }
+}
+
+/// The separating axis with the largest separation of the cores: that
+/// separation (negative when they overlap), the axis (from `a` to `b`), and
+/// whether it is an edge normal of `a` (else of `b`). `None` when neither
+/// core has an edge (two points).
+fn best_axis(a: &Core, b: &Core) -> Option<(f32, Vec2, bool)> {
+    let mut best: Option<(f32, Vec2, bool)> = None;
+    for_each_face(a, b, false, |separation, normal| {
+        if best.is_none_or(|(s, ..)| separation > s) {
+            best = Some((separation, normal, true));
+        }
+    });
+    for_each_face(b, a, true, |separation, normal| {
+        if best.is_none_or(|(s, ..)| separation > s) {
+            best = Some((separation, normal, false));
+        }
+    });
+    best
+}
+
+/// Whether the cores overlap (touching included) given their best axis:
+/// a negative separation always means overlap; zero only proves a touch
+/// when one core has an area (two segments, or a point and a segment, can
+/// be level with each other's line and still apart).
+fn cores_overlap(a: &Core, b: &Core, separation: f32) -> bool {
+    separation < 0.0 || (separation <= 0.0 && (a.has_area() || b.has_area()))
+}
+
+/// The closest points of the two cores (apart or not), by comparing every
+/// feature of one with every feature of the other.
+fn closest_points(a: &Core, b: &Core) -> (Vec2, Vec2) {
+    let mut best = (f32::INFINITY, a.points[0], b.points[0]);
+    for (a0, a1) in a.features() {
+        for (b0, b1) in b.features() {
+            let (p, q) = closest_points_on_segments(a0, a1, b0, b1);
+            let distance_squared = (q - p).length_squared();
+            if distance_squared < best.0 {
+                best = (distance_squared, p, q);
+            }
+        }
+    }
+    (best.1, best.2)
+}
+
+/// The closest points of segments `p0..p1` and `q0..q1` (either may be a
+/// point), as in Ericson, "Real-Time Collision Detection", 5.1.9.
+pub(crate) fn closest_points_on_segments(p0: Vec2, p1: Vec2, q0: Vec2, q1: Vec2) -> (Vec2, Vec2) {
+    let (d1, d2, r) = (p1 - p0, q1 - q0, p0 - q0);
+    let (a, e, f) = (d1.length_squared(), d2.length_squared(), d2.dot(r));
+    if a == 0.0 && e == 0.0 {
+        return (p0, q0);
+    }
+    let (s, t);
+    if a == 0.0 {
+        s = 0.0;
+        t = (f / e).clamp(0.0, 1.0);
+    } else {
+        let c = d1.dot(r);
+        if e == 0.0 {
+            t = 0.0;
+            s = (-c / a).clamp(0.0, 1.0);
+        } else {
+            let b = d1.dot(d2);
+            let denominator = a * e - b * b;
+            // Parallel segments: any point of the first will do to start.
+            let s0 = if denominator > 0.0 {
+                ((b * f - c * e) / denominator).clamp(0.0, 1.0)
+            } else {
+                0.0
+            };
+            let t0 = (b * s0 + f) / e;
+            if t0 < 0.0 {
+                t = 0.0;
+                s = (-c / a).clamp(0.0, 1.0);
+            } else if t0 > 1.0 {
+                t = 1.0;
+                s = ((b - c) / a).clamp(0.0, 1.0);
+            } else {
+                (s, t) = (s0, t0);
+            }
+        }
+    }
+    (p0 + d1 * s, q0 + d2 * t)
+}
+
+/// Whether the shapes overlap or touch. Same answer as [`contact`].
+pub(crate) fn intersects(a: &Core, b: &Core) -> bool {
+    let radii = a.radius + b.radius;
+    if let Some((separation, ..)) = best_axis(a, b) {
+        if !(separation <= radii) {
+            return false;
+        }
+        if cores_overlap(a, b, separation) {
+            return true;
+        }
+    }
+    let (p, q) = closest_points(a, b);
+    (q - p).length_squared() <= radii * radii
+}
+
+/// The contact of the shapes, seen from `a`, or `None` when they are apart.
+pub(crate) fn contact(a: &Core, b: &Core) -> Option<Contact> {
+    let radii = a.radius + b.radius;
+    let axis = best_axis(a, b);
+    if let Some((separation, normal, from_a)) = axis {
+        if !(separation <= radii) {
+            return None;
+        }
+        if cores_overlap(a, b, separation) {
+            let depth = radii - separation;
+            return Some(Contact {
+                point: overlap_point(a, b, normal, depth, from_a),
+                normal: Dir2::new_unchecked(normal),
+                depth,
+                time_of_impact: 1.0,
+            });
+        }
+    }
+    let (p, q) = closest_points(a, b);
+    ((q - p).length_squared() <= radii * radii).then(|| rounded_contact(a, b, p, q, axis))
+}
+
+/// The contact of shapes whose cores are apart (or touch) with closest
+/// points `p` (of `a`) and `q` (of `b`): along `p -> q`, or along the best
+/// axis when the points coincide. The point is the middle of the overlap
+/// along that line, inside both shapes (between them when they are apart;
+/// used for the touch found by a time of impact).
+fn rounded_contact(
+    a: &Core,
+    b: &Core,
+    p: Vec2,
+    q: Vec2,
+    axis: Option<(f32, Vec2, bool)>,
+) -> Contact {
+    let offset = q - p;
+    let distance_squared = offset.length_squared();
+    let distance = distance_squared.sqrt();
+    let normal = if distance_squared >= f32::MIN_POSITIVE {
+        offset / distance
+    } else {
+        axis.map_or(Vec2::X, |(_, normal, _)| normal)
+    };
+    let (ra, rb) = (a.radius, b.radius);
+    let start = (-ra).max(distance - rb);
+    let end = ra.min(distance + rb);
+    Contact {
+        point: p + normal * (0.5 * (start + end)),
+        normal: Dir2::new_unchecked(normal),
+        depth: (ra + rb - distance).max(0.0),
+        time_of_impact: 1.0,
+    }
+}
+
+/// A point inside both shapes when their cores overlap: the average of the
+/// corners of the cores' overlap (a convex region, so the average is inside
+/// it). If rounding leaves that overlap empty (a sliver), the deepest point
+/// of the shape pushed into the other's edge (`from_a`: an edge of `a`),
+/// moved half the depth back.
+fn overlap_point(a: &Core, b: &Core, normal: Vec2, depth: f32, from_a: bool) -> Vec2 {
+    let overlap = match (a.points.len(), b.points.len()) {
+        (1, _) => Some(a.points[0]),
+        (_, 1) => Some(b.points[0]),
+        (2, 2) => {
+            let (p, q) = closest_points(a, b);
+            Some(0.5 * (p + q))
+        }
+        (2, _) => clipped_segment_middle(a.points[0], a.points[1], b),
+        (_, 2) => clipped_segment_middle(b.points[0], b.points[1], a),
+        _ => clipped_polygon_average(b, a),
+    };
+    overlap.unwrap_or_else(|| {
+        if from_a {
+            b.support(-normal) + normal * (0.5 * depth - b.radius)
+        } else {
+            a.support(normal) - normal * (0.5 * depth - a.radius)
+        }
+    })
+}
+
+/// The middle of the part of segment `p0..p1` inside `polygon`'s core.
+fn clipped_segment_middle(p0: Vec2, p1: Vec2, polygon: &Core) -> Option<Vec2> {
+    let (mut enter, mut exit) = (0.0f32, 1.0f32);
+    for (&vertex, &normal) in polygon.points.iter().zip(&polygon.normals) {
+        let (d0, d1) = (normal.dot(p0 - vertex), normal.dot(p1 - vertex));
+        if d0 > 0.0 && d1 > 0.0 {
+            return None;
+        }
+        if d0 > 0.0 {
+            enter = enter.max(d0 / (d0 - d1));
+        } else if d1 > 0.0 {
+            exit = exit.min(d0 / (d0 - d1));
+        }
+    }
+    (enter <= exit).then(|| p0 + (p1 - p0) * (0.5 * (enter + exit)))
+}
+
+/// The average of the corners of `subject`'s core clipped by `clip`'s edges
+/// (Sutherland-Hodgman).
+fn clipped_polygon_average(subject: &Core, clip: &Core) -> Option<Vec2> {
+    let mut polygon: SmallVec<[Vec2; 16]> = SmallVec::from_slice(&subject.points);
+    for (&vertex, &normal) in clip.points.iter().zip(&clip.normals) {
+        let limit = normal.dot(vertex);
+        let mut kept = SmallVec::new();
+        let Some(&last) = polygon.last() else {
+            return None;
+        };
+        let (mut previous, mut dp) = (last, last.dot(normal) - limit);
+        for &current in &polygon {
+            let dc = current.dot(normal) - limit;
+            if (dp < 0.0 && dc > 0.0) || (dp > 0.0 && dc < 0.0) {
+                kept.push(previous + (current - previous) * (dp / (dp - dc)));
+            }
+            if dc <= 0.0 {
+                kept.push(current);
+            }
+            (previous, dp) = (current, dc);
+        }
+        polygon = kept;
+    }
+    (!polygon.is_empty()).then(|| polygon.iter().copied().sum::<Vec2>() / polygon.len() as f32)
+}
+
+/// The closest points of two shapes (of their surfaces), and the distance
+/// between them; `None` when they overlap.
+pub(crate) fn closest_surface_points(a: &Core, b: &Core) -> Option<(Vec2, Vec2, f32)> {
+    if intersects(a, b) {
+        return None;
+    }
+    let (p, q) = closest_points(a, b);
+    let offset = q - p;
+    let distance = offset.length();
+    let normal = offset / distance;
+    Some((
+        p + normal * a.radius,
+        q - normal * b.radius,
+        distance - a.radius - b.radius,
+    ))
+}
+
+/// Lower bounds of the gap between two apart shapes, each along a fixed
+/// direction (from `a` to `b`): the separation along every edge normal, and
+/// along the line between the closest points when the edge normals alone
+/// cannot see every gap (rounded shapes, or two cores without area). The
+/// largest is the distance itself, or close to it. Used by conservative
+/// advancement: a gap along a fixed direction closes no faster than the
+/// shapes move along it.
+pub(crate) fn for_each_gap(a: &Core, b: &Core, mut visit: impl FnMut(f32, Vec2)) {
+    let radii = a.radius + b.radius;
+    for_each_face(a, b, false, |s, n| visit(s - radii, n));
+    for_each_face(b, a, true, |s, n| visit(s - radii, n));
+    if radii > 0.0 || !(a.has_area() || b.has_area()) {
+        let (p, q) = closest_points(a, b);
+        let offset = q - p;
+        let distance = offset.length();
+        if distance > 0.0 {
+            visit(distance - radii, offset / distance);
+        }
+    }
+}
+
+/// The contact of two shapes found touching (to within a tolerance) by a
+/// time of impact: their ordinary contact, or, when they are still a hair
+/// apart, the one along their closest points with a depth of 0.
+pub(crate) fn touch(a: &Core, b: &Core) -> Contact {
+    contact(a, b).unwrap_or_else(|| {
+        let (p, q) = closest_points(a, b);
+        rounded_contact(a, b, p, q, best_axis(a, b))
+    })
+}
+
+/// The farthest any point of the core is from the shape's origin (how far
+/// a point of it can move when the shape turns).
+pub(crate) fn reach(shape: ShapeRef<'_>) -> f32 {
+    match shape {
+        ShapeRef::Circle { .. } => 0.0,
+        ShapeRef::Rect { half_size } => half_size.length(),
+        ShapeRef::Capsule { half_length, .. } => half_length,
+        ShapeRef::Segment { a, b } => a.length().max(b.length()),
+        ShapeRef::Polygon { vertices, .. } => vertices.iter().map(|v| v.length()).fold(0.0, f32::max),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use bevy::math::Rot2;
+
+    fn segment(a: Vec2, b: Vec2) -> Core {
+        Core::new(ShapeRef::Segment { a, b }, Isometry2d::IDENTITY)
+    }
+
+    #[test]
+    fn closest_points_of_segments() {
+        let (p, q) = closest_points_on_segments(
+            Vec2::ZERO,
+            Vec2::new(2.0, 0.0),
+            Vec2::new(1.0, 1.0),
+            Vec2::new(1.0, 3.0),
+        );
+        assert_eq!((p, q), (Vec2::new(1.0, 0.0), Vec2::new(1.0, 1.0)));
+        // Parallel, side by side: end to end.
+        let (p, q) = closest_points_on_segments(
+            Vec2::ZERO,
+            Vec2::X,
+            Vec2::new(2.0, 1.0),
+            Vec2::new(3.0, 1.0),
+        );
+        assert_eq!((p, q), (Vec2::X, Vec2::new(2.0, 1.0)));
+        // A point and a segment.
+        let (p, q) = closest_points_on_segments(Vec2::Y, Vec2::Y, Vec2::NEG_X, Vec2::X);
+        assert_eq!((p, q), (Vec2::Y, Vec2::ZERO));
+    }
+
+    #[test]
+    fn crossing_segments_overlap_by_the_shorter_way_out() {
+        let a = segment(Vec2::new(-1.0, 0.0), Vec2::new(3.0, 0.0));
+        let b = segment(Vec2::new(0.0, -1.0), Vec2::new(0.0, 0.5));
+        let contact = contact(&a, &b).unwrap();
+        // Moving b up by 1 or down by 0.5 separates them; left by 1 or right
+        // by 3 too: down is shortest.
+        assert!((contact.depth - 0.5).abs() < 1e-6, "{contact:?}");
+        assert!(contact.normal.abs_diff_eq(Vec2::NEG_Y, 1e-6));
+        assert!(contact.point.abs_diff_eq(Vec2::ZERO, 1e-6));
+    }
+
+    #[test]
+    fn collinear_segments_touch_with_no_depth() {
+        let a = segment(Vec2::ZERO, Vec2::new(2.0, 0.0));
+        let b = segment(Vec2::new(1.0, 0.0), Vec2::new(3.0, 0.0));
+        let contact = contact(&a, &b).unwrap();
+        assert_eq!(contact.depth, 0.0);
+        assert!(contact.normal.dot(Vec2::Y).abs() > 0.999);
+        // In line but apart: no contact.
+        let c = segment(Vec2::new(2.5, 0.0), Vec2::new(3.0, 0.0));
+        assert!(super::contact(&a, &c).is_none() && !intersects(&a, &c));
+    }
+
+    #[test]
+    fn rotated_core_is_placed_by_its_pose() {
+        let capsule = Core::new(
+            ShapeRef::Capsule {
+                radius: 1.0,
+                half_length: 2.0,
+            },
+            Isometry2d::new(Vec2::new(5.0, 0.0), Rot2::degrees(90.0)),
+        );
+        assert!(capsule.points[0].abs_diff_eq(Vec2::new(7.0, 0.0), 1e-6));
+        assert!(capsule.points[1].abs_diff_eq(Vec2::new(3.0, 0.0), 1e-6));
+    }
+}
