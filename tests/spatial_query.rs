@@ -61,7 +61,7 @@ impl XorShift {
 
 /// A collider as brute force sees it: from its own components, not from the
 /// plugin's snapshot.
-#[derive(Clone, Copy, Debug)]
+#[derive(Clone, Debug)]
 struct Placed {
     entity: Entity,
     shape: Shape,
@@ -203,6 +203,18 @@ enum Scene {
 }
 
 /// Spawns a scene; returns its centres (where queries aim) and half size.
+/// A convex polygon of 3 to 8 random points within `half` of a point near
+/// the origin (not centred on it, as polygons need not be).
+fn random_polygon(rng: &mut XorShift, half: f32) -> Collider {
+    loop {
+        let centre = rng.point(Vec2::ZERO, half * 0.3);
+        let points: Vec<Vec2> = (0..3 + rng.below(6)).map(|_| rng.point(centre, half)).collect();
+        if let Ok(polygon) = Collider::convex_polygon(&points) {
+            return polygon;
+        }
+    }
+}
+
 fn spawn_scene(app: &mut App, rng: &mut XorShift, scene: Scene) -> (Vec<Vec2>, f32) {
     let (count, centres, half) = match scene {
         Scene::Crowd => (400, vec![Vec2::new(30.0, -20.0)], 300.0),
@@ -221,6 +233,9 @@ fn spawn_scene(app: &mut App, rng: &mut XorShift, scene: Scene) -> (Vec<Vec2>, f
                 Collider::circle(rng.range(80.0, 150.0))
             }
             k if k % 2 == 0 => Collider::circle(rng.range(2.0, 15.0)),
+            3 | 5 => Collider::capsule(rng.range(1.0, 8.0), rng.range(0.0, 20.0)),
+            7 | 9 => Collider::segment(rng.point(Vec2::ZERO, 15.0), rng.point(Vec2::ZERO, 15.0)),
+            11 | 13 => random_polygon(rng, 15.0),
             _ => Collider::rect(rng.range(3.0, 30.0), rng.range(3.0, 30.0)),
         };
         let position = rng.point(centre, half);
@@ -326,9 +341,12 @@ fn check_queries(app: &mut App, rng: &mut XorShift, centres: &[Vec2], half: f32)
         assert_eq!(actual, expected, "round {round}: point {point} {filter:?}");
         found[1] += usize::from(!actual.is_empty());
 
-        let collider = match rng.below(3) {
+        let collider = match rng.below(6) {
             0 => Collider::circle(rng.range(0.5, 40.0)),
             1 => Collider::rect(rng.range(1.0, 80.0), rng.range(1.0, 80.0)),
+            2 => Collider::capsule(rng.range(0.5, 20.0), rng.range(0.0, 60.0)),
+            3 => Collider::segment(rng.point(Vec2::ZERO, 60.0), rng.point(Vec2::ZERO, 60.0)),
+            4 => random_polygon(rng, 40.0),
             _ => Collider::rect(rng.range(200.0, 600.0), rng.range(1.0, 10.0)),
         };
         let pose = Isometry2d::new(rng.point(centre, half), Rot2::radians(rng.range(-4.0, 4.0)));
@@ -342,9 +360,12 @@ fn check_queries(app: &mut App, rng: &mut XorShift, centres: &[Vec2], half: f32)
 
         // Shape casts: from anywhere in or around the scene, towards it
         // from far away, or starting inside colliders; any length.
-        let collider = match rng.below(3) {
+        let collider = match rng.below(6) {
             0 => Collider::circle(rng.range(0.5, 20.0)),
             1 => Collider::rect(rng.range(1.0, 40.0), rng.range(1.0, 40.0)),
+            2 => Collider::capsule(rng.range(0.5, 10.0), rng.range(0.0, 30.0)),
+            3 => Collider::segment(rng.point(Vec2::ZERO, 30.0), rng.point(Vec2::ZERO, 30.0)),
+            4 => random_polygon(rng, 20.0),
             _ => Collider::rect(rng.range(100.0, 300.0), rng.range(1.0, 6.0)),
         };
         let (start, direction) = random_start(rng, round % 3, &colliders, centre, half);

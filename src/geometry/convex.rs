@@ -265,10 +265,15 @@ fn rounded_contact(
     let offset = q - p;
     let distance_squared = offset.length_squared();
     let distance = distance_squared.sqrt();
-    let normal = if distance_squared >= f32::MIN_POSITIVE {
-        offset / distance
-    } else {
-        axis.map_or(Vec2::X, |(_, normal, _)| normal)
+    // When `q - p` runs along the best axis to within rounding, that axis is
+    // the normal: the direction of `q - p` is rounding noise when the cores
+    // touch or overlap without area (collinear segments, a centre on a
+    // segment), and any way but the axis may not separate them.
+    let noise = 16.0 * f32::EPSILON * p.abs().max(q.abs()).max_element();
+    let normal = match axis {
+        Some((_, normal, _)) if offset.perp_dot(normal).abs() <= noise => normal,
+        _ if distance_squared >= f32::MIN_POSITIVE => offset / distance,
+        _ => axis.map_or(Vec2::X, |(_, normal, _)| normal),
     };
     let (ra, rb) = (a.radius, b.radius);
     let start = (-ra).max(distance - rb);
@@ -309,9 +314,12 @@ fn overlap_point(a: &Core, b: &Core, normal: Vec2, depth: f32, from_a: bool) -> 
 
 /// The middle of the part of segment `p0..p1` inside `polygon`'s core.
 fn clipped_segment_middle(p0: Vec2, p1: Vec2, polygon: &Core) -> Option<Vec2> {
+    // A segment lying along an edge is inside it, though rounding may put
+    // it a hair outside.
+    let slack = rounding_slack(&polygon.points, &[p0, p1]);
     let (mut enter, mut exit) = (0.0f32, 1.0f32);
     for (&vertex, &normal) in polygon.points.iter().zip(&polygon.normals) {
-        let (d0, d1) = (normal.dot(p0 - vertex), normal.dot(p1 - vertex));
+        let (d0, d1) = (normal.dot(p0 - vertex) - slack, normal.dot(p1 - vertex) - slack);
         if d0 > 0.0 && d1 > 0.0 {
             return None;
         }
@@ -327,9 +335,12 @@ fn clipped_segment_middle(p0: Vec2, p1: Vec2, polygon: &Core) -> Option<Vec2> {
 /// The average of the corners of `subject`'s core clipped by `clip`'s edges
 /// (Sutherland-Hodgman).
 fn clipped_polygon_average(subject: &Core, clip: &Core) -> Option<Vec2> {
+    // Edges lying along each other overlap, though rounding may put them a
+    // hair apart.
+    let slack = rounding_slack(&subject.points, &clip.points);
     let mut polygon: SmallVec<[Vec2; 16]> = SmallVec::from_slice(&subject.points);
     for (&vertex, &normal) in clip.points.iter().zip(&clip.normals) {
-        let limit = normal.dot(vertex);
+        let limit = normal.dot(vertex) + slack;
         let mut kept = SmallVec::new();
         let Some(&last) = polygon.last() else {
             return None;
@@ -348,6 +359,13 @@ fn clipped_polygon_average(subject: &Core, clip: &Core) -> Option<Vec2> {
         polygon = kept;
     }
     (!polygon.is_empty()).then(|| polygon.iter().copied().sum::<Vec2>() / polygon.len() as f32)
+}
+
+/// A few float steps of the largest coordinate of `a` and `b`: how far
+/// rounding can move a point off a line through them.
+fn rounding_slack(a: &[Vec2], b: &[Vec2]) -> f32 {
+    let largest = a.iter().chain(b).fold(0.0f32, |m, p| m.max(p.abs().max_element()));
+    16.0 * f32::EPSILON * largest
 }
 
 /// The closest points of two shapes (of their surfaces), and the distance

@@ -72,18 +72,19 @@ impl ConvexPolygon {
     /// component mirrors it; the order is kept counter-clockwise). Fails when
     /// the result has no area (a zero scale) or is too large.
     pub fn scaled(&self, scale: Vec2) -> Result<Self, ShapeError> {
-        if scale == Vec2::ONE {
-            return Ok(self.clone());
-        }
-        let mut vertices: Vec<Vec2> = self.vertices.iter().map(|&v| v * scale).collect();
-        if scale.x * scale.y < 0.0 {
-            // A mirror turns the order clockwise.
-            vertices.reverse();
-        }
-        if let Some(&bad) = vertices.iter().find(|&&p| !within_magnitude(p)) {
-            return Err(ShapeError::InvalidVertex(bad));
-        }
-        Self::from_hull(vertices)
+        // The same scaling detection applies, so that both give the same
+        // polygon to the last bit.
+        let shape = ShapeRef::Polygon {
+            vertices: &self.vertices,
+            normals: &self.normals,
+        };
+        let mut points = Vec::with_capacity(2 * self.vertices.len());
+        let count = scaled_points_into(shape, scale, &mut points)?;
+        let normals = points.split_off(count);
+        Ok(Self {
+            vertices: points,
+            normals,
+        })
     }
 }
 
