@@ -14,7 +14,7 @@ mod stages;
 mod util;
 
 pub use components::{Collider, CollidingEntities, CollisionLayers, Swept, pose_and_scale};
-pub use geometry::Contact;
+pub use geometry::{Contact, ShapeError};
 pub use plugin::{CollisionPlugin, CollisionSystems};
 pub use spatial_query::{QueryFilter, RayHit, ShapeHit, SpatialQuery};
 pub use stages::events::{CollisionEnded, CollisionEvent, CollisionStarted};

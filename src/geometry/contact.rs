@@ -26,8 +26,9 @@ pub struct Contact {
     /// already overlapped at the start of the step without having touched
     /// at the previous detection (a teleport or a new collider put them
     /// together); `depth` is then how deep they were at the start. A circle
-    /// against a turning rectangle may be reported up to a sub-step early
-    /// (see [`time_of_impact`](crate::geometry::time_of_impact)), so a small
+    /// against a turning rectangle may be reported up to a sub-step early,
+    /// and pairs with a capsule, segment or polygon a tolerance early (see
+    /// [`time_of_impact`](crate::geometry::time_of_impact)), so a small
     /// time of impact, 0 included, can also come while they are still a
     /// little apart.
     pub time_of_impact: f32,
