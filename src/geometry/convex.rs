@@ -191,10 +191,14 @@ pub(crate) fn closest_points_on_segments(p0: Vec2, p1: Vec2, q0: Vec2, q1: Vec2)
             s = (-c / a).clamp(0.0, 1.0);
         } else {
             let b = d1.dot(d2);
-            let denominator = a * e - b * b;
+            // Where the lines cross. In 2D, Ericson's `a e - b²` is
+            // `(d1 × d2)²` and `b f - c e` is `(d1 × d2)(d2 × r)`; the cross
+            // products keep their precision where the dot products cancel
+            // (nearly parallel segments, whose `a e - b²` is all rounding).
+            let cross = d1.perp_dot(d2);
             // Parallel segments: any point of the first will do to start.
-            let s0 = if denominator > 0.0 {
-                ((b * f - c * e) / denominator).clamp(0.0, 1.0)
+            let s0 = if cross * cross > 0.0 {
+                (d2.perp_dot(r) / cross).clamp(0.0, 1.0)
             } else {
                 0.0
             };
@@ -303,7 +307,15 @@ fn overlap_point(a: &Core, b: &Core, normal: Vec2, depth: f32, from_a: bool) -> 
         (_, 2) => clipped_segment_middle(b.points[0], b.points[1], a),
         _ => clipped_polygon_average(b, a),
     };
-    overlap.unwrap_or_else(|| {
+    // Rounding also empties the overlap of cores that only touch along a
+    // line (a segment lying on an edge): their closest points are then a
+    // hair apart, both in the overlap to within rounding.
+    let touching = || {
+        let (p, q) = closest_points(a, b);
+        let noise = rounding_slack(&a.points, &b.points);
+        ((q - p).length_squared() <= noise * noise).then(|| 0.5 * (p + q))
+    };
+    overlap.or_else(touching).unwrap_or_else(|| {
         if from_a {
             b.support(-normal) + normal * (0.5 * depth - b.radius)
         } else {
@@ -314,12 +326,9 @@ fn overlap_point(a: &Core, b: &Core, normal: Vec2, depth: f32, from_a: bool) -> 
 
 /// The middle of the part of segment `p0..p1` inside `polygon`'s core.
 fn clipped_segment_middle(p0: Vec2, p1: Vec2, polygon: &Core) -> Option<Vec2> {
-    // A segment lying along an edge is inside it, though rounding may put
-    // it a hair outside.
-    let slack = rounding_slack(&polygon.points, &[p0, p1]);
     let (mut enter, mut exit) = (0.0f32, 1.0f32);
     for (&vertex, &normal) in polygon.points.iter().zip(&polygon.normals) {
-        let (d0, d1) = (normal.dot(p0 - vertex) - slack, normal.dot(p1 - vertex) - slack);
+        let (d0, d1) = (normal.dot(p0 - vertex), normal.dot(p1 - vertex));
         if d0 > 0.0 && d1 > 0.0 {
             return None;
         }
@@ -335,12 +344,9 @@ fn clipped_segment_middle(p0: Vec2, p1: Vec2, polygon: &Core) -> Option<Vec2> {
 /// The average of the corners of `subject`'s core clipped by `clip`'s edges
 /// (Sutherland-Hodgman).
 fn clipped_polygon_average(subject: &Core, clip: &Core) -> Option<Vec2> {
-    // Edges lying along each other overlap, though rounding may put them a
-    // hair apart.
-    let slack = rounding_slack(&subject.points, &clip.points);
     let mut polygon: SmallVec<[Vec2; 16]> = SmallVec::from_slice(&subject.points);
     for (&vertex, &normal) in clip.points.iter().zip(&clip.normals) {
-        let limit = normal.dot(vertex) + slack;
+        let limit = normal.dot(vertex);
         let mut kept = SmallVec::new();
         let Some(&last) = polygon.last() else {
             return None;
@@ -495,4 +501,8 @@ mod tests {
         assert!(capsule.points[0].abs_diff_eq(Vec2::new(7.0, 0.0), 1e-6));
         assert!(capsule.points[1].abs_diff_eq(Vec2::new(3.0, 0.0), 1e-6));
     }
+}
+#[cfg(test)]
+pub(crate) fn debug_axes(a: &Core, b: &Core) -> (Option<(f32, Vec2, bool)>, (Vec2, Vec2), Vec<Vec2>, Vec<Vec2>, Option<Vec2>, Option<Vec2>) {
+    (best_axis(a, b), closest_points(a, b), a.points.to_vec(), b.points.to_vec(), clipped_polygon_average(b, a), clipped_polygon_average(a, b))
 }

@@ -57,6 +57,11 @@ impl ConvexPolygon {
         Ok(Self { vertices, normals })
     }
 
+    /// A polygon from vertices and normals known to belong together.
+    pub(crate) fn from_parts(vertices: Vec<Vec2>, normals: Vec<Vec2>) -> Self {
+        Self { vertices, normals }
+    }
+
     /// The vertices, counter-clockwise.
     pub fn vertices(&self) -> &[Vec2] {
         &self.vertices
@@ -81,10 +86,7 @@ impl ConvexPolygon {
         let mut points = Vec::with_capacity(2 * self.vertices.len());
         let count = scaled_points_into(shape, scale, &mut points)?;
         let normals = points.split_off(count);
-        Ok(Self {
-            vertices: points,
-            normals,
-        })
+        Ok(Self::from_parts(points, normals))
     }
 }
 

@@ -7,17 +7,31 @@ use bevy::math::{DVec2, Isometry2d, Rot2, Vec2};
 use proptest::prelude::*;
 use proptest::test_runner::RngSeed;
 
-use super::Shape;
+use super::reference_tests::{reference, reference_gap};
+use super::{ConvexPolygon, Shape};
 use crate::Collider;
 
 /// Slack for f32 sums of terms up to about 100 in size.
 const EPS: f32 = 2e-3;
 
 fn shape() -> impl Strategy<Value = Shape> {
+    let point = || (-20.0f32..20.0, -20.0f32..20.0).prop_map(|(x, y)| Vec2::new(x, y));
     prop_oneof![
         (0.1f32..20.0).prop_map(|radius| Shape::Circle { radius }),
         (0.1f32..20.0, 0.1f32..20.0).prop_map(|(x, y)| Shape::Rect {
             half_size: Vec2::new(x, y)
+        }),
+        (0.1f32..10.0, prop_oneof![1 => Just(0.0f32), 4 => 0.0f32..20.0]).prop_map(
+            |(radius, half_length)| Shape::Capsule {
+                radius,
+                half_length
+            }
+        ),
+        // A zero-length segment now and then: a single point.
+        (point(), prop_oneof![1 => Just(None), 9 => point().prop_map(Some)])
+            .prop_map(|(a, b)| Shape::Segment { a, b: b.unwrap_or(a) }),
+        prop::collection::vec(point(), 3..8).prop_filter_map("no area", |points| {
+            ConvexPolygon::new(&points).ok().map(Shape::Polygon)
         }),
     ]
 }
@@ -27,17 +41,10 @@ fn pose() -> impl Strategy<Value = Isometry2d> {
         .prop_map(|(x, y, angle)| Isometry2d::new(Vec2::new(x, y), Rot2::radians(angle)))
 }
 
-/// How far `point` is outside `shape` at `pose` (0 inside), in f64.
+/// How far `point` is outside `shape` at `pose` (0 inside), in f64, by the
+/// reference of `reference_tests`.
 fn distance_outside(shape: &Shape, pose: Isometry2d, point: Vec2) -> f64 {
-    let (cos, sin) = (f64::from(pose.rotation.cos), f64::from(pose.rotation.sin));
-    let d = point.as_dvec2() - pose.translation.as_dvec2();
-    let local = DVec2::new(cos * d.x + sin * d.y, -sin * d.x + cos * d.y);
-    match *shape {
-        Shape::Circle { radius } => (local.length() - f64::from(radius)).max(0.0),
-        Shape::Rect { half_size } => (local.abs() - half_size.as_dvec2())
-            .max(DVec2::ZERO)
-            .length(),
-    }
+    reference(shape, pose).signed_distance(point.as_dvec2()).max(0.0)
 }
 
 fn moved(pose: Isometry2d, by: Vec2) -> Isometry2d {
@@ -115,7 +122,7 @@ proptest! {
     /// Any finite sizes and poses, valid or not: never a panic, never a NaN.
     #[test]
     fn finite_input_never_gives_nan(
-        kind in 0..4u8,
+        kinds in (0..5u8, 0..5u8),
         sizes in prop::array::uniform4(prop_oneof![
             Just(0.0f32), Just(-1.0), Just(1e-30), Just(1e14), Just(2e15), -1e3f32..1e3,
         ]),
@@ -123,15 +130,70 @@ proptest! {
             Just(0.0f32), Just(1e14), Just(-2e15), Just(f32::MAX), -1e4f32..1e4,
         ]),
     ) {
-        let a = if kind & 1 == 0 { Collider::circle(sizes[0]) } else { Collider::rect(sizes[0], sizes[1]) };
-        let b = if kind & 2 == 0 { Collider::circle(sizes[2]) } else { Collider::rect(sizes[2], sizes[3]) };
+        let a = collider(kinds.0, sizes[0], sizes[1]);
+        let b = collider(kinds.1, sizes[2], sizes[3]);
         let pa = Isometry2d::new(Vec2::new(coords[0], coords[1]), Rot2::radians(coords[2]));
         let pb = Isometry2d::new(Vec2::new(coords[3], coords[4]), Rot2::radians(coords[5]));
         if let Ok(Some(contact)) = a.try_contact(pa, &b, pb) {
-            prop_assert!(contact.point.is_finite() && contact.depth.is_finite());
+            prop_assert!(contact.point.is_finite() && contact.depth.is_finite(), "{contact:?}");
             prop_assert!(contact.normal.is_finite());
         }
         let _ = a.intersects(pa, &b, pb);
+    }
+
+    /// Apart, the closest points are on the two surfaces and as far apart
+    /// as the reference gap; touching or overlapping, there are none.
+    #[test]
+    fn closest_points_measure_the_gap(a in shape(), pa in pose(), b in shape(), pb in pose()) {
+        let gap = reference_gap((&a, pa), (&b, pb));
+        match a.closest_points(pa, &b, pb) {
+            Some((p, q, distance)) => {
+                prop_assert!(gap > -f64::from(EPS), "gap {gap}");
+                prop_assert!((f64::from(distance) - gap).abs() <= f64::from(EPS), "{distance} vs {gap}");
+                prop_assert!((p.distance(q) - distance).abs() <= EPS, "{p} {q} {distance}");
+                let (ra, rb) = (reference(&a, pa), reference(&b, pb));
+                prop_assert!(ra.signed_distance(p.as_dvec2()).abs() <= f64::from(EPS));
+                prop_assert!(rb.signed_distance(q.as_dvec2()).abs() <= f64::from(EPS));
+            }
+            None => prop_assert!(gap <= f64::from(EPS), "gap {gap}"),
+        }
+    }
+
+    /// A point is contained when the reference puts it inside or on the
+    /// shape (away from the boundary, where f32 cannot tell).
+    #[test]
+    fn contains_point_matches_reference(
+        a in shape(), pa in pose(), x in -40.0f32..40.0, y in -40.0f32..40.0,
+    ) {
+        let point = Vec2::new(x, y);
+        let distance = reference(&a, pa).signed_distance(point.as_dvec2());
+        if distance.abs() > 1e-3 {
+            prop_assert_eq!(a.contains_point(pa, point), distance < 0.0, "{}", distance);
+        }
+    }
+
+    /// The box holds the shape, tightly: each side is within a hair of the
+    /// shape's extreme point that way.
+    #[test]
+    fn aabb_is_tight(a in shape(), pa in pose()) {
+        let (aabb, reference) = (a.aabb(pa), reference(&a, pa));
+        for (axis, side) in [(DVec2::X, aabb.max.x), (DVec2::Y, aabb.max.y), (DVec2::NEG_X, -aabb.min.x), (DVec2::NEG_Y, -aabb.min.y)] {
+            let extreme = reference.support(axis);
+            let side = f64::from(side);
+            prop_assert!(side >= extreme && side <= extreme + 1e-3, "{axis}: {side} vs {extreme}");
+        }
+    }
+}
+
+/// A collider of kind `kind` (0 to 4) from two sizes, valid or not.
+fn collider(kind: u8, s0: f32, s1: f32) -> Collider {
+    match kind {
+        0 => Collider::circle(s0),
+        1 => Collider::rect(s0, s1),
+        2 => Collider::capsule(s0, s1),
+        3 => Collider::segment(Vec2::new(s0, s1), Vec2::new(-s1, 0.5 * s0)),
+        _ => Collider::convex_polygon(&[Vec2::new(s0, 0.0), Vec2::new(0.0, s1), Vec2::new(-s0, -s1)])
+            .unwrap_or(Collider::segment(Vec2::new(s0, s1), Vec2::new(s0, s1))),
     }
 }
 
@@ -141,8 +203,8 @@ proptest! {
 #[test]
 fn sizes_far_apart_in_magnitude_give_a_finite_point() {
     let (a, b) = (Collider::rect(2e15, 1e-30), Collider::rect(2e15, 2e15));
-    for (first, second) in [(a, b), (b, a)] {
-        let contact = (first.try_contact(Isometry2d::IDENTITY, &second, Isometry2d::IDENTITY))
+    for (first, second) in [(&a, &b), (&b, &a)] {
+        let contact = (first.try_contact(Isometry2d::IDENTITY, second, Isometry2d::IDENTITY))
             .unwrap()
             .unwrap();
         assert!(contact.point.is_finite(), "{contact:?}");

@@ -173,27 +173,10 @@ impl Shape {
     ///
     /// A polygon scaled to no area (a zero component) is an error.
     pub fn scaled(&self, scale: Vec2) -> Result<Self, ShapeError> {
-        let abs = scale.abs();
-        Ok(match *self {
-            Shape::Circle { radius } => Shape::Circle {
-                radius: radius * abs.max_element(),
-            },
-            Shape::Rect { half_size } => Shape::Rect {
-                half_size: half_size * abs,
-            },
-            Shape::Capsule {
-                radius,
-                half_length,
-            } => Shape::Capsule {
-                radius: radius * abs.x,
-                half_length: half_length * abs.y,
-            },
-            Shape::Segment { a, b } => Shape::Segment {
-                a: a * scale,
-                b: b * scale,
-            },
-            Shape::Polygon(ref polygon) => Shape::Polygon(polygon.scaled(scale)?),
-        })
+        if let Shape::Polygon(polygon) = self {
+            return polygon.scaled(scale).map(Shape::Polygon);
+        }
+        Ok(self.as_ref().scaled_in_place(scale).to_owned())
     }
 
     /// An axis-aligned box that contains the shape at `pose`: the tightest
@@ -238,6 +221,55 @@ impl Shape {
     ) -> Option<(Vec2, Vec2, f32)> {
         let (a, b) = (self.as_ref(), other.as_ref());
         convex::closest_surface_points(&convex::Core::new(a, pose), &convex::Core::new(b, other_pose))
+    }
+}
+
+impl<'a> ShapeRef<'a> {
+    /// The shape scaled as [`Shape::scaled`] says, except a polygon, which
+    /// is returned as it is: its scaled points need a home of their own
+    /// ([`scaled_points_into`](super::scaled_points_into)).
+    #[inline]
+    pub(crate) fn scaled_in_place(self, scale: Vec2) -> Self {
+        let abs = scale.abs();
+        match self {
+            ShapeRef::Circle { radius } => ShapeRef::Circle {
+                radius: radius * abs.max_element(),
+            },
+            ShapeRef::Rect { half_size } => ShapeRef::Rect {
+                half_size: half_size * abs,
+            },
+            ShapeRef::Capsule {
+                radius,
+                half_length,
+            } => ShapeRef::Capsule {
+                radius: radius * abs.x,
+                half_length: half_length * abs.y,
+            },
+            ShapeRef::Segment { a, b } => ShapeRef::Segment {
+                a: a * scale,
+                b: b * scale,
+            },
+            polygon @ ShapeRef::Polygon { .. } => polygon,
+        }
+    }
+
+    /// An owned copy.
+    pub(crate) fn to_owned(self) -> Shape {
+        match self {
+            ShapeRef::Circle { radius } => Shape::Circle { radius },
+            ShapeRef::Rect { half_size } => Shape::Rect { half_size },
+            ShapeRef::Capsule {
+                radius,
+                half_length,
+            } => Shape::Capsule {
+                radius,
+                half_length,
+            },
+            ShapeRef::Segment { a, b } => Shape::Segment { a, b },
+            ShapeRef::Polygon { vertices, normals } => {
+                Shape::Polygon(ConvexPolygon::from_parts(vertices.to_vec(), normals.to_vec()))
+            }
+        }
     }
 }
 

@@ -11,7 +11,7 @@ use super::broad_phase_grid::BroadPhaseGrid;
 use super::swept_paths::PreviousPoses;
 use crate::components::{Collider, CollisionLayers, Swept};
 use crate::geometry::{
-    Shape, ShapeError, ShapeRef, Sweep, TransformReading, scaled_points_into, swept_aabb_of,
+    ShapeError, ShapeRef, Sweep, TransformReading, scaled_points_into, swept_aabb_of,
     validate_pose,
 };
 use crate::grid::SpatialGrid;
@@ -155,21 +155,23 @@ impl ColliderSnapshot {
 }
 
 impl SnapshotShape {
-    /// A circle, rectangle or capsule as it is; `None` for shapes with
-    /// points.
-    fn flat(shape: &Shape) -> Option<Self> {
-        match *shape {
-            Shape::Circle { radius } => Some(Self::Circle { radius }),
-            Shape::Rect { half_size } => Some(Self::Rect { half_size }),
-            Shape::Capsule {
+    /// A scaled circle, rectangle or capsule, checked; `None` for shapes
+    /// with points, which are scaled into the snapshot's table.
+    #[inline]
+    fn of_scaled(shape: ShapeRef<'_>) -> Result<Option<Self>, ShapeError> {
+        let flat = match shape {
+            ShapeRef::Circle { radius } => Self::Circle { radius },
+            ShapeRef::Rect { half_size } => Self::Rect { half_size },
+            ShapeRef::Capsule {
                 radius,
                 half_length,
-            } => Some(Self::Capsule {
+            } => Self::Capsule {
                 radius,
                 half_length,
-            }),
-            Shape::Segment { .. } | Shape::Polygon(_) => None,
-        }
+            },
+            ShapeRef::Segment { .. } | ShapeRef::Polygon { .. } => return Ok(None),
+        };
+        shape.validate().map(|()| Some(flat))
     }
 
     /// The shape as the tests take it, its points from `points`.
@@ -255,28 +257,11 @@ fn read_collider(collider: &Collider, transform: &GlobalTransform) -> Reading {
     if let Err(error) = validate_pose(reading.pose) {
         return unusable(error, reading.scale);
     }
-    let flat = match *collider {
-        Collider::Circle { radius } => Shape::Circle { radius },
-        Collider::OrientedRect { half_size } => Shape::Rect { half_size },
-        Collider::Capsule {
-            radius,
-            half_length,
-        } => Shape::Capsule {
-            radius,
-            half_length,
-        },
-        Collider::Segment { .. } | Collider::ConvexPolygon(_) => {
-            return Reading::WithPoints {
-                pose: reading.pose,
-                scale: reading.signed_scale(),
-                sheared,
-            };
-        }
-    };
-    let scaled = flat
-        .scaled(reading.scale)
-        .and_then(|shape| shape.validate().map(|()| shape));
-    match scaled.map(|shape| SnapshotShape::flat(&shape)) {
+    let scaled = collider
+        .shape_ref()
+        .scaled_in_place(reading.scale);
+    let scaled = SnapshotShape::of_scaled(scaled);
+    match scaled {
         Ok(Some(shape)) => Reading::Valid {
             shape,
             pose: reading.pose,
