@@ -502,7 +502,3 @@ mod tests {
         assert!(capsule.points[1].abs_diff_eq(Vec2::new(3.0, 0.0), 1e-6));
     }
 }
-#[cfg(test)]
-pub(crate) fn debug_axes(a: &Core, b: &Core) -> (Option<(f32, Vec2, bool)>, (Vec2, Vec2), Vec<Vec2>, Vec<Vec2>, Option<Vec2>, Option<Vec2>) {
-    (best_axis(a, b), closest_points(a, b), a.points.to_vec(), b.points.to_vec(), clipped_polygon_average(b, a), clipped_polygon_average(a, b))
-}

@@ -3,6 +3,8 @@
 
 use bevy::math::Vec2;
 use bevy::reflect::Reflect;
+use core::fmt;
+use std::sync::Arc;
 
 use super::shape::within_magnitude;
 use super::{ShapeError, ShapeRef};
@@ -28,11 +30,23 @@ use super::{ShapeError, ShapeRef};
 /// .unwrap();
 /// assert_eq!(triangle.vertices().len(), 3);
 /// ```
-#[derive(Clone, Debug, PartialEq, Reflect)]
+///
+/// Cloning it is cheap: the points are shared, and a `Collider` holding it is
+/// as small as one holding a segment.
+#[derive(Clone, PartialEq, Reflect)]
+#[reflect(opaque)]
 #[reflect(Debug, PartialEq, Clone)]
 pub struct ConvexPolygon {
-    vertices: Vec<Vec2>,
-    normals: Vec<Vec2>,
+    /// The vertices, then as many normals.
+    points: Arc<[Vec2]>,
+}
+
+impl fmt::Debug for ConvexPolygon {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("ConvexPolygon")
+            .field("vertices", &self.vertices())
+            .finish()
+    }
 }
 
 impl ConvexPolygon {
@@ -54,23 +68,25 @@ impl ConvexPolygon {
     /// normals are computed; a hull with no area is an error.
     fn from_hull(vertices: Vec<Vec2>) -> Result<Self, ShapeError> {
         let normals = edge_normals(&vertices).ok_or(ShapeError::DegeneratePolygon(vertices.len()))?;
-        Ok(Self { vertices, normals })
+        Ok(Self::from_parts(&vertices, &normals))
     }
 
     /// A polygon from vertices and normals known to belong together.
-    pub(crate) fn from_parts(vertices: Vec<Vec2>, normals: Vec<Vec2>) -> Self {
-        Self { vertices, normals }
+    pub(crate) fn from_parts(vertices: &[Vec2], normals: &[Vec2]) -> Self {
+        Self {
+            points: vertices.iter().chain(normals).copied().collect(),
+        }
     }
 
     /// The vertices, counter-clockwise.
     pub fn vertices(&self) -> &[Vec2] {
-        &self.vertices
+        &self.points[..self.points.len() / 2]
     }
 
     /// The outward unit normal of each edge; edge `i` runs from vertex `i` to
     /// vertex `i + 1` (the last one back to the first).
     pub fn normals(&self) -> &[Vec2] {
-        &self.normals
+        &self.points[self.points.len() / 2..]
     }
 
     /// The polygon with every vertex multiplied by `scale` (a negative
@@ -80,13 +96,14 @@ impl ConvexPolygon {
         // The same scaling detection applies, so that both give the same
         // polygon to the last bit.
         let shape = ShapeRef::Polygon {
-            vertices: &self.vertices,
-            normals: &self.normals,
+            vertices: self.vertices(),
+            normals: self.normals(),
         };
-        let mut points = Vec::with_capacity(2 * self.vertices.len());
-        let count = scaled_points_into(shape, scale, &mut points)?;
-        let normals = points.split_off(count);
-        Ok(Self::from_parts(points, normals))
+        let mut points = Vec::with_capacity(self.points.len());
+        scaled_points_into(shape, scale, &mut points)?;
+        Ok(Self {
+            points: points.into(),
+        })
     }
 }
 

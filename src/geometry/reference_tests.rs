@@ -657,16 +657,301 @@ fn rectangle_as_polygon_agrees_with_the_hand_written_pairs() {
     }
 }
 
+// Degenerate cases a suspicious user tries, with exact expectations.
+
+fn segment(a: (f32, f32), b: (f32, f32)) -> Shape {
+    Shape::Segment {
+        a: Vec2::new(a.0, a.1),
+        b: Vec2::new(b.0, b.1),
+    }
+}
+
+fn at(x: f32, y: f32) -> Isometry2d {
+    Isometry2d::from_xy(x, y)
+}
+
+/// The contact of `a` at `pa` and `b` at `pb`, checked against the reference
+/// in both orders (see [`check_contact`]), with `intersects` agreeing.
+fn checked_contact(a: &Shape, pa: Isometry2d, b: &Shape, pb: Isometry2d) -> Option<Contact> {
+    let contact = a.contact(pa, b, pb);
+    let reversed = b.contact(pb, a, pa);
+    assert_eq!(contact.is_some(), a.intersects(pa, b, pb), "{contact:?}");
+    assert_eq!(reversed.is_some(), b.intersects(pb, a, pa), "{reversed:?}");
+    assert_eq!(contact.is_some(), reversed.is_some(), "{contact:?} vs {reversed:?}");
+    check_pair(0, (a, pa), (b, pb));
+    if let (Some(contact), Some(reversed)) = (contact, reversed) {
+        assert!((contact.depth - reversed.depth).abs() < 1e-6, "{contact:?} vs {reversed:?}");
+    }
+    contact
+}
+
+fn assert_near(actual: Vec2, expected: Vec2) {
+    assert!(actual.abs_diff_eq(expected, 1e-5), "{actual} != {expected}");
+}
+
+/// A segment cutting a rectangle's corner: the shortest way out is along
+/// the segment's normal, past the corner.
 #[test]
-fn scratch_debug() {
-    let a = Shape::Polygon(ConvexPolygon::new(&[Vec2::new(-1.8485298, -18.390642), Vec2::new(-1.5576087, 14.166816), Vec2::new(-1.719745, -3.9735878)]).unwrap());
-    let pa = Isometry2d::new(Vec2::new(-9.981742, 6.1707115), Rot2 { cos: -0.9611665, sin: 0.2759692 });
-    let b = Shape::Rect { half_size: Vec2::new(19.36442, 13.054755) };
-    let pb = Isometry2d::new(Vec2::new(-14.384737, -9.948263), Rot2 { cos: 0.9697927, sin: -0.24393052 });
-    let ca = super::convex::Core::new(a.as_ref(), pa);
-    let cb = super::convex::Core::new(b.as_ref(), pb);
-    println!("{:?}", super::convex::debug_axes(&ca, &cb));
-    println!("{:?}", a.contact(pa, &b, pb));
-    let (ra, rb) = (reference(&a, pa), reference(&b, pb));
-    println!("{ra:?} {rb:?} gap {}", RefPair::new(&ra, &rb).gap());
+fn segment_cutting_a_rectangle_corner() {
+    let square = Shape::Rect {
+        half_size: Vec2::ONE,
+    };
+    let cut = segment((0.0, 1.5), (1.5, 0.0));
+    let contact = checked_contact(&square, Isometry2d::IDENTITY, &cut, Isometry2d::IDENTITY).unwrap();
+    // The corner (1, 1) is 0.5 / √2 beyond the line x + y = 1.5.
+    assert!((contact.depth - 0.25 * 2f32.sqrt()).abs() < 1e-6, "{contact:?}");
+    assert_near(*contact.normal, Vec2::ONE.normalize());
+    // The middle of the part of the segment inside the square.
+    assert_near(contact.point, Vec2::new(0.75, 0.75));
+    // Exactly through the corner: touching, depth 0.
+    let through = segment((0.0, 2.0), (2.0, 0.0));
+    let contact = checked_contact(&square, Isometry2d::IDENTITY, &through, Isometry2d::IDENTITY).unwrap();
+    assert_eq!(contact.depth, 0.0);
+    assert_near(*contact.normal, Vec2::ONE.normalize());
+    assert_near(contact.point, Vec2::ONE);
+    // A hair beyond the corner: apart.
+    let beyond = segment((0.0, 2.0001), (2.0001, 0.0));
+    assert!(checked_contact(&square, Isometry2d::IDENTITY, &beyond, Isometry2d::IDENTITY).is_none());
+}
+
+/// Collinear segments that overlap touch (depth 0, normal across the
+/// line); in line but apart, they do not.
+#[test]
+fn collinear_segments() {
+    let a = segment((0.0, 0.0), (2.0, 0.0));
+    let overlapping = segment((1.0, 0.0), (3.0, 0.0));
+    let contact = checked_contact(&a, Isometry2d::IDENTITY, &overlapping, Isometry2d::IDENTITY).unwrap();
+    assert_eq!(contact.depth, 0.0);
+    assert!(contact.normal.y.abs() == 1.0, "{contact:?}");
+    assert!(contact.point.y == 0.0 && (1.0..=2.0).contains(&contact.point.x), "{contact:?}");
+    // End to end: touching counts.
+    let end_to_end = segment((2.0, 0.0), (3.0, 0.0));
+    let contact = checked_contact(&a, Isometry2d::IDENTITY, &end_to_end, Isometry2d::IDENTITY).unwrap();
+    assert_eq!((contact.depth, contact.point), (0.0, Vec2::new(2.0, 0.0)));
+    // In line, apart.
+    let apart = segment((2.5, 0.0), (3.0, 0.0));
+    assert!(checked_contact(&a, Isometry2d::IDENTITY, &apart, Isometry2d::IDENTITY).is_none());
+    // The same on a diagonal, placed by rotated poses (rounding included).
+    let pose = Isometry2d::new(Vec2::new(3.0, -1.0), Rot2::degrees(37.0));
+    let moved = |x: f32| Isometry2d::new(pose.translation + pose.rotation * Vec2::new(x, 0.0), pose.rotation);
+    let contact = checked_contact(&a, pose, &a, moved(1.0)).unwrap();
+    assert!(contact.depth <= 1e-5, "{contact:?}");
+    assert!(contact.normal.dot(pose.rotation * Vec2::X).abs() < 1e-5, "{contact:?}");
+    assert!(checked_contact(&a, pose, &a, moved(2.5)).is_none());
+    // Two capsules in line overlap by their whole radius, across the line.
+    let capsule = Shape::Capsule {
+        radius: 0.5,
+        half_length: 0.5,
+    };
+    let tilted = Rot2::degrees(45.0);
+    let contact = checked_contact(
+        &capsule,
+        Isometry2d::new(Vec2::new(3.0, -2.0), tilted),
+        &capsule,
+        Isometry2d::new(Vec2::new(2.5, -1.5), tilted),
+    )
+    .unwrap();
+    assert!((contact.depth - 1.0).abs() < 1e-5, "{contact:?}");
+    assert!(contact.normal.dot(Vec2::new(-1.0, 1.0)).abs() < 1e-5, "{contact:?}");
+}
+
+/// A circle whose centre is on a segment: the segment must move out by the
+/// whole radius, across itself; at the segment's end, anywhere but inwards.
+#[test]
+fn circle_centred_on_a_segment() {
+    let circle = Shape::Circle { radius: 1.0 };
+    let line = segment((0.0, 0.0), (3.0, 0.0));
+    let contact = checked_contact(&circle, at(1.0, 0.0), &line, Isometry2d::IDENTITY).unwrap();
+    assert_eq!(contact.depth, 1.0);
+    assert_eq!(contact.normal.y.abs(), 1.0, "{contact:?}");
+    assert_eq!(contact.point, Vec2::new(1.0, 0.0));
+    // The same with a rotated segment (no exact zero distance).
+    let pose = Isometry2d::new(Vec2::new(-2.0, 5.0), Rot2::degrees(33.0));
+    let on = pose.transform_point(Vec2::new(1.3, 0.0));
+    let contact = checked_contact(&circle, Isometry2d::from_translation(on), &line, pose).unwrap();
+    assert!((contact.depth - 1.0).abs() < 1e-5, "{contact:?}");
+    assert!(contact.normal.dot(pose.rotation * Vec2::X).abs() < 1e-5, "{contact:?}");
+    // On the end.
+    let contact = checked_contact(&circle, at(3.0, 0.0), &line, Isometry2d::IDENTITY).unwrap();
+    assert_eq!(contact.depth, 1.0);
+    assert!(contact.normal.x <= 1e-6, "{contact:?}");
+}
+
+/// A capsule standing on a rectangle's corner touches it there; a little
+/// lower, it overlaps along the line from the corner to the cap's centre.
+#[test]
+fn capsule_standing_on_a_rectangle_corner() {
+    let square = Shape::Rect {
+        half_size: Vec2::ONE,
+    };
+    let capsule = Shape::Capsule {
+        radius: 0.5,
+        half_length: 1.0,
+    };
+    let contact = checked_contact(&square, Isometry2d::IDENTITY, &capsule, at(1.0, 2.5)).unwrap();
+    assert_eq!(contact.depth, 0.0);
+    assert_eq!(*contact.normal, Vec2::Y);
+    assert_eq!(contact.point, Vec2::ONE);
+    let contact = checked_contact(&square, Isometry2d::IDENTITY, &capsule, at(1.0, 2.4)).unwrap();
+    assert!((contact.depth - 0.1).abs() < 1e-6, "{contact:?}");
+    assert_eq!(*contact.normal, Vec2::Y);
+    // Off to the side, resting on the corner with its rounded cap: the
+    // normal runs from the corner through the cap's centre (0.3, 0.4)/0.5.
+    let contact = checked_contact(&square, Isometry2d::IDENTITY, &capsule, at(1.3, 2.39)).unwrap();
+    let expected_depth = 0.5 - Vec2::new(0.3, 0.39).length();
+    assert!((contact.depth - expected_depth).abs() < 1e-5, "{contact:?}");
+    assert_near(*contact.normal, Vec2::new(0.3, 0.39).normalize());
+    assert!(checked_contact(&square, Isometry2d::IDENTITY, &capsule, at(1.3, 2.41)).is_none());
+}
+
+/// A polygon inside another: the shortest way out is through the nearest
+/// side of the outer one.
+#[test]
+fn polygon_inside_another() {
+    let outer = Shape::Polygon(
+        ConvexPolygon::new(&[
+            Vec2::new(-5.0, -5.0),
+            Vec2::new(5.0, -5.0),
+            Vec2::new(5.0, 5.0),
+            Vec2::new(-5.0, 5.0),
+        ])
+        .unwrap(),
+    );
+    let inner = Shape::Polygon(
+        ConvexPolygon::new(&[Vec2::new(-1.0, -1.0), Vec2::new(1.0, -1.0), Vec2::new(0.0, 1.0)]).unwrap(),
+    );
+    let contact = checked_contact(&outer, Isometry2d::IDENTITY, &inner, at(3.0, 0.0)).unwrap();
+    // The inner triangle reaches x = 2: 3 more to the right side at 5.
+    assert_eq!(contact.depth, 3.0);
+    assert_eq!(*contact.normal, Vec2::X);
+    assert!(inner.contains_point(at(3.0, 0.0), contact.point), "{contact:?}");
+    let reversed = checked_contact(&inner, at(3.0, 0.0), &outer, Isometry2d::IDENTITY).unwrap();
+    assert_eq!((reversed.depth, *reversed.normal), (3.0, Vec2::NEG_X));
+    assert!(inner.contains_point(at(3.0, 0.0), reversed.point), "{reversed:?}");
+}
+
+/// A zero-length segment is a point: it collides with what covers it,
+/// touching included, and with nothing else.
+#[test]
+fn zero_length_segment_is_a_point() {
+    let point = segment((1.0, 1.0), (1.0, 1.0));
+    let square = Shape::Rect {
+        half_size: Vec2::splat(2.0),
+    };
+    let contact = checked_contact(&square, Isometry2d::IDENTITY, &point, Isometry2d::IDENTITY).unwrap();
+    // 1 from the right side and from the top one.
+    assert_eq!(contact.depth, 1.0);
+    assert!(*contact.normal == Vec2::X || *contact.normal == Vec2::Y, "{contact:?}");
+    assert_eq!(contact.point, Vec2::ONE);
+    // On a circle's edge: touching.
+    let circle = Shape::Circle { radius: 1.0 };
+    let contact = checked_contact(&circle, at(1.0, 2.0), &point, Isometry2d::IDENTITY).unwrap();
+    assert_eq!(contact.depth, 0.0);
+    assert_eq!(*contact.normal, Vec2::NEG_Y);
+    // On a segment, on a point, on a capsule's side; just off them.
+    let line = segment((0.0, 1.0), (2.0, 1.0));
+    assert_eq!(checked_contact(&line, Isometry2d::IDENTITY, &point, Isometry2d::IDENTITY).map(|c| c.depth), Some(0.0));
+    assert_eq!(checked_contact(&point, Isometry2d::IDENTITY, &point, Isometry2d::IDENTITY).map(|c| c.depth), Some(0.0));
+    let capsule = Shape::Capsule {
+        radius: 0.5,
+        half_length: 3.0,
+    };
+    assert!(checked_contact(&capsule, at(1.5, 0.0), &point, Isometry2d::IDENTITY).is_some());
+    for other in [at(0.0, 0.01), at(1.0, 1.0)] {
+        assert!(checked_contact(&line, other, &point, Isometry2d::IDENTITY).is_none());
+    }
+    assert!(checked_contact(&point, at(0.0, 0.01), &point, Isometry2d::IDENTITY).is_none());
+    assert!(checked_contact(&capsule, at(1.5001, 0.0), &point, Isometry2d::IDENTITY).is_none());
+    // A point inside a polygon, and contains_point agrees.
+    let triangle = Shape::Polygon(
+        ConvexPolygon::new(&[Vec2::ZERO, Vec2::new(4.0, 0.0), Vec2::new(0.0, 4.0)]).unwrap(),
+    );
+    let contact = checked_contact(&triangle, Isometry2d::IDENTITY, &point, Isometry2d::IDENTITY).unwrap();
+    assert_eq!(contact.depth, 1.0);
+    assert!(point.contains_point(Isometry2d::IDENTITY, Vec2::ONE));
+    assert!(!point.contains_point(Isometry2d::IDENTITY, Vec2::new(1.0, 1.001)));
+}
+
+/// A zero-length capsule is a circle: the same answers as the circle,
+/// against every kind.
+#[test]
+fn zero_length_capsule_is_a_circle() {
+    let capsule = Shape::Capsule {
+        radius: 1.5,
+        half_length: 0.0,
+    };
+    let circle = Shape::Circle { radius: 1.5 };
+    let mut rng = StdRng::seed_from_u64(9);
+    for case in 0..2_000 {
+        let kind = Kind::ALL[case % 5];
+        let (other, other_pose) = random_shape_within(&mut rng, kind, 10.0);
+        let pose = Isometry2d::new(
+            Vec2::new(rng.random_range(-10.0..10.0), rng.random_range(-10.0..10.0)),
+            Rot2::radians(rng.random_range(-4.0..4.0)),
+        );
+        let as_circle = circle.contact(pose, &other, other_pose);
+        let as_capsule = capsule.contact(pose, &other, other_pose);
+        let gap = reference_gap((&circle, pose), (&other, other_pose));
+        if gap.abs() > 1e-4 {
+            assert_eq!(as_circle.is_some(), as_capsule.is_some(), "case {case}");
+        }
+        if let (Some(c), Some(k)) = (as_circle, as_capsule) {
+            assert!((c.depth - k.depth).abs() < 1e-4, "case {case}: {c:?} vs {k:?}");
+        }
+    }
+}
+
+/// A segment tangent to a circle touches it.
+#[test]
+fn segment_tangent_to_a_circle() {
+    let circle = Shape::Circle { radius: 1.0 };
+    let tangent = segment((-2.0, 1.0), (2.0, 1.0));
+    let contact = checked_contact(&circle, Isometry2d::IDENTITY, &tangent, Isometry2d::IDENTITY).unwrap();
+    assert_eq!((contact.depth, *contact.normal, contact.point), (0.0, Vec2::Y, Vec2::Y));
+    let reversed = checked_contact(&tangent, Isometry2d::IDENTITY, &circle, Isometry2d::IDENTITY).unwrap();
+    assert_eq!((reversed.depth, *reversed.normal), (0.0, Vec2::NEG_Y));
+    // Ending exactly on the circle, pointing away.
+    let ending = segment((0.0, 1.0), (0.0, 3.0));
+    assert_eq!(checked_contact(&circle, Isometry2d::IDENTITY, &ending, Isometry2d::IDENTITY).map(|c| c.depth), Some(0.0));
+    // A hair above: apart.
+    let above = segment((-2.0, 1.0001), (2.0, 1.0001));
+    assert!(checked_contact(&circle, Isometry2d::IDENTITY, &above, Isometry2d::IDENTITY).is_none());
+}
+
+/// Two capsules side by side, parallel: they overlap by the radii less the
+/// distance between their axes, straight across.
+#[test]
+fn parallel_capsules_side_by_side() {
+    let capsule = Shape::Capsule {
+        radius: 0.6,
+        half_length: 2.0,
+    };
+    let contact = checked_contact(&capsule, Isometry2d::IDENTITY, &capsule, at(1.0, 0.5)).unwrap();
+    assert!((contact.depth - 0.2).abs() < 1e-6, "{contact:?}");
+    assert_eq!(*contact.normal, Vec2::X);
+    assert!((contact.point - Vec2::new(0.5, contact.point.y)).length() < 1e-6);
+}
+
+/// Nearly parallel segments at a grazing distance: their closest points
+/// (found by review: `a e - b²` of Ericson's formula cancels in f32 and
+/// the ends were compared instead, 3e-3 off the distance).
+#[test]
+fn nearly_parallel_capsule_and_rectangle_depth() {
+    let a = Shape::Capsule {
+        radius: 7.743828,
+        half_length: 3.7738705,
+    };
+    let pa = Isometry2d::new(Vec2::new(-17.3941, -12.417297), Rot2 { cos: 0.56106484, sin: -0.82777184 });
+    let b = Shape::Rect {
+        half_size: Vec2::new(13.111047, 10.78999),
+    };
+    let pb = Isometry2d::new(Vec2::new(-19.093876, 6.2632084), Rot2 { cos: 0.8279657, sin: 0.5607788 });
+    let contact = checked_contact(&a, pa, &b, pb).unwrap();
+    let reference = -reference_gap((&a, pa), (&b, pb));
+    assert!((f64::from(contact.depth) - reference).abs() < 1e-4, "{contact:?} vs {reference}");
+    let (p, q, distance) = Shape::Capsule { radius: 1.0, half_length: 3.7738705 }
+        .closest_points(pa, &b, pb)
+        .unwrap();
+    let reference = reference_gap((&Shape::Capsule { radius: 1.0, half_length: 3.7738705 }, pa), (&b, pb));
+    assert!((f64::from(distance) - reference).abs() < 1e-4, "{p} {q} {distance} vs {reference}");
 }

@@ -267,7 +267,7 @@ impl<'a> ShapeRef<'a> {
             },
             ShapeRef::Segment { a, b } => Shape::Segment { a, b },
             ShapeRef::Polygon { vertices, normals } => {
-                Shape::Polygon(ConvexPolygon::from_parts(vertices.to_vec(), normals.to_vec()))
+                Shape::Polygon(ConvexPolygon::from_parts(vertices, normals))
             }
         }
     }
