@@ -156,6 +156,7 @@ impl Collider {
     }
 
     /// The collider's geometry, unscaled, without copying a polygon.
+    #[inline]
     pub(crate) fn shape_ref(&self) -> ShapeRef<'_> {
         match *self {
             Self::Circle { radius } => ShapeRef::Circle { radius },
@@ -168,10 +169,7 @@ impl Collider {
                 half_length,
             },
             Self::Segment { a, b } => ShapeRef::Segment { a, b },
-            Self::ConvexPolygon(ref polygon) => ShapeRef::Polygon {
-                vertices: polygon.vertices(),
-                normals: polygon.normals(),
-            },
+            Self::ConvexPolygon(ref polygon) => ShapeRef::Polygon(polygon.points_ref()),
         }
     }
 
@@ -201,6 +199,7 @@ impl Collider {
 
     /// Checks that the size is finite and strictly positive, and the points
     /// finite.
+    #[inline]
     pub fn validate(&self) -> Result<(), ShapeError> {
         self.shape_ref().validate()
     }

@@ -60,9 +60,11 @@ impl Core {
                 radius,
             ),
             ShapeRef::Segment { a, b } => Self::segment(place(a), place(b), 0.0),
-            ShapeRef::Polygon { vertices, normals } => Self {
-                points: vertices.iter().map(|&v| place(v)).collect(),
-                normals: normals.iter().map(|&n| pose.rotation * n).collect(),
+            ShapeRef::Polygon(polygon) => Self {
+                points: polygon.vertices().iter().map(|&v| place(v)).collect(),
+                normals: (polygon.normals().iter())
+                    .map(|&n| pose.rotation * n)
+                    .collect(),
                 radius: 0.0,
             },
         }
@@ -430,7 +432,9 @@ pub(crate) fn reach(shape: ShapeRef<'_>) -> f32 {
         ShapeRef::Rect { half_size } => half_size.length(),
         ShapeRef::Capsule { half_length, .. } => half_length,
         ShapeRef::Segment { a, b } => a.length().max(b.length()),
-        ShapeRef::Polygon { vertices, .. } => vertices.iter().map(|v| v.length()).fold(0.0, f32::max),
+        ShapeRef::Polygon(polygon) => (polygon.vertices().iter())
+            .map(|v| v.length())
+            .fold(0.0, f32::max),
     }
 }
 

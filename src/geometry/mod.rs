@@ -31,7 +31,7 @@ pub(crate) use ray::checked_ray;
 pub use ray::{RayIntersection, ray_circle, ray_rect, ray_segment};
 pub use polygon::ConvexPolygon;
 pub(crate) use polygon::scaled_points_into;
-pub(crate) use shape::ShapeRef;
+pub(crate) use shape::{PolygonRef, ShapeRef};
 pub use shape::{MAX_MAGNITUDE, Shape, ShapeError, validate_pose};
 pub(crate) use shape_cast::cast_shape_of;
 pub use shape_cast::{ShapeCastHit, cast_shape};

@@ -7,6 +7,7 @@ use core::fmt;
 use std::sync::Arc;
 
 use super::shape::within_magnitude;
+use super::shape::PolygonRef;
 use super::{ShapeError, ShapeRef};
 
 /// A convex polygon in local coordinates: its vertices counter-clockwise,
@@ -78,6 +79,11 @@ impl ConvexPolygon {
         }
     }
 
+    /// The points as the tests borrow them.
+    pub(crate) fn points_ref(&self) -> PolygonRef<'_> {
+        PolygonRef::new(&self.points)
+    }
+
     /// The vertices, counter-clockwise.
     pub fn vertices(&self) -> &[Vec2] {
         &self.points[..self.points.len() / 2]
@@ -95,10 +101,7 @@ impl ConvexPolygon {
     pub fn scaled(&self, scale: Vec2) -> Result<Self, ShapeError> {
         // The same scaling detection applies, so that both give the same
         // polygon to the last bit.
-        let shape = ShapeRef::Polygon {
-            vertices: self.vertices(),
-            normals: self.normals(),
-        };
+        let shape = ShapeRef::Polygon(self.points_ref());
         let mut points = Vec::with_capacity(self.points.len());
         scaled_points_into(shape, scale, &mut points)?;
         Ok(Self {
@@ -137,7 +140,8 @@ pub(crate) fn scaled_points_into(
             out.extend([a * scale, b * scale]);
             Ok(2)
         }
-        ShapeRef::Polygon { vertices, normals } => {
+        ShapeRef::Polygon(polygon) => {
+            let (vertices, normals) = (polygon.vertices(), polygon.normals());
             let n = vertices.len();
             out.extend(vertices.iter().map(|&v| v * scale));
             if scale.x * scale.y < 0.0 {

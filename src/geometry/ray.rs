@@ -107,9 +107,14 @@ impl ShapeRef<'_> {
                 pose.transform_point(a),
                 pose.transform_point(b),
             ),
-            ShapeRef::Polygon { vertices, normals } => {
-                ray_polygon(origin, direction, max_distance, vertices, normals, pose)
-            }
+            ShapeRef::Polygon(polygon) => ray_polygon(
+                origin,
+                direction,
+                max_distance,
+                polygon.vertices(),
+                polygon.normals(),
+                pose,
+            ),
         }
     }
 }
@@ -294,6 +299,10 @@ pub fn ray_segment(
     if !(distance >= 0.0 && (0.0..=1.0).contains(&along)) {
         return None;
     }
+    if distance == 0.0 {
+        // Starting on the segment, as starting on any shape's boundary.
+        return Some(inside_hit(origin, direction));
+    }
     // The side of the segment facing the ray.
     let normal = Vec2::new(edge.y, -edge.x) * -crossing.signum();
     hit(distance, normal)
@@ -319,10 +328,16 @@ fn ray_polygon(
     }
     let (mut enter, mut exit) = (f32::NEG_INFINITY, f32::INFINITY);
     let mut entered = None;
-    for (&vertex, &normal) in vertices.iter().zip(normals) {
-        // How far inside this edge's half-plane the origin is.
-        let inside = normal.dot(vertex - local_origin);
-        let closing = normal.dot(local_direction);
+    for (i, (&vertex, &normal)) in vertices.iter().zip(normals).enumerate() {
+        // How far inside this edge's half-plane the origin is, and how fast
+        // the ray closes in on its line, both along the edge turned a
+        // quarter: the ratio is the same as along the unit normal, but
+        // exact for exact vertices (a ray through a vertex meets both of
+        // its edges at the same distance, so it grazes rather than misses).
+        let edge = vertices[(i + 1) % vertices.len()] - vertex;
+        let across = Vec2::new(edge.y, -edge.x);
+        let inside = across.dot(vertex - local_origin);
+        let closing = across.dot(local_direction);
         if closing == 0.0 {
             if inside < 0.0 {
                 return None;
@@ -355,6 +370,8 @@ fn ray_polygon(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::geometry::ConvexPolygon;
+    use crate::geometry::reference_tests::{Kind, RefShape, explore_scale, random_shape_of, reference};
     use bevy::math::{DVec2, Rot2};
     use rand::{Rng, SeedableRng, rngs::StdRng};
 
@@ -702,8 +719,12 @@ mod tests {
     #[test]
     fn zero_length_ray_agrees_with_contains_point() {
         let mut rng = StdRng::seed_from_u64(3);
-        for _ in 0..20_000 {
-            let (shape, pose) = random_shape(&mut rng);
+        for case in 0..20_000 {
+            let (shape, pose) = if case % 2 == 0 {
+                random_shape(&mut rng)
+            } else {
+                random_new_kind(&mut rng)
+            };
             let point = Vec2::new(rng.random_range(-12.0..12.0), rng.random_range(-12.0..12.0));
             let direction = Dir2::from_angle(rng.random_range(0.0..std::f32::consts::TAU));
             assert_eq!(
@@ -887,5 +908,299 @@ mod tests {
             "{hits} {misses} {skipped}"
         );
         assert!(skipped < 1_000, "{skipped} skipped");
+    }
+
+    fn random_new_kind(rng: &mut StdRng) -> (Shape, Isometry2d) {
+        let kind = [Kind::Capsule, Kind::Segment, Kind::Polygon][rng.random_range(0..3)];
+        let shape = random_shape_of(rng, kind, 6.0);
+        let pose = Isometry2d::new(
+            Vec2::new(rng.random_range(-5.0..5.0), rng.random_range(-5.0..5.0)),
+            Rot2::radians(rng.random_range(-4.0..4.0)),
+        );
+        (shape, pose)
+    }
+
+    /// The first `t` in `0..=limit` at which `origin + t * direction` is
+    /// within `level` of `shape` (its signed distance at most `level`), in
+    /// f64. The signed distance of a convex shape is convex along the ray:
+    /// a golden-section search finds its minimum, then a bisection the
+    /// first time it is low enough.
+    fn reference_entry(
+        shape: &RefShape,
+        origin: DVec2,
+        direction: DVec2,
+        level: f64,
+        limit: f64,
+    ) -> Option<f64> {
+        let f = |t: f64| shape.signed_distance(origin + direction * t) - level;
+        if f(0.0) <= 0.0 {
+            return Some(0.0);
+        }
+        let ratio = (5f64.sqrt() - 1.0) / 2.0;
+        let (mut lo, mut hi) = (0.0, limit);
+        for _ in 0..90 {
+            let (m1, m2) = (hi - ratio * (hi - lo), lo + ratio * (hi - lo));
+            if f(m1) <= f(m2) {
+                hi = m2;
+            } else {
+                lo = m1;
+            }
+        }
+        let lowest = 0.5 * (lo + hi);
+        if f(lowest) > 0.0 {
+            return None;
+        }
+        let (mut lo, mut hi) = (0.0, lowest);
+        for _ in 0..70 {
+            let mid = 0.5 * (lo + hi);
+            if f(mid) <= 0.0 {
+                hi = mid;
+            } else {
+                lo = mid;
+            }
+        }
+        Some(hi)
+    }
+
+    /// Where a ray clearly crosses a segment (away from its ends, at an
+    /// angle, starting off it), in f64.
+    fn reference_segment_crossing(core: &[DVec2], origin: DVec2, direction: DVec2, margin: f64) -> Option<f64> {
+        let [s, e] = core else { return None };
+        let edge = *e - *s;
+        let length = edge.length();
+        let crossing = direction.perp_dot(edge);
+        if crossing.abs() < 0.05 * length {
+            return None;
+        }
+        let t = (*s - origin).perp_dot(edge) / crossing;
+        let u = (*s - origin).perp_dot(direction) / crossing;
+        let clear = 10.0 * margin;
+        (t >= clear && u * length >= clear && (1.0 - u) * length >= clear).then_some(t)
+    }
+
+    /// Capsules, segments and polygons against the generic f64 reference:
+    /// clear misses miss, clear hits hit between the shape grown and shrunk
+    /// by the margin, with an outward normal facing the ray.
+    #[test]
+    fn new_kinds_match_an_f64_reference() {
+        const MARGIN: f64 = 1e-3;
+        let scale = explore_scale();
+        let mut rng = StdRng::seed_from_u64(if scale > 1 { 1018 } else { 18 });
+        let (mut hits, mut misses, mut skipped) = (0, 0, 0);
+        let cases = 30_000 * scale;
+        for case in 0..cases {
+            let (shape, pose) = random_new_kind(&mut rng);
+            let origin = Vec2::new(rng.random_range(-20.0..20.0), rng.random_range(-20.0..20.0));
+            let direction = if case % 4 == 0 {
+                Dir2::CARDINALS[rng.random_range(0..4)]
+            } else if case % 4 == 1 {
+                Dir2::from_angle(rng.random_range(0.0..std::f32::consts::TAU))
+            } else {
+                let target = pose.translation
+                    + Vec2::new(rng.random_range(-7.0..7.0), rng.random_range(-7.0..7.0));
+                match Dir2::new(target - origin) {
+                    Ok(direction) => direction,
+                    Err(_) => continue,
+                }
+            };
+            let max_distance = if rng.random_bool(0.3) {
+                rng.random_range(0.0..30.0)
+            } else {
+                f32::INFINITY
+            };
+            let (o, d) = (origin.as_dvec2(), direction.as_vec2().as_dvec2());
+            let limit = f64::from(max_distance).min(200.0);
+            let reference = reference(&shape, pose);
+            let grown = reference_entry(&reference, o, d, MARGIN, limit);
+            let shrunk = match shape {
+                Shape::Segment { .. } => reference_segment_crossing(reference.core(), o, d, MARGIN),
+                _ => reference_entry(&reference, o, d, -MARGIN, limit),
+            };
+            let actual = shape.cast_ray(pose, origin, direction, max_distance);
+            let describe = || format!("case {case}: {shape:?} {pose:?} {origin} {direction:?} {max_distance}: {actual:?}");
+            let clear_hit = shrunk.is_some_and(|t| t <= limit - 2.0 * MARGIN);
+            if grown.is_none() {
+                misses += 1;
+                assert!(actual.is_none(), "{}", describe());
+                continue;
+            }
+            if !clear_hit {
+                skipped += 1;
+                continue;
+            }
+            hits += 1;
+            let hit = actual.unwrap_or_else(|| panic!("{}", describe()));
+            let (t_grown, t_shrunk) = (grown.unwrap(), shrunk.unwrap());
+            let t = f64::from(hit.distance);
+            assert!(
+                t >= t_grown - 1e-4 && t <= t_shrunk + 1e-4,
+                "{}: {t} not in {t_grown}..={t_shrunk}",
+                describe()
+            );
+            assert!(hit.point.as_dvec2().distance(o + d * t) < 1e-4, "{}", describe());
+            let normal = hit.normal.as_vec2().as_dvec2();
+            assert!((normal.length() - 1.0).abs() < 1e-5, "{}", describe());
+            if reference.signed_distance(o) < -MARGIN {
+                // Starting inside.
+                assert_eq!((hit.distance, hit.point, hit.normal), (0.0, origin, -direction), "{}", describe());
+            } else if t > 0.0 {
+                // Facing the ray, and outward: stepping out along it from
+                // the hit clears the shape by as much.
+                assert!(normal.dot(d) <= 1e-6, "{}", describe());
+                let step = 1e-2;
+                let out = reference.signed_distance(hit.point.as_dvec2() + normal * step);
+                assert!(out >= 0.9 * step - 1e-4, "{}: normal clears by {out}", describe());
+            }
+        }
+        assert!(hits > cases / 8 && misses > cases / 6, "{hits} {misses} {skipped}");
+        assert!(skipped < cases / 20, "{hits} {misses} {skipped} skipped");
+    }
+
+    fn capsule() -> Shape {
+        Shape::Capsule {
+            radius: 1.0,
+            half_length: 2.0,
+        }
+    }
+
+    #[test]
+    fn ray_hits_capsule_caps_and_sides() {
+        let shape = capsule();
+        let pose = Isometry2d::IDENTITY;
+        // Down onto the top of the upper cap.
+        let hit = shape.cast_ray(pose, Vec2::new(0.0, 10.0), Dir2::NEG_Y, 100.0).unwrap();
+        assert_eq!((hit.distance, hit.point, hit.normal), (7.0, Vec2::new(0.0, 3.0), Dir2::Y));
+        // Onto the upper cap off its centre line: the normal is radial.
+        let hit = shape.cast_ray(pose, Vec2::new(10.0, 2.5), Dir2::NEG_X, 100.0).unwrap();
+        let x = 0.75f32.sqrt();
+        assert!((hit.distance - (10.0 - x)).abs() < 1e-5, "{hit:?}");
+        assert_close(*hit.normal, Vec2::new(x, 0.5), 1e-5);
+        // Onto the side.
+        let hit = shape.cast_ray(pose, Vec2::new(-5.0, -1.5), Dir2::X, 100.0).unwrap();
+        assert_eq!((hit.distance, hit.normal), (4.0, Dir2::NEG_X));
+        // Where the side meets the cap, and tangent to the cap's top.
+        let hit = shape.cast_ray(pose, Vec2::new(-5.0, 2.0), Dir2::X, 100.0).unwrap();
+        assert_eq!((hit.distance, hit.normal), (4.0, Dir2::NEG_X));
+        let hit = shape.cast_ray(pose, Vec2::new(-5.0, 3.0), Dir2::X, 100.0).unwrap();
+        assert_eq!((hit.distance, hit.point, hit.normal), (5.0, Vec2::new(0.0, 3.0), Dir2::Y));
+        assert!(shape.cast_ray(pose, Vec2::new(-5.0, 3.001), Dir2::X, 100.0).is_none());
+        // Beside the cap's corner region: the cap is round, its box is not.
+        assert!(shape.cast_ray(pose, Vec2::new(-5.0, 2.95), dir(1.0, 1.0), 100.0).is_none());
+        // Starting inside a cap or the middle: distance 0.
+        for origin in [Vec2::new(0.3, 2.7), Vec2::new(-0.9, 0.0), Vec2::new(0.0, -3.0)] {
+            let hit = shape.cast_ray(pose, origin, Dir2::X, 100.0).unwrap();
+            assert_eq!(hit, RayIntersection { distance: 0.0, point: origin, normal: Dir2::NEG_X });
+        }
+        // Turned a quarter: the caps face along x.
+        let turned = Isometry2d::new(Vec2::new(10.0, 0.0), Rot2::degrees(90.0));
+        let hit = shape.cast_ray(turned, Vec2::ZERO, Dir2::X, 100.0).unwrap();
+        assert!((hit.distance - 7.0).abs() < 1e-5, "{hit:?}");
+        assert_close(*hit.normal, Vec2::NEG_X, 1e-5);
+        // A zero-length capsule is a circle.
+        let ball = Shape::Capsule {
+            radius: 1.0,
+            half_length: 0.0,
+        };
+        let hit = ball.cast_ray(Isometry2d::from_xy(5.0, 0.0), Vec2::ZERO, Dir2::X, 100.0).unwrap();
+        assert_eq!((hit.distance, hit.normal), (4.0, Dir2::NEG_X));
+    }
+
+    #[test]
+    fn ray_hits_segments_across_along_and_from_on_them() {
+        let wall = Shape::Segment {
+            a: Vec2::new(0.0, -1.0),
+            b: Vec2::new(0.0, 1.0),
+        };
+        let pose = Isometry2d::from_xy(5.0, 0.0);
+        // Across, from either side: the normal faces the ray.
+        let hit = wall.cast_ray(pose, Vec2::ZERO, Dir2::X, 100.0).unwrap();
+        assert_eq!((hit.distance, hit.point, hit.normal), (5.0, Vec2::new(5.0, 0.0), Dir2::NEG_X));
+        let hit = wall.cast_ray(pose, Vec2::new(10.0, 0.5), Dir2::NEG_X, 100.0).unwrap();
+        assert_eq!((hit.distance, hit.normal), (5.0, Dir2::X));
+        // Through an end: grazing counts; a hair past it misses.
+        let hit = wall.cast_ray(pose, Vec2::new(0.0, 1.0), Dir2::X, 100.0).unwrap();
+        assert_eq!(hit.distance, 5.0);
+        assert!(wall.cast_ray(pose, Vec2::new(0.0, 1.0001), Dir2::X, 100.0).is_none());
+        // Along its line: the nearer end, facing back along the ray.
+        let hit = wall.cast_ray(pose, Vec2::new(5.0, -5.0), Dir2::Y, 100.0).unwrap();
+        assert_eq!((hit.distance, hit.point, hit.normal), (4.0, Vec2::new(5.0, -1.0), Dir2::NEG_Y));
+        let hit = wall.cast_ray(pose, Vec2::new(5.0, 5.0), Dir2::NEG_Y, 3.99);
+        assert!(hit.is_none(), "{hit:?}");
+        // Along its line but going away, or beside it: a miss.
+        assert!(wall.cast_ray(pose, Vec2::new(5.0, 5.0), Dir2::Y, 100.0).is_none());
+        assert!(wall.cast_ray(pose, Vec2::new(4.9, -5.0), Dir2::Y, 100.0).is_none());
+        // Starting on it, along it or across it (at any angle): distance 0,
+        // as for a ray starting on any shape's boundary.
+        for direction in [Dir2::Y, Dir2::NEG_Y, Dir2::X, dir(1.0, 1.0), dir(-2.0, 1.0)] {
+            let hit = wall.cast_ray(pose, Vec2::new(5.0, 0.5), direction, 100.0).unwrap();
+            assert_eq!(
+                hit,
+                RayIntersection { distance: 0.0, point: Vec2::new(5.0, 0.5), normal: -direction },
+                "{direction:?}"
+            );
+        }
+        // A rotated segment placed by its pose, not at its local points.
+        let tilted = Shape::Segment {
+            a: Vec2::new(1.0, 0.0),
+            b: Vec2::new(3.0, 0.0),
+        };
+        let pose = Isometry2d::new(Vec2::new(0.0, 5.0), Rot2::degrees(90.0));
+        // Local (1..3, 0) turned a quarter is (0, 1..3), moved up to 6..8.
+        let hit = tilted.cast_ray(pose, Vec2::new(-4.0, 7.0), Dir2::X, 100.0).unwrap();
+        assert!((hit.distance - 4.0).abs() < 1e-5, "{hit:?}");
+        assert!(tilted.cast_ray(pose, Vec2::new(-4.0, 2.0), Dir2::X, 100.0).is_none());
+        // A zero-length segment is a point: hit only along a ray through it.
+        let point = Shape::Segment {
+            a: Vec2::new(1.0, 1.0),
+            b: Vec2::new(1.0, 1.0),
+        };
+        let hit = point.cast_ray(Isometry2d::IDENTITY, Vec2::new(-3.0, 1.0), Dir2::X, 100.0).unwrap();
+        assert_eq!((hit.distance, hit.point), (4.0, Vec2::ONE));
+        assert!(point.cast_ray(Isometry2d::IDENTITY, Vec2::new(-3.0, 1.01), Dir2::X, 100.0).is_none());
+    }
+
+    #[test]
+    fn ray_hits_polygons_at_vertices_edges_and_from_inside() {
+        let diamond = Shape::Polygon(
+            ConvexPolygon::new(&[Vec2::X, Vec2::Y, Vec2::NEG_X, Vec2::NEG_Y]).unwrap(),
+        );
+        let pose = Isometry2d::from_xy(5.0, 0.0);
+        // Straight onto the left vertex: either side's normal is right.
+        let hit = diamond.cast_ray(pose, Vec2::ZERO, Dir2::X, 100.0).unwrap();
+        assert_eq!((hit.distance, hit.point), (4.0, Vec2::new(4.0, 0.0)));
+        assert!((hit.normal.x + 0.5f32.sqrt()).abs() < 1e-6, "{hit:?}");
+        // Grazing the top vertex: touching counts; a hair above misses.
+        let hit = diamond.cast_ray(pose, Vec2::new(0.0, 1.0), Dir2::X, 100.0).unwrap();
+        assert_eq!((hit.distance, hit.point), (5.0, Vec2::new(5.0, 1.0)));
+        assert!(diamond.cast_ray(pose, Vec2::new(0.0, 1.0001), Dir2::X, 100.0).is_none());
+        // Onto a face.
+        let hit = diamond.cast_ray(pose, Vec2::new(5.5, 5.0), Dir2::NEG_Y, 100.0).unwrap();
+        assert!((hit.distance - 4.5).abs() < 1e-6, "{hit:?}");
+        assert_close(*hit.normal, Vec2::ONE.normalize(), 1e-6);
+        // Starting inside or on the boundary: distance 0, back along the ray.
+        for origin in [Vec2::new(5.2, 0.1), Vec2::new(5.5, 0.5), Vec2::new(6.0, 0.0)] {
+            let hit = diamond.cast_ray(pose, origin, Dir2::X, 100.0).unwrap();
+            assert_eq!(hit, RayIntersection { distance: 0.0, point: origin, normal: Dir2::NEG_X }, "{origin}");
+        }
+        // Pointing away or passing by.
+        assert!(diamond.cast_ray(pose, Vec2::ZERO, Dir2::NEG_X, 100.0).is_none());
+        assert!(diamond.cast_ray(pose, Vec2::new(0.0, 2.0), Dir2::X, 100.0).is_none());
+        // Along an edge's line: it hits where the edge begins.
+        let square = Shape::Polygon(
+            ConvexPolygon::new(&[Vec2::ZERO, Vec2::new(2.0, 0.0), Vec2::new(2.0, 2.0), Vec2::new(0.0, 2.0)])
+                .unwrap(),
+        );
+        let hit = square.cast_ray(Isometry2d::IDENTITY, Vec2::new(-3.0, 0.0), Dir2::X, 100.0).unwrap();
+        assert_eq!((hit.distance, hit.normal), (3.0, Dir2::NEG_X));
+        // Vertices away from the pose's origin turn with it.
+        let triangle = Shape::Polygon(
+            ConvexPolygon::new(&[Vec2::new(2.0, 0.0), Vec2::new(3.0, 0.0), Vec2::new(3.0, 1.0)]).unwrap(),
+        );
+        let turned = Isometry2d::new(Vec2::ZERO, Rot2::degrees(90.0));
+        // Turned a quarter: (0, 2), (0, 3), (-1, 3).
+        let hit = triangle.cast_ray(turned, Vec2::new(-0.5, -5.0), Dir2::Y, 100.0).unwrap();
+        assert!((hit.distance - 7.5).abs() < 1e-5, "{hit:?}");
+        assert_close(*hit.normal, Vec2::new(-1.0, -1.0).normalize(), 1e-5);
+        assert!(triangle.cast_ray(turned, Vec2::new(0.5, -5.0), Dir2::Y, 100.0).is_none());
     }
 }

@@ -111,6 +111,11 @@ impl RefShape {
         hull_signed_distance(&self.core, p) - self.radius
     }
 
+    /// The core: one point, two (a segment), or a counter-clockwise polygon.
+    pub(crate) fn core(&self) -> &[DVec2] {
+        &self.core
+    }
+
     /// How far the shape reaches along `direction` (a unit vector).
     pub(crate) fn support(&self, direction: DVec2) -> f64 {
         self.core.iter().map(|p| p.dot(direction)).fold(f64::NEG_INFINITY, f64::max) + self.radius
@@ -342,9 +347,10 @@ fn check_pair(
     (contact.is_some(), compared)
 }
 
-/// `REFERENCE_SCALE=n` runs n times as many pairs of the new kinds, from
-/// other seeds (`cargo test` alone is repeatable).
-fn explore_scale() -> usize {
+/// `REFERENCE_SCALE=n` runs n times as many random cases of the new kinds,
+/// from other seeds, here and in the ray, shape cast and swept tests
+/// (`cargo test` alone is repeatable).
+pub(crate) fn explore_scale() -> usize {
     std::env::var("REFERENCE_SCALE").ok().and_then(|s| s.parse().ok()).unwrap_or(1)
 }
 

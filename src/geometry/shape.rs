@@ -49,7 +49,30 @@ pub(crate) enum ShapeRef<'a> {
     Rect { half_size: Vec2 },
     Capsule { radius: f32, half_length: f32 },
     Segment { a: Vec2, b: Vec2 },
-    Polygon { vertices: &'a [Vec2], normals: &'a [Vec2] },
+    Polygon(PolygonRef<'a>),
+}
+
+/// A polygon's vertices followed by as many normals, borrowed: one slice,
+/// so that a [`ShapeRef`] stays small.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct PolygonRef<'a>(&'a [Vec2]);
+
+impl<'a> PolygonRef<'a> {
+    /// `points` holds the vertices, then their normals.
+    #[inline]
+    pub(crate) fn new(points: &'a [Vec2]) -> Self {
+        Self(points)
+    }
+
+    #[inline]
+    pub(crate) fn vertices(self) -> &'a [Vec2] {
+        &self.0[..self.0.len() / 2]
+    }
+
+    #[inline]
+    pub(crate) fn normals(self) -> &'a [Vec2] {
+        &self.0[self.0.len() / 2..]
+    }
 }
 
 /// The largest size or coordinate accepted, in world units. Beyond it, squared
@@ -150,10 +173,7 @@ impl Shape {
                 half_length,
             },
             Shape::Segment { a, b } => ShapeRef::Segment { a, b },
-            Shape::Polygon(ref polygon) => ShapeRef::Polygon {
-                vertices: polygon.vertices(),
-                normals: polygon.normals(),
-            },
+            Shape::Polygon(ref polygon) => ShapeRef::Polygon(polygon.points_ref()),
         }
     }
 
@@ -249,7 +269,7 @@ impl<'a> ShapeRef<'a> {
                 a: a * scale,
                 b: b * scale,
             },
-            polygon @ ShapeRef::Polygon { .. } => polygon,
+            polygon @ ShapeRef::Polygon(_) => polygon,
         }
     }
 
@@ -266,14 +286,16 @@ impl<'a> ShapeRef<'a> {
                 half_length,
             },
             ShapeRef::Segment { a, b } => Shape::Segment { a, b },
-            ShapeRef::Polygon { vertices, normals } => {
-                Shape::Polygon(ConvexPolygon::from_parts(vertices, normals))
-            }
+            ShapeRef::Polygon(polygon) => Shape::Polygon(ConvexPolygon::from_parts(
+                polygon.vertices(),
+                polygon.normals(),
+            )),
         }
     }
 }
 
 impl ShapeRef<'_> {
+    #[inline]
     pub(crate) fn validate(&self) -> Result<(), ShapeError> {
         match *self {
             ShapeRef::Circle { radius } => {
@@ -299,7 +321,8 @@ impl ShapeRef<'_> {
                 Some(bad) => Err(ShapeError::InvalidVertex(bad)),
                 None => Ok(()),
             },
-            ShapeRef::Polygon { vertices, normals } => {
+            ShapeRef::Polygon(polygon) => {
+                let (vertices, normals) = (polygon.vertices(), polygon.normals());
                 if let Some(&bad) = vertices.iter().find(|&&p| !within_magnitude(p)) {
                     Err(ShapeError::InvalidVertex(bad))
                 } else if vertices.len() < 3 || normals.len() != vertices.len() {
@@ -311,42 +334,47 @@ impl ShapeRef<'_> {
         }
     }
 
+    #[inline]
     pub(crate) fn aabb(&self, pose: Isometry2d) -> Aabb2d {
-        let (min, max) = match *self {
-            ShapeRef::Circle { radius } => (Vec2::splat(-radius), Vec2::splat(radius)),
+        // The box's centre relative to the pose, and its half extents.
+        let (offset, extent) = match *self {
+            ShapeRef::Circle { radius } => (Vec2::ZERO, Vec2::splat(radius)),
             ShapeRef::Rect { half_size } => {
                 let (sin, cos) = (pose.rotation.sin.abs(), pose.rotation.cos.abs());
                 let extent = Vec2::new(
                     cos * half_size.x + sin * half_size.y,
                     sin * half_size.x + cos * half_size.y,
                 );
-                (-extent, extent)
+                (Vec2::ZERO, extent)
             }
             ShapeRef::Capsule {
                 radius,
                 half_length,
             } => {
                 let tip = (pose.rotation * Vec2::new(0.0, half_length)).abs();
-                (-tip - radius, tip + radius)
+                (Vec2::ZERO, tip + radius)
             }
             ShapeRef::Segment { a, b } => {
                 let (a, b) = (pose.rotation * a, pose.rotation * b);
-                (a.min(b), a.max(b))
+                ((a + b) * 0.5, (a - b).abs() * 0.5)
             }
-            ShapeRef::Polygon { vertices, .. } => {
-                vertices.iter().fold((Vec2::INFINITY, Vec2::NEG_INFINITY), |(lo, hi), &v| {
-                    let v = pose.rotation * v;
-                    (lo.min(v), hi.max(v))
-                })
+            ShapeRef::Polygon(polygon) => {
+                let (lo, hi) = (polygon.vertices().iter())
+                    .fold((Vec2::INFINITY, Vec2::NEG_INFINITY), |(lo, hi), &v| {
+                        let v = pose.rotation * v;
+                        (lo.min(v), hi.max(v))
+                    });
+                ((lo + hi) * 0.5, (hi - lo) * 0.5)
             }
         };
+        let centre = pose.translation + offset;
         // Rounding of `centre +- extent` and of the narrow-phase arithmetic is
         // relative to the magnitudes involved.
-        let slack = (pose.translation.abs().max_element() + min.abs().max(max.abs()).max_element())
-            * (8.0 * f32::EPSILON);
+        let slack = (centre.abs().max_element() + extent.max_element()) * (8.0 * f32::EPSILON);
+        let half_extents = extent + slack;
         Aabb2d {
-            min: pose.translation + min - slack,
-            max: pose.translation + max + slack,
+            min: centre - half_extents,
+            max: centre + half_extents,
         }
     }
 
@@ -384,6 +412,7 @@ impl ShapeRef<'_> {
         }
     }
 
+    #[inline]
     pub(crate) fn intersects(&self, pose: Isometry2d, other: ShapeRef<'_>, other_pose: Isometry2d) -> bool {
         match (*self, other) {
             (ShapeRef::Circle { radius: ra }, ShapeRef::Circle { radius: rb }) => {
@@ -402,6 +431,7 @@ impl ShapeRef<'_> {
         }
     }
 
+    #[inline]
     pub(crate) fn contact(
         &self,
         pose: Isometry2d,

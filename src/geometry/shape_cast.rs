@@ -344,9 +344,11 @@ mod tests {
     /// passes through the target (checked by sampling the path).
     #[test]
     fn random_casts_stop_at_the_first_touch() {
-        let mut rng = Lcg(7);
+        let scale = crate::geometry::reference_tests::explore_scale();
+        let mut rng = Lcg(if scale > 1 { 1007 } else { 7 });
         let (mut hits, mut misses) = (0, 0);
-        for case in 0..3000 {
+        let cases = 3000 * scale;
+        for case in 0..cases {
             let (shape, target) = (rng.shape(), rng.shape());
             let start = pose(
                 rng.range(-30.0, 30.0),
@@ -414,6 +416,98 @@ mod tests {
                 }
             }
         }
-        assert!(hits > 1000 && misses > 300, "{hits} hits, {misses} misses");
+        assert!(hits > cases / 3 && misses > cases / 10, "{hits} hits, {misses} misses");
+    }
+
+    fn segment(a: (f32, f32), b: (f32, f32)) -> Shape {
+        Shape::Segment {
+            a: Vec2::new(a.0, a.1),
+            b: Vec2::new(b.0, b.1),
+        }
+    }
+
+    fn assert_hit(hit: Option<ShapeCastHit>, distance: f32, point: Vec2, normal: Vec2) {
+        let hit = hit.unwrap_or_else(|| panic!("expected a hit at {distance}"));
+        // Conservative advancement stops within a tiny distance before the
+        // touch, never after it.
+        assert!(
+            hit.distance <= distance + 1e-5 && hit.distance >= distance - 2e-3,
+            "{hit:?} vs {distance}"
+        );
+        assert!((hit.point - point).length() < 2e-3, "{hit:?} vs {point}");
+        assert!((hit.normal.as_vec2() - normal).length() < 1e-3, "{hit:?} vs {normal}");
+    }
+
+    #[test]
+    fn capsule_onto_segment() {
+        let capsule = Shape::Capsule {
+            radius: 0.5,
+            half_length: 1.0,
+        };
+        let floor = segment((-3.0, 0.0), (3.0, 0.0));
+        let cast = |pose, direction, target: &Shape| {
+            cast_shape(&capsule, pose, direction, f32::INFINITY, target, Isometry2d::IDENTITY)
+        };
+        // Upright, falling on the floor: its lowest point is 3.5 above.
+        assert_hit(cast(pose(0.0, 5.0, 0.0), Dir2::NEG_Y, &floor), 3.5, Vec2::ZERO, Vec2::Y);
+        // Lying down, landing on its side: 2.5 above (any point of the
+        // flat side over the floor will do).
+        let hit = cast(pose(0.0, 3.0, core::f32::consts::FRAC_PI_2), Dir2::NEG_Y, &floor).unwrap();
+        assert!((hit.distance - 2.5).abs() < 2e-3 && hit.distance <= 2.5 + 1e-5, "{hit:?}");
+        assert!(hit.point.y.abs() < 2e-3 && hit.point.x.abs() <= 1.0 + 1e-3, "{hit:?}");
+        assert!((hit.normal.as_vec2() - Vec2::Y).length() < 1e-3, "{hit:?}");
+        // Onto a slope at 45 degrees: the lower cap's centre (0, 4) stops
+        // half a radius from the line y = x, at y = √2 / 2.
+        let slope = segment((-3.0, -3.0), (3.0, 3.0));
+        let h = 0.5 * 2f32.sqrt();
+        let normal = Vec2::new(-1.0, 1.0).normalize();
+        assert_hit(
+            cast(pose(0.0, 5.0, 0.0), Dir2::NEG_Y, &slope),
+            4.0 - h,
+            Vec2::new(0.0, h) - normal * 0.5,
+            normal,
+        );
+        // End on: falling along a vertical segment's line onto its top end.
+        let post = segment((0.0, -3.0), (0.0, 0.0));
+        assert_hit(cast(pose(0.0, 5.0, 0.0), Dir2::NEG_Y, &post), 3.5, Vec2::ZERO, Vec2::Y);
+        // Passing beside the segment's end: a miss; grazing it: a hit.
+        assert!(cast(pose(3.6, 5.0, 0.0), Dir2::NEG_Y, &floor).is_none());
+        let graze = cast(pose(3.5, 5.0, 0.0), Dir2::NEG_Y, &floor).unwrap();
+        assert!((graze.distance - 4.0).abs() < 2e-3, "{graze:?}");
+        // Already across the segment: distance 0.
+        let hit = cast(pose(0.0, 1.0, 0.0), Dir2::X, &floor).unwrap();
+        assert_eq!(hit.distance, 0.0);
+    }
+
+    #[test]
+    fn casts_of_and_onto_polygons_and_segments() {
+        let triangle = Shape::Polygon(
+            ConvexPolygon::new(&[Vec2::new(-1.0, 0.0), Vec2::new(1.0, 0.0), Vec2::new(0.0, 2.0)]).unwrap(),
+        );
+        let wall = segment((0.0, -5.0), (0.0, 5.0));
+        // The triangle's right corner (1, 0) leads: it meets the wall at
+        // x = 10 after 9.
+        let hit = cast_shape(&triangle, pose(0.0, 0.0, 0.0), Dir2::X, 100.0, &wall, pose(10.0, 0.0, 0.0));
+        assert_hit(hit, 9.0, Vec2::new(10.0, 0.0), Vec2::NEG_X);
+        // A segment cast onto the triangle's slanted side, flat against it.
+        let side = segment((0.0, -1.0), (1.0, 1.0));
+        // Parallel to the right side (from (1, 0) to (0, 2)), 1 to its right
+        // along x; moving left, it touches after 1.
+        let hit = cast_shape(&side, pose(1.0, 1.0, 0.0), Dir2::NEG_X, 100.0, &triangle, Isometry2d::IDENTITY)
+            .unwrap();
+        assert!((hit.distance - 1.0).abs() < 2e-3 && hit.distance <= 1.0 + 1e-5, "{hit:?}");
+        assert!((hit.normal.as_vec2() - Vec2::new(2.0, 1.0).normalize()).length() < 1e-3, "{hit:?}");
+        // A thin segment sliding along a face, level with it: it touches
+        // at once, since touching counts.
+        let square = rect(2.0, 2.0);
+        let flat = segment((-1.0, 0.0), (1.0, 0.0));
+        let hit = cast_shape(&flat, pose(-5.0, 1.0, 0.0), Dir2::X, 100.0, &square, Isometry2d::IDENTITY);
+        assert_hit(hit, 3.0, Vec2::new(-1.0, 1.0), Vec2::NEG_X);
+        // A point (zero-length segment) cast past a polygon's vertex by a
+        // hair misses; through it, hits.
+        let point = segment((0.0, 0.0), (0.0, 0.0));
+        assert!(cast_shape(&point, pose(-5.0, 2.001, 0.0), Dir2::X, 100.0, &triangle, Isometry2d::IDENTITY).is_none());
+        let hit = cast_shape(&point, pose(-5.0, 1.0, 0.0), Dir2::X, 100.0, &triangle, Isometry2d::IDENTITY);
+        assert_hit(hit, 4.5, Vec2::new(-0.5, 1.0), Vec2::new(-2.0, 1.0).normalize());
     }
 }

@@ -11,7 +11,7 @@ use super::broad_phase_grid::BroadPhaseGrid;
 use super::swept_paths::PreviousPoses;
 use crate::components::{Collider, CollisionLayers, Swept};
 use crate::geometry::{
-    ShapeError, ShapeRef, Sweep, TransformReading, scaled_points_into, swept_aabb_of,
+    PolygonRef, ShapeError, ShapeRef, Sweep, TransformReading, scaled_points_into, swept_aabb_of,
     validate_pose,
 };
 use crate::grid::SpatialGrid;
@@ -169,7 +169,7 @@ impl SnapshotShape {
                 radius,
                 half_length,
             },
-            ShapeRef::Segment { .. } | ShapeRef::Polygon { .. } => return Ok(None),
+            ShapeRef::Segment { .. } | ShapeRef::Polygon(_) => return Ok(None),
         };
         shape.validate().map(|()| Some(flat))
     }
@@ -195,10 +195,7 @@ impl SnapshotShape {
                         b: points[first + 1],
                     }
                 } else {
-                    ShapeRef::Polygon {
-                        vertices: &points[first..first + count],
-                        normals: &points[first + count..first + 2 * count],
-                    }
+                    ShapeRef::Polygon(PolygonRef::new(&points[first..first + 2 * count]))
                 }
             }
         }
