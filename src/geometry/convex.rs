@@ -275,7 +275,7 @@ fn rounded_contact(
     // the normal: the direction of `q - p` is rounding noise when the cores
     // touch or overlap without area (collinear segments, a centre on a
     // segment), and any way but the axis may not separate them.
-    let noise = 16.0 * f32::EPSILON * p.abs().max(q.abs()).max_element();
+    let noise = rounding_slack(&a.points, &b.points);
     let normal = match axis {
         Some((_, normal, _)) if offset.perp_dot(normal).abs() <= noise => normal,
         _ if distance_squared >= f32::MIN_POSITIVE => offset / distance,

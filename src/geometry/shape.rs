@@ -154,6 +154,20 @@ pub(crate) fn within_magnitude(v: Vec2) -> bool {
     v.is_finite() && v.abs().max_element() <= MAX_MAGNITUDE
 }
 
+/// The centre (relative to the pose) and half extents of the box around
+/// `points` turned by the pose. Kept out of line: the snapshot inlines
+/// [`ShapeRef::aabb`] for every collider, and most are not polygons.
+#[inline(never)]
+fn points_extent(points: &[Vec2], pose: Isometry2d) -> (Vec2, Vec2) {
+    let (lo, hi) = points
+        .iter()
+        .fold((Vec2::INFINITY, Vec2::NEG_INFINITY), |(lo, hi), &v| {
+            let v = pose.rotation * v;
+            (lo.min(v), hi.max(v))
+        });
+    ((lo + hi) * 0.5, (hi - lo) * 0.5)
+}
+
 /// `0 < value <= MAX_MAGNITUDE` (NaN fails).
 fn positive_size(value: f32) -> bool {
     value > 0.0 && value <= MAX_MAGNITUDE
@@ -354,18 +368,8 @@ impl ShapeRef<'_> {
                 let tip = (pose.rotation * Vec2::new(0.0, half_length)).abs();
                 (Vec2::ZERO, tip + radius)
             }
-            ShapeRef::Segment { a, b } => {
-                let (a, b) = (pose.rotation * a, pose.rotation * b);
-                ((a + b) * 0.5, (a - b).abs() * 0.5)
-            }
-            ShapeRef::Polygon(polygon) => {
-                let (lo, hi) = (polygon.vertices().iter())
-                    .fold((Vec2::INFINITY, Vec2::NEG_INFINITY), |(lo, hi), &v| {
-                        let v = pose.rotation * v;
-                        (lo.min(v), hi.max(v))
-                    });
-                ((lo + hi) * 0.5, (hi - lo) * 0.5)
-            }
+            ShapeRef::Segment { a, b } => points_extent(&[a, b], pose),
+            ShapeRef::Polygon(polygon) => points_extent(polygon.vertices(), pose),
         };
         let centre = pose.translation + offset;
         // Rounding of `centre +- extent` and of the narrow-phase arithmetic is
