@@ -67,8 +67,12 @@ pub(crate) struct RefShape {
 /// `shape` at `pose` in f64, with the same rotation the f32 code uses
 /// (the pose's cosine and sine as given) but without its rounding.
 pub(crate) fn reference(shape: &Shape, pose: Isometry2d) -> RefShape {
-    let center = pose.translation.as_dvec2();
     let (cos, sin) = (f64::from(pose.rotation.cos), f64::from(pose.rotation.sin));
+    reference_at(shape, pose.translation.as_dvec2(), cos, sin)
+}
+
+/// `shape` placed at `center` turned by the rotation `(cos, sin)`, in f64.
+pub(crate) fn reference_at(shape: &Shape, center: DVec2, cos: f64, sin: f64) -> RefShape {
     let place = |p: DVec2| center + DVec2::new(cos * p.x - sin * p.y, sin * p.x + cos * p.y);
     let (points, radius): (Vec<DVec2>, f64) = match shape {
         Shape::Circle { radius } => (vec![center], f64::from(*radius)),

@@ -348,7 +348,9 @@ impl ShapeRef<'_> {
         }
     }
 
-    #[inline]
+    // Always inlined: the snapshot boxes every collider every frame, and a
+    // call per collider costs as much as the box itself.
+    #[inline(always)]
     pub(crate) fn aabb(&self, pose: Isometry2d) -> Aabb2d {
         // The box's centre relative to the pose, and its half extents.
         let (offset, extent) = match *self {

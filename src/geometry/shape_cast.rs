@@ -387,8 +387,11 @@ mod tests {
                         );
                     }
                     let off = reference(&target, target_pose).signed_distance(hit.point.as_dvec2());
+                    // (Two rectangles touch within their time of impact's
+                    // tolerance, 1e-4 of the smaller half size, and the
+                    // point is found on them grown by twice that.)
                     assert!(
-                        off <= f64::from(size),
+                        off <= f64::from(2.0 * size),
                         "case {case}: {shape:?} {start:?} {direction:?} {max} onto {target:?} {target_pose:?}: point {off} off the target {hit:?}"
                     );
                     let normal = hit.normal.as_vec2().as_dvec2();
@@ -514,27 +517,22 @@ mod tests {
         let hit = cast_shape(&point, pose(-5.0, 1.0, 0.0), Dir2::X, 100.0, &triangle, Isometry2d::IDENTITY);
         assert_hit(hit, 4.5, Vec2::new(-0.5, 1.0), Vec2::new(-2.0, 1.0).normalize());
     }
-}
-#[cfg(test)]
-mod scratch {
-    use super::*;
-    use crate::geometry::reference_tests::*;
+
+    /// Found by the random casts: a segment's end stopping on a rectangle's
+    /// face a rounding error away from it took the direction of that error
+    /// (its closest points a few float steps apart) as the normal.
     #[test]
-    fn scratch_debug() {
-        let s = Shape::Segment { a: Vec2::new(3.124116, -2.6528614), b: Vec2::new(-0.69887495, 0.18188667) };
-        let ps = Isometry2d::new(Vec2::new(16.18103, 16.625362), bevy::math::Rot2 { cos: -0.12824091, sin: 0.991743 });
-        let d = Dir2::new_unchecked(Vec2::new(-0.70895153, -0.70525724));
-        let t = Shape::Rect { half_size: Vec2::new(4.527308, 3.3672762) };
-        let pt = Isometry2d::new(Vec2::new(-3.7804852, -0.3597479), bevy::math::Rot2 { cos: 0.59597445, sin: -0.80300343 });
-        let hit = cast_shape(&s, ps, d, f32::INFINITY, &t, pt).unwrap();
-        println!("{hit:?}");
-        let at = Isometry2d::new(ps.translation + d * hit.distance, ps.rotation);
-        println!("seg world {} {}", at.transform_point(Vec2::new(3.124116, -2.6528614)), at.transform_point(Vec2::new(-0.69887495, 0.18188667)));
-        for k in [0.0f32, 1e-3, 1e-2] {
-            let at = Isometry2d::new(ps.translation + d * (hit.distance + k), ps.rotation);
-            println!("k {k} contact {:?} gap {}", s.contact(at, &t, pt), reference_gap((&s, at), (&t, pt)));
-        }
-        let r = reference(&t, pt);
-        println!("rect core {:?}", r.core());
+    fn segment_end_stopping_on_a_face_gets_the_face_normal() {
+        let segment = Shape::Segment {
+            a: Vec2::new(3.124116, -2.6528614),
+            b: Vec2::new(-0.69887495, 0.18188667),
+        };
+        let start = Isometry2d::new(Vec2::new(16.18103, 16.625362), Rot2 { cos: -0.12824091, sin: 0.991743 });
+        let direction = Dir2::new(Vec2::new(-0.70895153, -0.70525724)).unwrap();
+        let target = rect(2.0 * 4.527308, 2.0 * 3.3672762);
+        let target_pose = Isometry2d::new(Vec2::new(-3.7804852, -0.3597479), Rot2 { cos: 0.59597445, sin: -0.80300343 });
+        let hit = cast_shape(&segment, start, direction, f32::INFINITY, &target, target_pose).unwrap();
+        let face = target_pose.rotation * Vec2::Y;
+        assert!((hit.normal.as_vec2() - face).length() < 1e-4, "{hit:?}");
     }
 }

@@ -175,7 +175,7 @@ impl SnapshotShape {
     }
 
     /// The shape as the tests take it, its points from `points`.
-    #[inline]
+    #[inline(always)]
     fn with_points(self, points: &[Vec2]) -> ShapeRef<'_> {
         match self {
             Self::Circle { radius } => ShapeRef::Circle { radius },
