@@ -1,12 +1,14 @@
-//! Playground: drag circles and rotated rectangles around and watch
-//! `bevy_collide2d` find their contacts.
+//! Playground: drag circles, rectangles, capsules, segments and convex
+//! polygons around and watch `bevy_collide2d` find their contacts.
 //!
 //! Shapes turn red while they touch something (from their
 //! [`CollidingEntities`]). The collision overlay (`CollisionDebugPlugin`)
 //! outlines every collider and draws each contact's point, normal (arrow)
-//! and depth (magenta segment). For every circle near a rectangle, a line
-//! runs from the circle's centre to the closest point of the rectangle: the
-//! classic circle-vs-rotated-rectangle test, drawn step by step.
+//! and depth (magenta segment). Between every two shapes that are apart but
+//! near each other (within [`GAP_RANGE`]), a thin line joins their closest
+//! points ([`Shape::closest_points`] on the shapes detection uses), with a
+//! small dot at each end: the gap that would have to close for them to
+//! touch.
 //!
 //! The shapes under the mouse are outlined in yellow, found with
 //! [`SpatialQuery::point_hits`]; holding L fires a laser with
@@ -21,13 +23,19 @@
 //!
 //! | Input                  | Action                                  |
 //! |------------------------|-----------------------------------------|
-//! | left mouse button      | select and drag a shape                 |
+//! | left mouse button      | select and drag a shape (a segment: on  |
+//! |                        | it or within a few pixels of it)        |
 //! | Q / E or mouse wheel   | rotate the selected shape               |
 //! | + / -                  | scale the selected shape                |
 //! | C                      | spawn a circle at the cursor            |
 //! | R                      | spawn a rectangle at the cursor         |
+//! | K                      | spawn a capsule at the cursor           |
+//! | S                      | spawn a segment at the cursor           |
+//! | P                      | spawn a convex polygon (5 to 7 sides)   |
+//! |                        | at the cursor                           |
 //! | Delete / Backspace     | remove the selected shape               |
-//! | D                      | collision overlay on / off              |
+//! | D                      | collision overlay (with the closest-    |
+//! |                        | point lines) on / off                   |
 //! | A                      | bounding boxes (broad phase) on / off   |
 //! | mouse over shapes      | outline the shapes under the cursor     |
 //! | L (hold)               | laser from the selected shape towards   |
@@ -40,17 +48,28 @@
 
 mod view;
 
+#[cfg(test)]
+mod tests;
+
 use std::time::Duration;
 
 use bevy::input::mouse::{AccumulatedMouseScroll, MouseScrollUnit};
+use bevy::math::bounding::BoundingVolume;
 use bevy::prelude::*;
 use bevy::time::TimeUpdateStrategy;
+use bevy_collide2d::geometry::Shape;
 use bevy_collide2d::prelude::*;
 
 /// Rotation speed with Q / E, radians per second.
 const ROTATE_SPEED: f32 = 1.5;
 /// Scale change per second with + / -.
 const SCALE_RATE: f32 = 1.0;
+/// A click this close to a shape picks it: segments have no inside to
+/// click in.
+pub const PICK_TOLERANCE: f32 = 6.0;
+/// Closest-point lines join shapes at most this far apart, to keep the
+/// picture readable.
+pub const GAP_RANGE: f32 = 110.0;
 
 #[allow(
     dead_code,
@@ -172,22 +191,86 @@ fn z_order(n: u32) -> f32 {
 }
 
 fn setup(mut commands: Commands, mut spawned: ResMut<Spawned>) {
+    use core::f32::consts::{FRAC_PI_2, FRAC_PI_4};
+    // Shapes of different kinds touch in a few places: segment and rectangle,
+    // segment and polygon, circle and polygon, circle and capsule,
+    // rectangle and polygon, capsule and polygon. The others are apart.
     let scene = [
-        (Collider::rect(360.0, 36.0), Vec2::new(0.0, -180.0), 0.3),
+        // Circles and rectangles.
+        (Collider::rect(360.0, 36.0), Vec2::new(0.0, -195.0), 0.3),
         (
             Collider::rect(120.0, 120.0),
             Vec2::new(280.0, 60.0),
-            core::f32::consts::FRAC_PI_4,
+            FRAC_PI_4,
         ),
         (Collider::rect(220.0, 30.0), Vec2::new(-330.0, -60.0), -0.6),
         (Collider::circle(45.0), Vec2::new(-200.0, 120.0), 0.0),
         (Collider::circle(30.0), Vec2::new(40.0, -120.0), 0.0),
         (Collider::circle(60.0), Vec2::new(150.0, 200.0), 0.0),
         (Collider::rect(80.0, 160.0), Vec2::new(-20.0, 60.0), 0.15),
+        // Capsules: one lying against the big circle, one standing above the
+        // tilted plank's left end, one leaning on a polygon.
+        (
+            Collider::capsule(25.0, 100.0),
+            Vec2::new(270.0, 205.0),
+            FRAC_PI_2,
+        ),
+        (Collider::capsule(22.0, 60.0), Vec2::new(-450.0, 72.0), 0.2),
+        (
+            Collider::capsule(18.0, 120.0),
+            Vec2::new(395.0, -128.0),
+            0.5,
+        ),
+        // Segments: a slope under the long bar's left end with a polygon on
+        // it, and two on their own on the right.
+        (
+            Collider::segment(Vec2::new(-170.0, -40.0), Vec2::new(170.0, 40.0)),
+            Vec2::new(-300.0, -260.0),
+            0.0,
+        ),
+        (
+            Collider::segment(Vec2::new(-90.0, 0.0), Vec2::new(90.0, 0.0)),
+            Vec2::new(530.0, -150.0),
+            1.2,
+        ),
+        (
+            Collider::segment(Vec2::new(-80.0, 0.0), Vec2::new(80.0, 0.0)),
+            Vec2::new(430.0, 290.0),
+            -0.35,
+        ),
+        // Convex polygons: one on the slope, one against the diamond's lower
+        // right face, one under the circle on the left.
+        (random_polygon(1, 50.0), Vec2::new(-445.0, -262.0), 0.0),
+        (random_polygon(2, 60.0), Vec2::new(343.0, -18.0), 0.4),
+        (random_polygon(3, 42.0), Vec2::new(-205.0, 50.0), 0.2),
     ];
     for (collider, position, angle) in scene {
         spawn_body(&mut commands, &mut spawned, collider, position, angle);
     }
+}
+
+/// A convex polygon of 5 to 7 sides, different for each `seed`, about
+/// `size` from its centre: its vertices at uneven angles on an ellipse (so
+/// all of them are on the hull).
+pub fn random_polygon(seed: u32, size: f32) -> Collider {
+    // A small integer hash: the same seed gives the same polygon.
+    let mut state = seed.wrapping_mul(0x9e37_79b9) ^ 0x85eb_ca6b;
+    let mut random = move || {
+        state ^= state << 13;
+        state ^= state >> 17;
+        state ^= state << 5;
+        (state >> 8) as f32 / (1u32 << 24) as f32
+    };
+    let sides = 5 + (random() * 3.0) as usize % 3;
+    let squash = 0.65 + 0.35 * random();
+    let step = core::f32::consts::TAU / sides as f32;
+    let points: Vec<Vec2> = (0..sides)
+        .map(|k| {
+            let angle = (k as f32 + 0.7 * (random() - 0.5)) * step;
+            Vec2::new(angle.cos(), squash * angle.sin()) * size
+        })
+        .collect();
+    Collider::convex_polygon(&points).expect("distinct points on an ellipse")
 }
 
 /// Spawns a draggable shape; the view gives it a mesh of exactly its
@@ -200,7 +283,8 @@ fn spawn_body(
     angle: f32,
 ) -> Entity {
     let n = spawned.next();
-    let color = Color::hsl((n * 53 % 360) as f32, 0.55, 0.55);
+    // Hues from yellow to purple: none of them the red of a touching shape.
+    let color = Color::hsl(70.0 + (n * 53 % 220) as f32, 0.55, 0.55);
     commands
         .spawn((
             collider,
@@ -231,13 +315,17 @@ fn pick_and_drag(
 
     if buttons.just_pressed(MouseButton::Left) {
         // The same world shape detection uses, so what you click is what
-        // collides.
+        // collides; within a few pixels counts, for segments.
+        let probe = Shape::Circle {
+            radius: PICK_TOLERANCE,
+        };
+        let probe_pose = Isometry2d::from_translation(point);
         let hit = bodies
             .iter()
             .filter(|(_, collider, transform)| {
                 collider
                     .world_shape(transform)
-                    .is_ok_and(|(shape, pose)| shape.contains_point(pose, point))
+                    .is_ok_and(|(shape, pose)| shape.intersects(pose, &probe, probe_pose))
             })
             .max_by(|(_, _, a), (_, _, b)| a.translation().z.total_cmp(&b.translation().z));
         // Deselect everything (removing an absent component does nothing).
@@ -315,6 +403,21 @@ fn spawn_shapes(
         let (width, height) =
             [(180.0, 40.0), (90.0, 90.0), (260.0, 24.0), (60.0, 140.0)][variant % 4];
         Some((Collider::rect(width, height), 0.35 * variant as f32))
+    } else if keys.just_pressed(KeyCode::KeyK) {
+        // Radius, then length between the cap centres.
+        let (radius, length) =
+            [(25.0, 80.0), (18.0, 140.0), (35.0, 40.0), (14.0, 220.0)][variant % 4];
+        Some((Collider::capsule(radius, length), 0.35 * variant as f32))
+    } else if keys.just_pressed(KeyCode::KeyS) {
+        // Centred on the cursor.
+        let half = [90.0, 130.0, 55.0, 170.0][variant % 4];
+        Some((
+            Collider::segment(Vec2::new(-half, 0.0), Vec2::new(half, 0.0)),
+            0.35 * variant as f32,
+        ))
+    } else if keys.just_pressed(KeyCode::KeyP) {
+        let size = [50.0, 65.0, 38.0, 80.0][variant % 4];
+        Some((random_polygon(variant as u32 + 10, size), 0.0))
     } else {
         None
     };
@@ -376,4 +479,48 @@ fn fire_laser(
         direction,
         hit,
     });
+}
+
+/// Two shapes apart, by the closest points of each.
+#[derive(Clone, Copy, Debug)]
+pub struct Gap {
+    pub a: Entity,
+    pub b: Entity,
+    /// The point of `a` closest to `b`.
+    pub on_a: Vec2,
+    /// The point of `b` closest to `a`.
+    pub on_b: Vec2,
+    pub distance: f32,
+}
+
+/// Every pair of the `shapes` (world shapes and poses) that are apart by at
+/// most `range`, with their closest points. Pairs that touch or overlap
+/// have none.
+pub fn gaps(shapes: &[(Entity, Shape, Isometry2d)], range: f32) -> Vec<Gap> {
+    let boxes: Vec<_> = shapes
+        .iter()
+        .map(|(_, shape, pose)| shape.aabb(*pose).grow(Vec2::splat(range * 0.5)))
+        .collect();
+    let mut gaps = Vec::new();
+    for (i, (a, shape_a, pose_a)) in shapes.iter().enumerate() {
+        for (j, (b, shape_b, pose_b)) in shapes.iter().enumerate().skip(i + 1) {
+            // Boxes grown by half the range each: apart means too far.
+            let (box_a, box_b) = (boxes[i], boxes[j]);
+            if box_a.min.cmpgt(box_b.max).any() || box_b.min.cmpgt(box_a.max).any() {
+                continue;
+            }
+            if let Some((on_a, on_b, distance)) = shape_a.closest_points(*pose_a, shape_b, *pose_b)
+                && distance <= range
+            {
+                gaps.push(Gap {
+                    a: *a,
+                    b: *b,
+                    on_a,
+                    on_b,
+                    distance,
+                });
+            }
+        }
+    }
+    gaps
 }

@@ -1,6 +1,7 @@
 //! The playground in a window: the camera and the cursor, a mesh for each
-//! shape, the overlay's extra drawings (closest points, selection, hover,
-//! laser) and the text. Headless runs leave this module out.
+//! shape (a thick line for segments, which have no area), the overlay's extra
+//! drawings (closest points, selection, hover, laser) and the text. Headless
+//! runs leave this module out.
 
 use std::fmt::Write as _;
 
@@ -10,14 +11,23 @@ use bevy_collide2d::collision_gizmos_enabled;
 use bevy_collide2d::geometry::Shape;
 use bevy_collide2d::prelude::*;
 
-use super::{Body, CursorWorld, Laser, Selected, fire_laser, pick_and_drag, remove_selected};
+use super::{
+    Body, CursorWorld, GAP_RANGE, Laser, Selected, fire_laser, gaps, pick_and_drag, remove_selected,
+};
 
 const BACKGROUND: Color = Color::srgb(0.08, 0.09, 0.12);
 const COLLIDING_COLOR: Color = Color::srgb(0.9, 0.25, 0.22);
+/// A touching segment: lighter than [`COLLIDING_COLOR`], to stand out on
+/// the red shape it crosses.
+const SEGMENT_COLLIDING_COLOR: Color = Color::srgb(1.0, 0.62, 0.55);
 const SELECTION_COLOR: Color = Color::WHITE;
-/// Closest-point lines are drawn for circles at most this far outside a
-/// rectangle, to keep the picture readable.
-const CLOSEST_POINT_RANGE: f32 = 200.0;
+/// The closest-point lines between shapes apart: light, to stay behind the
+/// contacts.
+const GAP_COLOR: Color = Color::srgba(1.0, 1.0, 1.0, 0.4);
+/// Radius of the dots at the ends of a closest-point line.
+const GAP_DOT_RADIUS: f32 = 2.5;
+/// Width of a segment's line, in pixels.
+const SEGMENT_WIDTH: f32 = 5.0;
 const HOVER_COLOR: Color = Color::srgb(1.0, 0.85, 0.2);
 const LASER_COLOR: Color = Color::srgb(0.3, 1.0, 0.5);
 const LASER_NORMAL_COLOR: Color = Color::srgb(0.4, 0.7, 1.0);
@@ -25,15 +35,31 @@ const LASER_NORMAL_COLOR: Color = Color::srgb(0.4, 0.7, 1.0);
 const LASER_MISS_LENGTH: f32 = 4000.0;
 
 const HELP: &str = "Drag: left mouse   Rotate: Q/E or wheel   Scale: +/-\n\
-                    Spawn: C circle, R rectangle   Remove: Delete\n\
+                    Spawn: C circle, R rectangle, K capsule, S segment, P polygon\n\
+                    Remove: Delete   \
                     Overlay: D   Bounding boxes: A\n\
                     Laser: hold L (from the selected shape towards the cursor)";
 
 pub(super) struct ViewPlugin;
 
+/// The segments' lines: wider than the overlay's, drawn whether the overlay
+/// is on or not.
+#[derive(Default, Reflect, GizmoConfigGroup)]
+struct SegmentGizmos;
+
 impl Plugin for ViewPlugin {
     fn build(&self, app: &mut App) {
         app.insert_resource(ClearColor(BACKGROUND))
+            .insert_gizmo_config(
+                SegmentGizmos,
+                GizmoConfig {
+                    line: GizmoLineConfig {
+                        width: SEGMENT_WIDTH,
+                        ..default()
+                    },
+                    ..default()
+                },
+            )
             .add_observer(decorate)
             .add_systems(Startup, spawn_camera_and_text)
             .add_systems(
@@ -48,6 +74,7 @@ impl Plugin for ViewPlugin {
                 PostUpdate,
                 (
                     tint_colliding,
+                    draw_segments,
                     draw_closest_points.run_if(collision_gizmos_enabled),
                     draw_selection,
                     draw_hover,
@@ -89,7 +116,9 @@ fn spawn_camera_and_text(mut commands: Commands) {
 }
 
 /// Draws each new shape with a mesh of exactly its collider's shape, with
-/// its own material so that its colour can change.
+/// its own material so that its colour can change; the transform scales and
+/// turns the mesh as it does the collider. Segments have no area, hence no
+/// mesh: [`draw_segments`] draws them.
 fn decorate(
     add: On<Add, Body>,
     bodies: Query<(&Collider, &Body)>,
@@ -103,6 +132,17 @@ fn decorate(
     let mesh = match *collider {
         Collider::Circle { radius } => meshes.add(Circle::new(radius)),
         Collider::OrientedRect { half_size } => meshes.add(Rectangle::from_size(half_size * 2.0)),
+        Collider::Capsule {
+            radius,
+            half_length,
+        } => meshes.add(Capsule2d::new(radius, 2.0 * half_length)),
+        Collider::ConvexPolygon(ref polygon) => {
+            match bevy::math::primitives::ConvexPolygon::new(polygon.vertices().iter().copied()) {
+                Ok(polygon) => meshes.add(polygon),
+                Err(_) => return,
+            }
+        }
+        Collider::Segment { .. } => return,
     };
     commands
         .entity(add.entity)
@@ -151,45 +191,131 @@ fn tint_colliding(
     }
 }
 
-/// For each circle and each rectangle near it: the rectangle's closest point
-/// to the circle's centre, found the classic way (into the rectangle's frame
-/// by rotating by minus its angle about its centre, clamp to the half size,
-/// back to the world). Red when the crate reports the pair colliding, which
-/// is exactly when that point is within the radius.
-fn draw_closest_points(
-    mut gizmos: Gizmos<CollisionGizmos>,
-    bodies: Query<(Entity, &Collider, &GlobalTransform, &CollidingEntities)>,
+/// Segments, which have no mesh: a thick line in the shape's colour, light
+/// red while it touches something (as [`tint_colliding`] does for meshes).
+fn draw_segments(
+    mut gizmos: Gizmos<SegmentGizmos>,
+    bodies: Query<(&Body, &Collider, &GlobalTransform, &CollidingEntities)>,
 ) {
-    let mut circles = Vec::new();
-    let mut rects = Vec::new();
-    for (entity, collider, transform, colliding) in &bodies {
-        match collider.world_shape(transform) {
-            Ok((Shape::Circle { radius }, pose)) => {
-                circles.push((pose.translation, radius, colliding))
-            }
-            Ok((Shape::Rect { half_size }, pose)) => rects.push((entity, pose, half_size)),
-            Err(_) => {}
-        }
-    }
-    for &(center, radius, colliding) in &circles {
-        for &(rect, pose, half_size) in &rects {
-            let local = pose.inverse_transform_point(center);
-            let closest = pose.transform_point(local.clamp(-half_size, half_size));
-            if closest.distance(center) > radius + CLOSEST_POINT_RANGE {
-                continue;
-            }
-            let color = if colliding.contains(&rect) {
-                COLLIDING_COLOR
+    for (body, collider, transform, colliding) in &bodies {
+        if let Ok((Shape::Segment { a, b }, pose)) = collider.world_shape(transform) {
+            let color = if colliding.is_empty() {
+                body.color
             } else {
-                Color::srgba(1.0, 1.0, 1.0, 0.45)
+                SEGMENT_COLLIDING_COLOR
             };
-            gizmos.line_2d(center, closest, color);
-            gizmos.circle_2d(closest, 4.0, color);
+            gizmos.line_2d(pose * a, pose * b, color);
         }
     }
 }
 
-/// An outline `margin` outside a collider's shape.
+/// For every two shapes apart by at most [`GAP_RANGE`]: a thin line between
+/// their closest points, with a dot at each end (see [`gaps`]).
+fn draw_closest_points(
+    mut gizmos: Gizmos<CollisionGizmos>,
+    bodies: Query<(Entity, &Collider, &GlobalTransform), With<Body>>,
+) {
+    let shapes: Vec<_> = bodies
+        .iter()
+        .filter_map(|(entity, collider, transform)| {
+            let (shape, pose) = collider.world_shape(transform).ok()?;
+            Some((entity, shape, pose))
+        })
+        .collect();
+    for gap in gaps(&shapes, GAP_RANGE) {
+        gizmos.line_2d(gap.on_a, gap.on_b, GAP_COLOR);
+        for end in [gap.on_a, gap.on_b] {
+            gizmos
+                .circle_2d(Isometry2d::from_translation(end), GAP_DOT_RADIUS, GAP_COLOR)
+                .resolution(8);
+        }
+    }
+}
+
+/// The boundary of the points within `radius` of the convex hull of
+/// `core` (one point, two, or a polygon counter-clockwise), as a closed
+/// line strip: straight edges pushed out by `radius`, joined by arcs.
+fn rounded_outline(core: &[Vec2], radius: f32) -> Vec<Vec2> {
+    use core::f32::consts::{PI, TAU};
+    let mut core = core.to_vec();
+    core.dedup();
+    if core.len() > 1 && core.first() == core.last() {
+        core.pop();
+    }
+    let n = core.len();
+    if n == 0 {
+        return Vec::new();
+    }
+    if n == 1 {
+        return (0..=64)
+            .map(|k| core[0] + radius * Vec2::from_angle(k as f32 * TAU / 64.0))
+            .collect();
+    }
+    // The outward normal of edge `i`, from `core[i]` to `core[i + 1]`: on its
+    // right (for two points, the two edges face opposite ways).
+    let normal = |i: usize| {
+        let edge = core[(i + 1) % n] - core[i];
+        Vec2::new(edge.y, -edge.x).normalize_or_zero()
+    };
+    let mut points = Vec::new();
+    for (i, &corner) in core.iter().enumerate() {
+        let (before, after) = (normal((i + n - 1) % n), normal(i));
+        if radius > 0.0 {
+            // Counter-clockwise from one edge's normal to the next.
+            let turn = before.angle_to(after).rem_euclid(TAU);
+            let turn = if turn > TAU - 1e-3 { 0.0 } else { turn };
+            let steps = (turn / (PI / 16.0)).ceil().max(1.0) as usize;
+            points.extend((0..=steps).map(|k| {
+                corner + radius * Vec2::from_angle(turn * k as f32 / steps as f32).rotate(before)
+            }));
+        } else {
+            points.push(corner);
+        }
+    }
+    points.push(points[0]);
+    points
+}
+
+/// A shape as a core (a point, a segment or a convex polygon, in world
+/// coordinates) and the radius around it: circles and capsules are rounded
+/// points and segments.
+fn core_and_radius(shape: &Shape, pose: Isometry2d) -> (Vec<Vec2>, f32) {
+    match *shape {
+        Shape::Circle { radius } => (vec![pose.translation], radius),
+        Shape::Rect { half_size } => (
+            [
+                Vec2::new(-half_size.x, -half_size.y),
+                Vec2::new(half_size.x, -half_size.y),
+                half_size,
+                Vec2::new(-half_size.x, half_size.y),
+            ]
+            .map(|corner| pose * corner)
+            .to_vec(),
+            0.0,
+        ),
+        Shape::Capsule {
+            radius,
+            half_length,
+        } => (
+            vec![
+                pose * Vec2::new(0.0, -half_length),
+                pose * Vec2::new(0.0, half_length),
+            ],
+            radius,
+        ),
+        Shape::Segment { a, b } => (vec![pose * a, pose * b], 0.0),
+        Shape::Polygon(ref polygon) => (
+            polygon
+                .vertices()
+                .iter()
+                .map(|&vertex| pose * vertex)
+                .collect(),
+            0.0,
+        ),
+    }
+}
+
+/// An outline `margin` outside a collider's shape (rounded at the corners).
 fn outline(
     gizmos: &mut Gizmos,
     collider: &Collider,
@@ -197,16 +323,9 @@ fn outline(
     margin: f32,
     color: Color,
 ) {
-    match collider.world_shape(transform) {
-        Ok((Shape::Circle { radius }, pose)) => {
-            gizmos
-                .circle_2d(pose, radius + margin, color)
-                .resolution(64);
-        }
-        Ok((Shape::Rect { half_size }, pose)) => {
-            gizmos.rect_2d(pose, (half_size + margin) * 2.0, color);
-        }
-        Err(_) => {}
+    if let Ok((shape, pose)) = collider.world_shape(transform) {
+        let (core, radius) = core_and_radius(&shape, pose);
+        gizmos.linestrip_2d(rounded_outline(&core, radius + margin), color);
     }
 }
 
@@ -290,6 +409,29 @@ fn update_info(
                             half_size.x * 2.0,
                             half_size.y * 2.0
                         )
+                    }
+                    Shape::Capsule {
+                        radius,
+                        half_length,
+                    } => write!(
+                        text,
+                        "capsule, radius {radius:.1}, length {:.1} between the caps",
+                        half_length * 2.0
+                    ),
+                    Shape::Segment { a, b } => {
+                        let (a, b) = (pose * a, pose * b);
+                        write!(
+                            text,
+                            "segment from ({:.0}, {:.0}) to ({:.0}, {:.0}), length {:.1},",
+                            a.x,
+                            a.y,
+                            b.x,
+                            b.y,
+                            a.distance(b)
+                        )
+                    }
+                    Shape::Polygon(ref polygon) => {
+                        write!(text, "polygon of {} vertices", polygon.vertices().len())
                     }
                 };
                 let _ = writeln!(
