@@ -219,6 +219,25 @@ pub(crate) fn closest_points_on_segments(p0: Vec2, p1: Vec2, q0: Vec2, q1: Vec2)
     (p0 + d1 * s, q0 + d2 * t)
 }
 
+/// [`intersects`] of two shapes placed by their poses. Out of line, so that
+/// the hand-written pairs inline where the shapes are dispatched.
+#[inline(never)]
+pub(crate) fn intersects_at(a: ShapeRef<'_>, pa: Isometry2d, b: ShapeRef<'_>, pb: Isometry2d) -> bool {
+    intersects(&Core::new(a, pa), &Core::new(b, pb))
+}
+
+/// [`contact`] of two shapes placed by their poses, out of line as
+/// [`intersects_at`].
+#[inline(never)]
+pub(crate) fn contact_at(
+    a: ShapeRef<'_>,
+    pa: Isometry2d,
+    b: ShapeRef<'_>,
+    pb: Isometry2d,
+) -> Option<Contact> {
+    contact(&Core::new(a, pa), &Core::new(b, pb))
+}
+
 /// Whether the shapes overlap or touch. Same answer as [`contact`].
 pub(crate) fn intersects(a: &Core, b: &Core) -> bool {
     let radii = a.radius + b.radius;

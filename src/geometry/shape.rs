@@ -433,7 +433,7 @@ impl ShapeRef<'_> {
             (ShapeRef::Rect { half_size: ha }, ShapeRef::Rect { half_size: hb }) => {
                 pairs::rect_rect_intersects(ha, pose, hb, other_pose)
             }
-            _ => convex::intersects(&convex::Core::new(*self, pose), &convex::Core::new(other, other_pose)),
+            _ => convex::intersects_at(*self, pose, other, other_pose),
         }
     }
 
@@ -458,7 +458,7 @@ impl ShapeRef<'_> {
             (ShapeRef::Rect { half_size: ha }, ShapeRef::Rect { half_size: hb }) => {
                 pairs::rect_rect_contact(ha, pose, hb, other_pose)
             }
-            _ => convex::contact(&convex::Core::new(*self, pose), &convex::Core::new(other, other_pose)),
+            _ => convex::contact_at(*self, pose, other, other_pose),
         }
     }
 }

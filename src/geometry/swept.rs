@@ -498,10 +498,10 @@ mod tests {
     use super::*;
     use crate::geometry::ConvexPolygon;
     use crate::geometry::reference_tests::{
-        Kind, RefPair, explore_scale, random_shape_of, reference, reference_at, reference_gap,
+        Kind, RefPair, explore_scale, random_shape_of, reference, reference_at,
     };
     use bevy::math::DVec2;
-    use core::f32::consts::{FRAC_PI_4, FRAC_PI_6};
+    use core::f32::consts::{FRAC_PI_2, FRAC_PI_4, FRAC_PI_6};
     use rand::{Rng, SeedableRng, rngs::StdRng};
 
     fn pose(x: f32, y: f32, angle: f32) -> Isometry2d {
@@ -944,7 +944,7 @@ mod tests {
             b: Vec2::new(0.0, 1.0),
         };
         let wall_pose = Sweep::stationary(pose(5.0, 0.0, 0.0));
-        for (height, angle) in [(0.3, 0.0), (-0.99, 0.0), (1.2, 0.0), (0.0, 0.7), (2.0, 0.3)] {
+        for (height, angle) in [(0.3, 0.0), (-0.99, 0.0), (1.2, 0.0), (0.0, 0.7), (1.3, 0.3)] {
             let sweep = moving(Vec2::new(-400.0, height), Vec2::new(400.0, height));
             let wall_sweep = Sweep::stationary(pose(5.0, 0.0, angle));
             let (expected, _) = reference_first_touch(&ball, sweep, &wall, wall_sweep, 4000);
@@ -1012,7 +1012,8 @@ mod tests {
         let sweeps = [
             Sweep::new(pose(-12.0, 3.0, 0.0), pose(6.0, 1.0, core::f32::consts::FRAC_PI_2)),
             Sweep::new(pose(10.0, 8.0, 1.0), pose(0.0, -2.0, -2.0)),
-            Sweep::new(pose(0.0, 5.0, 0.0), pose(0.0, 5.0, 3.0)),
+            // Spinning in place above the slope: an end swings into it.
+            Sweep::new(pose(0.0, 2.8, FRAC_PI_2), pose(0.0, 2.8, FRAC_PI_2 + 3.0)),
         ];
         for sweep in sweeps {
             let (expected, _) = reference_first_touch(&capsule, sweep, &ramp, ground, 4000);
@@ -1025,7 +1026,6 @@ mod tests {
         }
         // Spinning in place just clear of the ramp's top corner: no touch.
         let clear = Sweep::new(pose(4.0, 4.01, 0.0), pose(4.0, 4.01, 3.0));
-        let _ = reference_gap;
         let (expected, smallest) = reference_first_touch(&capsule, clear, &ramp, ground, 2000);
         assert!(expected.is_none() && smallest > 0.0, "{smallest}");
         assert!(time_of_impact(&capsule, clear, &ramp, ground).is_none());
@@ -1089,6 +1089,7 @@ mod tests {
                 _ => skipped += 1,
             }
         }
+        eprintln!("STATS {hits} hits {misses} misses {skipped} skipped {false_hits} false {worst_gap} worst");
         assert!(hits > cases / 10 && misses > cases / 4, "{hits} hits {misses} misses {skipped} skipped");
         assert!(false_hits <= misses / 100, "{false_hits} touches reported of {misses} clear misses");
         assert!(worst_gap <= 1e-2, "{worst_gap}");

@@ -115,13 +115,13 @@ impl ColliderSnapshot {
     }
 
     /// Collider `index`'s shape, as the tests take it.
-    #[inline]
+    #[inline(always)]
     pub(crate) fn shape(&self, index: usize) -> ShapeRef<'_> {
         self.shape_of(&self.colliders[index].shape)
     }
 
     /// `shape` with its points, if any, from this snapshot.
-    #[inline]
+    #[inline(always)]
     fn shape_of(&self, shape: &SnapshotShape) -> ShapeRef<'_> {
         shape.with_points(&self.points)
     }
@@ -328,59 +328,57 @@ fn fill(
 ) {
     for ((at, row), slot) in rows.enumerate().zip(slots) {
         let entity = table.entities[row];
-        let reading = match read_collider(&table.colliders[row], &table.transforms[row]) {
-            Reading::WithPoints {
-                pose,
-                scale,
-                sheared,
-            } => {
-                notes.push(Note::Points {
-                    position: start + at,
-                    table: table_index as u32,
-                    row: row as u32,
-                    entity,
-                    scale,
-                });
-                // The shape is filled in with its points.
+        let (shape, pose, sheared) =
+            match read_collider(&table.colliders[row], &table.transforms[row]) {
                 Reading::Valid {
-                    shape: SnapshotShape::Circle { radius: 0.0 },
+                    shape,
                     pose,
                     sheared,
+                } => (shape, pose, sheared),
+                Reading::WithPoints {
+                    pose,
+                    scale,
+                    sheared,
+                } => {
+                    notes.push(Note::Points {
+                        position: start + at,
+                        table: table_index as u32,
+                        row: row as u32,
+                        entity,
+                        scale,
+                    });
+                    // The shape is filled in with its points after the chunks.
+                    (SnapshotShape::Circle { radius: 0.0 }, pose, sheared)
                 }
-            }
-            other => other,
-        };
-        match reading {
-            Reading::WithPoints { .. } => {}
-            Reading::Valid {
+                Reading::Hidden => {
+                    notes.push(Note::Skipped {
+                        position: start + at,
+                        entity,
+                        error: None,
+                    });
+                    continue;
+                }
+                Reading::Invalid(error) => {
+                    notes.push(Note::Skipped {
+                        position: start + at,
+                        entity,
+                        error: Some(error),
+                    });
+                    continue;
+                }
+            };
+        *slot = StagedCollider {
+            collider: SnapshotCollider {
+                entity,
                 shape,
                 pose,
-                sheared,
-            } => {
-                *slot = StagedCollider {
-                    collider: SnapshotCollider {
-                        entity,
-                        shape,
-                        pose,
-                    },
-                    // A removed CollisionLayers means the default: everything.
-                    layers: table.layers.map_or_else(Default::default, |l| l[row]),
-                    swept: table.swept,
-                };
-                if sheared {
-                    notes.push(Note::Sheared(entity));
-                }
-            }
-            Reading::Hidden => notes.push(Note::Skipped {
-                position: start + at,
-                entity,
-                error: None,
-            }),
-            Reading::Invalid(error) => notes.push(Note::Skipped {
-                position: start + at,
-                entity,
-                error: Some(error),
-            }),
+            },
+            // A removed CollisionLayers means the default: everything.
+            layers: table.layers.map_or_else(Default::default, |l| l[row]),
+            swept: table.swept,
+        };
+        if sheared {
+            notes.push(Note::Sheared(entity));
         }
     }
 }
