@@ -190,11 +190,16 @@ impl Collider {
         &self,
         reading: &TransformReading,
     ) -> Result<(Shape, Isometry2d), ShapeError> {
-        self.validate()?;
-        validate_pose(reading.pose)?;
-        let shape = self.shape().scaled(reading.signed_scale())?;
-        shape.validate()?;
-        Ok((shape, reading.pose))
+        // As detection does: the scaled shape is what must be valid; an
+        // invalid size of the collider itself is the reason given first.
+        let scaled = validate_pose(reading.pose).and_then(|()| {
+            let shape = self.shape().scaled(reading.signed_scale())?;
+            shape.validate().map(|()| shape)
+        });
+        match scaled {
+            Ok(shape) => Ok((shape, reading.pose)),
+            Err(error) => Err(self.validate().err().unwrap_or(error)),
+        }
     }
 
     /// Checks that the size is finite and strictly positive, and the points

@@ -1040,10 +1040,10 @@ mod tests {
     fn convex_time_of_impact_matches_a_sampled_reference() {
         let scale = explore_scale();
         let mut rng = StdRng::seed_from_u64(if scale > 1 { 1021 } else { 21 });
-        let cases = 600 * scale;
+        let cases = 2000 * scale;
         const SAMPLES: u32 = 300;
         let (mut hits, mut misses, mut skipped, mut false_hits) = (0, 0, 0, 0);
-        let mut worst_gap = 0.0f64;
+        let (mut worst_gap, mut worst_late) = (0.0f64, 0.0f64);
         for case in 0..cases {
             let kind_a = Kind::ALL[rng.random_range(2..5)];
             let kind_b = Kind::ALL[rng.random_range(0..5)];
@@ -1052,12 +1052,16 @@ mod tests {
                 pose(rng.random_range(-spread..spread), rng.random_range(-spread..spread), rng.random_range(-3.0..3.0))
             };
             let start = random_pose(&mut rng, 20.0);
+            let b_start = random_pose(&mut rng, 6.0);
             let mut end = random_pose(&mut rng, 20.0);
+            if rng.random_bool(0.5) {
+                // Aimed at b, so that half of them hit.
+                end.translation = b_start.translation + (end.translation - b_start.translation) * 0.2;
+            }
             if rng.random_bool(0.5) {
                 end.rotation = start.rotation;
             }
             let sweep_a = Sweep::new(start, end);
-            let b_start = random_pose(&mut rng, 6.0);
             let sweep_b = if rng.random_bool(0.5) {
                 Sweep::stationary(b_start)
             } else {
@@ -1073,10 +1077,17 @@ mod tests {
                     hits += 1;
                     let found = found.unwrap_or_else(|| panic!("missed: {}", describe()));
                     let t = f64::from(found.time_of_impact);
-                    assert!(t <= t_expected + 1e-6, "late: {}", describe());
                     let gap = reference_gap_at(&a, sweep_a, &b, sweep_b, t);
+                    // Never after the touch, but for rounding: an advance
+                    // along a direction the motion barely closes turns the
+                    // f32 gap's rounding into time. At most a rounding
+                    // error's overlap.
+                    if t > t_expected {
+                        worst_late = worst_late.max(t - t_expected);
+                        assert!(t <= t_expected + 1e-4 && gap >= -1e-5, "late, {gap} apart: {}", describe());
+                    }
                     worst_gap = worst_gap.max(gap);
-                    assert!(gap <= 1e-2, "early, {gap} apart: {}", describe());
+                    assert!(gap <= 1e-3, "early, {gap} apart: {}", describe());
                     assert!(found.depth >= 0.0 && found.normal.is_finite() && found.point.is_finite(), "{}", describe());
                 }
                 None if smallest > step + 1e-3 => {
@@ -1089,9 +1100,9 @@ mod tests {
                 _ => skipped += 1,
             }
         }
-        eprintln!("STATS {hits} hits {misses} misses {skipped} skipped {false_hits} false {worst_gap} worst");
-        assert!(hits > cases / 10 && misses > cases / 4, "{hits} hits {misses} misses {skipped} skipped");
+        eprintln!("STATS {hits} hits {misses} misses {skipped} skipped {false_hits} false {worst_gap} worst {worst_late} late");
+        assert!(hits > cases / 4 && misses > cases / 4, "{hits} hits {misses} misses {skipped} skipped");
         assert!(false_hits <= misses / 100, "{false_hits} touches reported of {misses} clear misses");
-        assert!(worst_gap <= 1e-2, "{worst_gap}");
+        assert!(worst_gap <= 1e-3, "{worst_gap}");
     }
 }

@@ -248,16 +248,11 @@ enum Reading {
 fn read_collider(collider: &Collider, transform: &GlobalTransform) -> Reading {
     let reading = TransformReading::of(&transform.affine());
     let sheared = reading.shear > SHEAR_TOLERANCE;
-    if let Err(error) = collider.validate() {
-        return Reading::Invalid(error);
-    }
-    if let Err(error) = validate_pose(reading.pose) {
-        return unusable(error, reading.scale);
-    }
-    let scaled = collider
-        .shape_ref()
-        .scaled_in_place(reading.scale);
-    let scaled = SnapshotShape::of_scaled(scaled);
+    // Only the scaled shape is checked on the way; the collider's own size
+    // only matters to tell why a check failed.
+    let scaled = validate_pose(reading.pose).and_then(|()| {
+        SnapshotShape::of_scaled(collider.shape_ref().scaled_in_place(reading.scale))
+    });
     match scaled {
         Ok(Some(shape)) => Reading::Valid {
             shape,
@@ -269,17 +264,19 @@ fn read_collider(collider: &Collider, transform: &GlobalTransform) -> Reading {
             scale: reading.signed_scale(),
             sheared,
         },
-        Err(error) => unusable(error, reading.scale),
+        Err(error) => unusable(collider, error, reading.scale),
     }
 }
 
-/// A valid collider made unusable by its transform: hidden when scaled to
-/// nothing on an axis, else invalid.
-fn unusable(error: ShapeError, scale: Vec2) -> Reading {
-    if scale.cmpeq(Vec2::ZERO).any() {
-        Reading::Hidden
-    } else {
-        Reading::Invalid(error)
+/// A collider that failed a check with `error` under `scale`: invalid if its
+/// own size is, else hidden when scaled to nothing on an axis (a common way
+/// to hide things), else invalid.
+#[cold]
+fn unusable(collider: &Collider, error: ShapeError, scale: Vec2) -> Reading {
+    match collider.validate() {
+        Err(own) => Reading::Invalid(own),
+        Ok(()) if scale.cmpeq(Vec2::ZERO).any() => Reading::Hidden,
+        Ok(()) => Reading::Invalid(error),
     }
 }
 
@@ -703,7 +700,7 @@ pub(crate) fn snapshot_colliders(
                     }
                     Err(error) => {
                         skipped.push(position);
-                        if let Reading::Invalid(error) = unusable(error, scale) {
+                        if let Reading::Invalid(error) = unusable(collider, error, scale) {
                             invalid_points.push(entity);
                             if warned.0.insert(entity) {
                                 warn!("bevy_collide2d: collider on {entity} is skipped until fixed: {error}");
