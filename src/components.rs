@@ -156,7 +156,7 @@ impl Collider {
     }
 
     /// The collider's geometry, unscaled, without copying a polygon.
-    #[inline]
+    #[inline(always)]
     pub(crate) fn shape_ref(&self) -> ShapeRef<'_> {
         match *self {
             Self::Circle { radius } => ShapeRef::Circle { radius },

@@ -262,7 +262,7 @@ impl<'a> ShapeRef<'a> {
     /// The shape scaled as [`Shape::scaled`] says, except a polygon, which
     /// is returned as it is: its scaled points need a home of their own
     /// ([`scaled_points_into`](super::scaled_points_into)).
-    #[inline]
+    #[inline(always)]
     pub(crate) fn scaled_in_place(self, scale: Vec2) -> Self {
         let abs = scale.abs();
         match self {
@@ -309,7 +309,7 @@ impl<'a> ShapeRef<'a> {
 }
 
 impl ShapeRef<'_> {
-    #[inline]
+    #[inline(always)]
     pub(crate) fn validate(&self) -> Result<(), ShapeError> {
         match *self {
             ShapeRef::Circle { radius } => {

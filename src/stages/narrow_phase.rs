@@ -123,7 +123,8 @@ impl Collisions {
 fn contact_pair(snapshot: &ColliderSnapshot, (i, j): (u32, u32)) -> Option<ContactPair> {
     let (i, j) = (i as usize, j as usize);
     let (ci, cj) = (&snapshot.colliders[i], &snapshot.colliders[j]);
-    let contact = (snapshot.shape(i)).contact(ci.pose, snapshot.shape(j), cj.pose)?;
+    let (si, sj) = (snapshot.shape_of(&ci.shape), snapshot.shape_of(&cj.shape));
+    let contact = si.contact(ci.pose, sj, cj.pose)?;
     Some(ordered_pair(ci.entity, cj.entity, contact))
 }
 
@@ -152,7 +153,7 @@ fn swept_contact_pair(
 ) -> Option<SweptContact> {
     let (i, j) = (i as usize, j as usize);
     let (ci, cj) = (&snapshot.colliders[i], &snapshot.colliders[j]);
-    let (shape_i, shape_j) = (snapshot.shape(i), snapshot.shape(j));
+    let (shape_i, shape_j) = (snapshot.shape_of(&ci.shape), snapshot.shape_of(&cj.shape));
     let (sweep_i, sweep_j) = (snapshot.sweep(i), snapshot.sweep(j));
     let end = shape_i.contact(sweep_i.end, shape_j, sweep_j.end);
     let touching_at_end = end.is_some();

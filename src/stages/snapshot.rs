@@ -122,7 +122,7 @@ impl ColliderSnapshot {
 
     /// `shape` with its points, if any, from this snapshot.
     #[inline(always)]
-    fn shape_of(&self, shape: &SnapshotShape) -> ShapeRef<'_> {
+    pub(crate) fn shape_of(&self, shape: &SnapshotShape) -> ShapeRef<'_> {
         shape.with_points(&self.points)
     }
 
@@ -157,7 +157,7 @@ impl ColliderSnapshot {
 impl SnapshotShape {
     /// A scaled circle, rectangle or capsule, checked; `None` for shapes
     /// with points, which are scaled into the snapshot's table.
-    #[inline]
+    #[inline(always)]
     fn of_scaled(shape: ShapeRef<'_>) -> Result<Option<Self>, ShapeError> {
         let flat = match shape {
             ShapeRef::Circle { radius } => Self::Circle { radius },
