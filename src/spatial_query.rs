@@ -185,7 +185,8 @@ impl SpatialQuery<'_> {
         let (entity, hit) =
             self.nearest_along(start, direction, max_distance, filter, |index, limit| {
                 let target = &snapshot.colliders[index];
-                let hit = (snapshot.shape(index)).cast_ray(target.pose, origin, direction, limit)?;
+                let hit =
+                    (snapshot.shape(index)).cast_ray(target.pose, origin, direction, limit)?;
                 Some((hit.distance, hit.point, hit.normal))
             })?;
         Some(RayHit {

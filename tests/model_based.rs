@@ -144,7 +144,9 @@ fn random_collider(rng: &mut StdRng) -> Collider {
         ShapeKind::Circle => Collider::circle(rng.random_range(0.5..10.0)),
         // From thin walls to big boxes.
         ShapeKind::Rect => Collider::rect(rng.random_range(0.3..24.0), rng.random_range(0.3..24.0)),
-        ShapeKind::Capsule => Collider::capsule(rng.random_range(0.3..6.0), rng.random_range(0.0..16.0)),
+        ShapeKind::Capsule => {
+            Collider::capsule(rng.random_range(0.3..6.0), rng.random_range(0.0..16.0))
+        }
         // Off-centre on purpose: segments and polygons are not recentred.
         ShapeKind::Segment => {
             let a = Vec2::new(rng.random_range(-12.0..12.0), rng.random_range(-12.0..12.0));
@@ -159,7 +161,9 @@ fn random_collider(rng: &mut StdRng) -> Collider {
             let centre = Vec2::new(rng.random_range(-4.0..4.0), rng.random_range(-4.0..4.0));
             let size = rng.random_range(0.5..12.0);
             let points: Vec<Vec2> = (0..rng.random_range(3..9))
-                .map(|_| centre + Vec2::new(rng.random_range(-size..size), rng.random_range(-size..size)))
+                .map(|_| {
+                    centre + Vec2::new(rng.random_range(-size..size), rng.random_range(-size..size))
+                })
                 .collect();
             if let Ok(polygon) = Collider::convex_polygon(&points) {
                 break polygon;

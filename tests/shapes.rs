@@ -12,8 +12,12 @@ use common::*;
 
 fn triangle() -> Collider {
     // Off-centre: polygons are not recentred.
-    Collider::convex_polygon(&[Vec2::new(0.0, 0.0), Vec2::new(6.0, 0.0), Vec2::new(0.0, 6.0)])
-        .unwrap()
+    Collider::convex_polygon(&[
+        Vec2::new(0.0, 0.0),
+        Vec2::new(6.0, 0.0),
+        Vec2::new(0.0, 6.0),
+    ])
+    .unwrap()
 }
 
 fn kinds() -> [(&'static str, Collider); 5] {
@@ -21,7 +25,10 @@ fn kinds() -> [(&'static str, Collider); 5] {
         ("circle", Collider::circle(3.0)),
         ("rect", Collider::rect(6.0, 4.0)),
         ("capsule", Collider::capsule(1.5, 5.0)),
-        ("segment", Collider::segment(Vec2::new(-4.0, -1.0), Vec2::new(4.0, 2.0))),
+        (
+            "segment",
+            Collider::segment(Vec2::new(-4.0, -1.0), Vec2::new(4.0, 2.0)),
+        ),
         ("polygon", triangle()),
     ]
 }
@@ -34,9 +41,13 @@ fn every_pair_of_kinds_is_reported_as_the_geometry_finds_it() {
     let mut checked = 0;
     for (name_a, a) in kinds() {
         for (name_b, b) in kinds() {
-            for (k, offset) in [Vec2::new(1.0, 0.5), Vec2::new(-2.0, 3.0), Vec2::new(3.5, -1.0)]
-                .into_iter()
-                .enumerate()
+            for (k, offset) in [
+                Vec2::new(1.0, 0.5),
+                Vec2::new(-2.0, 3.0),
+                Vec2::new(3.5, -1.0),
+            ]
+            .into_iter()
+            .enumerate()
             {
                 let angle = 0.4 + k as f32;
                 let mut app = test_app();
@@ -63,15 +74,32 @@ fn every_pair_of_kinds_is_reported_as_the_geometry_finds_it() {
                     Some(contact) => {
                         checked += 1;
                         assert_eq!(events.len(), 1, "{context}: {events:?}");
-                        let CollisionEvent::Started { a: first, contact: reported, .. } = events[0]
+                        let CollisionEvent::Started {
+                            a: first,
+                            contact: reported,
+                            ..
+                        } = events[0]
                         else {
                             panic!("{context}: {events:?}");
                         };
                         // `a < b` in the message: flip when b's entity is first.
-                        let seen_from_a = if first == ea { reported } else { reported.flipped() };
-                        assert!((seen_from_a.depth - contact.depth).abs() < 1e-4, "{context}");
-                        assert!(seen_from_a.normal.dot(*contact.normal) > 0.9999, "{context}");
-                        assert!(seen_from_a.point.distance(contact.point) < 1e-3, "{context}");
+                        let seen_from_a = if first == ea {
+                            reported
+                        } else {
+                            reported.flipped()
+                        };
+                        assert!(
+                            (seen_from_a.depth - contact.depth).abs() < 1e-4,
+                            "{context}"
+                        );
+                        assert!(
+                            seen_from_a.normal.dot(*contact.normal) > 0.9999,
+                            "{context}"
+                        );
+                        assert!(
+                            seen_from_a.point.distance(contact.point) < 1e-3,
+                            "{context}"
+                        );
                         assert_eq!(colliding(&app, ea), vec![eb], "{context}");
                         assert_eq!(colliding(&app, eb), vec![ea], "{context}");
                         let collisions = app.world().resource::<Collisions>();
@@ -82,7 +110,11 @@ fn every_pair_of_kinds_is_reported_as_the_geometry_finds_it() {
                 set_translation(&mut app, eb, 500.0, 500.0);
                 app.update();
                 let ended = log.read(&app);
-                assert_eq!(ended.len(), usize::from(expected.is_some()), "{context}: {ended:?}");
+                assert_eq!(
+                    ended.len(),
+                    usize::from(expected.is_some()),
+                    "{context}: {ended:?}"
+                );
                 assert!(colliding(&app, ea).is_empty() && colliding(&app, eb).is_empty());
             }
         }
@@ -166,7 +198,11 @@ fn a_swept_ball_cannot_tunnel_through_a_segment() {
         .id();
     let ball = app
         .world_mut()
-        .spawn((Collider::circle(1.0), Swept, Transform::from_xyz(0.0, 0.0, 0.0)))
+        .spawn((
+            Collider::circle(1.0),
+            Swept,
+            Transform::from_xyz(0.0, 0.0, 0.0),
+        ))
         .id();
     app.update();
     // 300 units in one step: from x = 0 to x = 300, through the wall.
@@ -178,13 +214,24 @@ fn a_swept_ball_cannot_tunnel_through_a_segment() {
         CollisionEvent::Ended { .. } => None,
     });
     let (a, _, contact) = started.unwrap_or_else(|| panic!("tunnelled: {events:?}"));
-    let from_ball = if a == ball { contact } else { contact.flipped() };
+    let from_ball = if a == ball {
+        contact
+    } else {
+        contact.flipped()
+    };
     // The ball's edge meets the wall at x = 100: its centre at 99.
-    assert!((from_ball.time_of_impact - 99.0 / 300.0).abs() < 1e-3, "{from_ball:?}");
+    assert!(
+        (from_ball.time_of_impact - 99.0 / 300.0).abs() < 1e-3,
+        "{from_ball:?}"
+    );
     assert!(from_ball.normal.dot(Vec2::X) > 0.999, "{from_ball:?}");
     assert!((from_ball.point.x - 100.0).abs() < 0.05, "{from_ball:?}");
     // It passed: Ended follows in the same detection.
-    assert!(events.iter().any(|e| matches!(e, CollisionEvent::Ended { .. })));
+    assert!(
+        events
+            .iter()
+            .any(|e| matches!(e, CollisionEvent::Ended { .. }))
+    );
     assert!(colliding(&app, wall).is_empty());
 }
 

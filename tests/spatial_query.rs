@@ -208,7 +208,9 @@ enum Scene {
 fn random_polygon(rng: &mut XorShift, half: f32) -> Collider {
     loop {
         let centre = rng.point(Vec2::ZERO, half * 0.3);
-        let points: Vec<Vec2> = (0..3 + rng.below(6)).map(|_| rng.point(centre, half)).collect();
+        let points: Vec<Vec2> = (0..3 + rng.below(6))
+            .map(|_| rng.point(centre, half))
+            .collect();
         if let Ok(polygon) = Collider::convex_polygon(&points) {
             return polygon;
         }

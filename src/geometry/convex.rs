@@ -15,6 +15,7 @@
 use bevy::math::{Dir2, Isometry2d, Vec2};
 use smallvec::SmallVec;
 
+use super::pairs::within;
 use super::{Contact, ShapeRef};
 
 type Points = SmallVec<[Vec2; 8]>;
@@ -222,7 +223,12 @@ pub(crate) fn closest_points_on_segments(p0: Vec2, p1: Vec2, q0: Vec2, q1: Vec2)
 /// [`intersects`] of two shapes placed by their poses. Out of line, so that
 /// the hand-written pairs inline where the shapes are dispatched.
 #[inline(never)]
-pub(crate) fn intersects_at(a: ShapeRef<'_>, pa: Isometry2d, b: ShapeRef<'_>, pb: Isometry2d) -> bool {
+pub(crate) fn intersects_at(
+    a: ShapeRef<'_>,
+    pa: Isometry2d,
+    b: ShapeRef<'_>,
+    pb: Isometry2d,
+) -> bool {
     intersects(&Core::new(a, pa), &Core::new(b, pb))
 }
 
@@ -242,7 +248,7 @@ pub(crate) fn contact_at(
 pub(crate) fn intersects(a: &Core, b: &Core) -> bool {
     let radii = a.radius + b.radius;
     if let Some((separation, ..)) = best_axis(a, b) {
-        if !(separation <= radii) {
+        if !within(separation, radii) {
             return false;
         }
         if cores_overlap(a, b, separation) {
@@ -258,7 +264,7 @@ pub(crate) fn contact(a: &Core, b: &Core) -> Option<Contact> {
     let radii = a.radius + b.radius;
     let axis = best_axis(a, b);
     if let Some((separation, normal, from_a)) = axis {
-        if !(separation <= radii) {
+        if !within(separation, radii) {
             return None;
         }
         if cores_overlap(a, b, separation) {
@@ -369,9 +375,7 @@ fn clipped_polygon_average(subject: &Core, clip: &Core) -> Option<Vec2> {
     for (&vertex, &normal) in clip.points.iter().zip(&clip.normals) {
         let limit = normal.dot(vertex);
         let mut kept = SmallVec::new();
-        let Some(&last) = polygon.last() else {
-            return None;
-        };
+        let &last = polygon.last()?;
         let (mut previous, mut dp) = (last, last.dot(normal) - limit);
         for &current in &polygon {
             let dc = current.dot(normal) - limit;
@@ -391,7 +395,10 @@ fn clipped_polygon_average(subject: &Core, clip: &Core) -> Option<Vec2> {
 /// A few float steps of the largest coordinate of `a` and `b`: how far
 /// rounding can move a point off a line through them.
 fn rounding_slack(a: &[Vec2], b: &[Vec2]) -> f32 {
-    let largest = a.iter().chain(b).fold(0.0f32, |m, p| m.max(p.abs().max_element()));
+    let largest = a
+        .iter()
+        .chain(b)
+        .fold(0.0f32, |m, p| m.max(p.abs().max_element()));
     16.0 * f32::EPSILON * largest
 }
 

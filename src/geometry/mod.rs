@@ -26,14 +26,14 @@ pub use pairs::{
     circle_circle_contact, circle_circle_intersects, circle_rect_contact, circle_rect_intersects,
     rect_rect_contact, rect_rect_intersects,
 };
+pub use polygon::ConvexPolygon;
+pub(crate) use polygon::scaled_points_into;
 pub(crate) use pose::TransformReading;
 pub(crate) use ray::checked_ray;
 pub use ray::{RayIntersection, ray_circle, ray_rect, ray_segment};
-pub use polygon::ConvexPolygon;
-pub(crate) use polygon::scaled_points_into;
-pub(crate) use shape::{PolygonRef, ShapeRef};
 pub use shape::{MAX_MAGNITUDE, Shape, ShapeError, validate_pose};
+pub(crate) use shape::{PolygonRef, ShapeRef};
 pub(crate) use shape_cast::cast_shape_of;
 pub use shape_cast::{ShapeCastHit, cast_shape};
-pub(crate) use swept::{swept_aabb_of, time_of_impact_from_apart};
 pub use swept::{MAX_SUBSTEP_ANGLE, Sweep, swept_aabb, time_of_impact};
+pub(crate) use swept::{swept_aabb_of, time_of_impact_from_apart};

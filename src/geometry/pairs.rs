@@ -47,7 +47,7 @@ pub fn circle_circle_contact(ra: f32, ca: Vec2, rb: f32, cb: Vec2) -> Option<Con
 /// exact negation of the `*_intersects` functions, NaN included (a NaN is
 /// never within).
 #[inline]
-fn within(value: f32, limit: f32) -> bool {
+pub(super) fn within(value: f32, limit: f32) -> bool {
     value <= limit
 }
 

@@ -6,8 +6,8 @@ use bevy::reflect::Reflect;
 use core::fmt;
 use std::sync::Arc;
 
-use super::shape::within_magnitude;
 use super::shape::PolygonRef;
+use super::shape::within_magnitude;
 use super::{ShapeError, ShapeRef};
 
 /// A convex polygon in local coordinates: its vertices counter-clockwise,
@@ -68,7 +68,8 @@ impl ConvexPolygon {
     /// A polygon from vertices already counter-clockwise and convex: their
     /// normals are computed; a hull with no area is an error.
     fn from_hull(vertices: Vec<Vec2>) -> Result<Self, ShapeError> {
-        let normals = edge_normals(&vertices).ok_or(ShapeError::DegeneratePolygon(vertices.len()))?;
+        let normals =
+            edge_normals(&vertices).ok_or(ShapeError::DegeneratePolygon(vertices.len()))?;
         Ok(Self::from_parts(&vertices, &normals))
     }
 
@@ -163,10 +164,13 @@ pub(crate) fn scaled_points_into(
         }
         _ => Ok(0),
     };
-    let result = result.and_then(|count| match out[first..].iter().find(|&&p| !within_magnitude(p)) {
-        Some(&bad) => Err(ShapeError::InvalidVertex(bad)),
-        None => Ok(count),
-    });
+    let result =
+        result.and_then(
+            |count| match out[first..].iter().find(|&&p| !within_magnitude(p)) {
+                Some(&bad) => Err(ShapeError::InvalidVertex(bad)),
+                None => Ok(count),
+            },
+        );
     if result.is_err() {
         out.truncate(first);
     }
@@ -230,7 +234,10 @@ mod tests {
                 Vec2::new(-1.0, 1.0)
             ]
         );
-        assert_eq!(square.normals(), &[Vec2::NEG_Y, Vec2::X, Vec2::Y, Vec2::NEG_X]);
+        assert_eq!(
+            square.normals(),
+            &[Vec2::NEG_Y, Vec2::X, Vec2::Y, Vec2::NEG_X]
+        );
     }
 
     #[test]
@@ -238,13 +245,19 @@ mod tests {
         let line = [Vec2::ZERO, Vec2::ONE, Vec2::splat(2.0), Vec2::ONE];
         for points in [&[][..], &[Vec2::ZERO], &[Vec2::ZERO, Vec2::X], &line] {
             assert!(
-                matches!(ConvexPolygon::new(points), Err(ShapeError::DegeneratePolygon(_))),
+                matches!(
+                    ConvexPolygon::new(points),
+                    Err(ShapeError::DegeneratePolygon(_))
+                ),
                 "{points:?}"
             );
         }
         for bad in [f32::NAN, f32::INFINITY, 2e15] {
             let points = [Vec2::ZERO, Vec2::X, Vec2::new(0.0, bad)];
-            assert!(matches!(ConvexPolygon::new(&points), Err(ShapeError::InvalidVertex(_))));
+            assert!(matches!(
+                ConvexPolygon::new(&points),
+                Err(ShapeError::InvalidVertex(_))
+            ));
         }
     }
 

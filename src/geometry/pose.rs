@@ -84,7 +84,10 @@ mod tests {
         let local = Vec2::new(1.0, 2.0);
         let placed = reading.pose.transform_point(local * reading.signed_scale());
         let expected = affine.transform_point3(local.extend(0.0)).truncate();
-        assert!((placed - expected).abs().max_element() < 1e-5, "{placed} {expected}");
+        assert!(
+            (placed - expected).abs().max_element() < 1e-5,
+            "{placed} {expected}"
+        );
         // A non-uniform scale above a rotation shears.
         let sheared =
             Affine3A::from_scale(Vec3::new(1.0, 3.0, 1.0)) * Affine3A::from_rotation_z(0.5);

@@ -21,15 +21,23 @@ fn shape() -> impl Strategy<Value = Shape> {
         (0.1f32..20.0, 0.1f32..20.0).prop_map(|(x, y)| Shape::Rect {
             half_size: Vec2::new(x, y)
         }),
-        (0.1f32..10.0, prop_oneof![1 => Just(0.0f32), 4 => 0.0f32..20.0]).prop_map(
-            |(radius, half_length)| Shape::Capsule {
+        (
+            0.1f32..10.0,
+            prop_oneof![1 => Just(0.0f32), 4 => 0.0f32..20.0]
+        )
+            .prop_map(|(radius, half_length)| Shape::Capsule {
                 radius,
                 half_length
-            }
-        ),
+            }),
         // A zero-length segment now and then: a single point.
-        (point(), prop_oneof![1 => Just(None), 9 => point().prop_map(Some)])
-            .prop_map(|(a, b)| Shape::Segment { a, b: b.unwrap_or(a) }),
+        (
+            point(),
+            prop_oneof![1 => Just(None), 9 => point().prop_map(Some)]
+        )
+            .prop_map(|(a, b)| Shape::Segment {
+                a,
+                b: b.unwrap_or(a)
+            }),
         prop::collection::vec(point(), 3..8).prop_filter_map("no area", |points| {
             ConvexPolygon::new(&points).ok().map(Shape::Polygon)
         }),
@@ -44,7 +52,9 @@ fn pose() -> impl Strategy<Value = Isometry2d> {
 /// How far `point` is outside `shape` at `pose` (0 inside), in f64, by the
 /// reference of `reference_tests`.
 fn distance_outside(shape: &Shape, pose: Isometry2d, point: Vec2) -> f64 {
-    reference(shape, pose).signed_distance(point.as_dvec2()).max(0.0)
+    reference(shape, pose)
+        .signed_distance(point.as_dvec2())
+        .max(0.0)
 }
 
 fn moved(pose: Isometry2d, by: Vec2) -> Isometry2d {
@@ -217,8 +227,10 @@ fn collider(kind: u8, s0: f32, s1: f32) -> Collider {
         1 => Collider::rect(s0, s1),
         2 => Collider::capsule(s0, s1),
         3 => Collider::segment(Vec2::new(s0, s1), Vec2::new(-s1, 0.5 * s0)),
-        _ => Collider::convex_polygon(&[Vec2::new(s0, 0.0), Vec2::new(0.0, s1), Vec2::new(-s0, -s1)])
-            .unwrap_or(Collider::segment(Vec2::new(s0, s1), Vec2::new(s0, s1))),
+        _ => {
+            Collider::convex_polygon(&[Vec2::new(s0, 0.0), Vec2::new(0.0, s1), Vec2::new(-s0, -s1)])
+                .unwrap_or(Collider::segment(Vec2::new(s0, s1), Vec2::new(s0, s1)))
+        }
     }
 }
 

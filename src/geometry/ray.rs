@@ -62,7 +62,8 @@ impl Shape {
         direction: Dir2,
         max_distance: f32,
     ) -> Option<RayIntersection> {
-        self.as_ref().cast_ray(pose, origin, direction, max_distance)
+        self.as_ref()
+            .cast_ray(pose, origin, direction, max_distance)
     }
 }
 
@@ -80,7 +81,9 @@ impl ShapeRef<'_> {
             ShapeRef::Circle { radius } => {
                 ray_circle(origin, direction, max_distance, pose.translation, radius)
             }
-            ShapeRef::Rect { half_size } => ray_rect(origin, direction, max_distance, half_size, pose),
+            ShapeRef::Rect { half_size } => {
+                ray_rect(origin, direction, max_distance, half_size, pose)
+            }
             ShapeRef::Capsule {
                 radius,
                 half_length,
@@ -96,7 +99,9 @@ impl ShapeRef<'_> {
                     .flatten();
                 [pose.translation + cap, pose.translation - cap]
                     .into_iter()
-                    .filter_map(|center| ray_circle(origin, direction, max_distance, center, radius))
+                    .filter_map(|center| {
+                        ray_circle(origin, direction, max_distance, center, radius)
+                    })
                     .chain(middle)
                     .min_by(|p, q| p.distance.total_cmp(&q.distance))
             }
@@ -292,7 +297,11 @@ pub fn ray_segment(
             return Some(inside_hit(origin, direction));
         }
         let nearest = ta.min(tb);
-        return if nearest > 0.0 { hit(nearest, -*direction) } else { None };
+        return if nearest > 0.0 {
+            hit(nearest, -*direction)
+        } else {
+            None
+        };
     }
     let distance = to_a.perp_dot(edge) / crossing;
     let along = to_a.perp_dot(*direction) / crossing;
@@ -371,7 +380,9 @@ fn ray_polygon(
 mod tests {
     use super::*;
     use crate::geometry::ConvexPolygon;
-    use crate::geometry::reference_tests::{Kind, RefShape, explore_scale, random_shape_of, reference};
+    use crate::geometry::reference_tests::{
+        Kind, RefShape, explore_scale, random_shape_of, reference,
+    };
     use bevy::math::{DVec2, Rot2};
     use rand::{Rng, SeedableRng, rngs::StdRng};
 
@@ -964,7 +975,12 @@ mod tests {
 
     /// Where a ray clearly crosses a segment (away from its ends, at an
     /// angle, starting off it), in f64.
-    fn reference_segment_crossing(core: &[DVec2], origin: DVec2, direction: DVec2, margin: f64) -> Option<f64> {
+    fn reference_segment_crossing(
+        core: &[DVec2],
+        origin: DVec2,
+        direction: DVec2,
+        margin: f64,
+    ) -> Option<f64> {
         let [s, e] = core else { return None };
         let edge = *e - *s;
         let length = edge.length();
@@ -1017,7 +1033,11 @@ mod tests {
                 _ => reference_entry(&reference, o, d, -MARGIN, limit),
             };
             let actual = shape.cast_ray(pose, origin, direction, max_distance);
-            let describe = || format!("case {case}: {shape:?} {pose:?} {origin} {direction:?} {max_distance}: {actual:?}");
+            let describe = || {
+                format!(
+                    "case {case}: {shape:?} {pose:?} {origin} {direction:?} {max_distance}: {actual:?}"
+                )
+            };
             let clear_hit = shrunk.is_some_and(|t| t <= limit - 2.0 * MARGIN);
             if grown.is_none() {
                 misses += 1;
@@ -1037,22 +1057,38 @@ mod tests {
                 "{}: {t} not in {t_grown}..={t_shrunk}",
                 describe()
             );
-            assert!(hit.point.as_dvec2().distance(o + d * t) < 1e-4, "{}", describe());
+            assert!(
+                hit.point.as_dvec2().distance(o + d * t) < 1e-4,
+                "{}",
+                describe()
+            );
             let normal = hit.normal.as_vec2().as_dvec2();
             assert!((normal.length() - 1.0).abs() < 1e-5, "{}", describe());
             if reference.signed_distance(o) < -MARGIN {
                 // Starting inside.
-                assert_eq!((hit.distance, hit.point, hit.normal), (0.0, origin, -direction), "{}", describe());
+                assert_eq!(
+                    (hit.distance, hit.point, hit.normal),
+                    (0.0, origin, -direction),
+                    "{}",
+                    describe()
+                );
             } else if t > 0.0 {
                 // Facing the ray, and outward: stepping out along it from
                 // the hit clears the shape by as much.
                 assert!(normal.dot(d) <= 1e-6, "{}", describe());
                 let step = 1e-2;
                 let out = reference.signed_distance(hit.point.as_dvec2() + normal * step);
-                assert!(out >= 0.9 * step - 1e-4, "{}: normal clears by {out}", describe());
+                assert!(
+                    out >= 0.9 * step - 1e-4,
+                    "{}: normal clears by {out}",
+                    describe()
+                );
             }
         }
-        assert!(hits > cases / 8 && misses > cases / 6, "{hits} {misses} {skipped}");
+        assert!(
+            hits > cases / 8 && misses > cases / 6,
+            "{hits} {misses} {skipped}"
+        );
         assert!(skipped < cases / 20, "{hits} {misses} {skipped} skipped");
     }
 
@@ -1068,28 +1104,63 @@ mod tests {
         let shape = capsule();
         let pose = Isometry2d::IDENTITY;
         // Down onto the top of the upper cap.
-        let hit = shape.cast_ray(pose, Vec2::new(0.0, 10.0), Dir2::NEG_Y, 100.0).unwrap();
-        assert_eq!((hit.distance, hit.point, hit.normal), (7.0, Vec2::new(0.0, 3.0), Dir2::Y));
+        let hit = shape
+            .cast_ray(pose, Vec2::new(0.0, 10.0), Dir2::NEG_Y, 100.0)
+            .unwrap();
+        assert_eq!(
+            (hit.distance, hit.point, hit.normal),
+            (7.0, Vec2::new(0.0, 3.0), Dir2::Y)
+        );
         // Onto the upper cap off its centre line: the normal is radial.
-        let hit = shape.cast_ray(pose, Vec2::new(10.0, 2.5), Dir2::NEG_X, 100.0).unwrap();
+        let hit = shape
+            .cast_ray(pose, Vec2::new(10.0, 2.5), Dir2::NEG_X, 100.0)
+            .unwrap();
         let x = 0.75f32.sqrt();
         assert!((hit.distance - (10.0 - x)).abs() < 1e-5, "{hit:?}");
         assert_close(*hit.normal, Vec2::new(x, 0.5), 1e-5);
         // Onto the side.
-        let hit = shape.cast_ray(pose, Vec2::new(-5.0, -1.5), Dir2::X, 100.0).unwrap();
+        let hit = shape
+            .cast_ray(pose, Vec2::new(-5.0, -1.5), Dir2::X, 100.0)
+            .unwrap();
         assert_eq!((hit.distance, hit.normal), (4.0, Dir2::NEG_X));
         // Where the side meets the cap, and tangent to the cap's top.
-        let hit = shape.cast_ray(pose, Vec2::new(-5.0, 2.0), Dir2::X, 100.0).unwrap();
+        let hit = shape
+            .cast_ray(pose, Vec2::new(-5.0, 2.0), Dir2::X, 100.0)
+            .unwrap();
         assert_eq!((hit.distance, hit.normal), (4.0, Dir2::NEG_X));
-        let hit = shape.cast_ray(pose, Vec2::new(-5.0, 3.0), Dir2::X, 100.0).unwrap();
-        assert_eq!((hit.distance, hit.point, hit.normal), (5.0, Vec2::new(0.0, 3.0), Dir2::Y));
-        assert!(shape.cast_ray(pose, Vec2::new(-5.0, 3.001), Dir2::X, 100.0).is_none());
+        let hit = shape
+            .cast_ray(pose, Vec2::new(-5.0, 3.0), Dir2::X, 100.0)
+            .unwrap();
+        assert_eq!(
+            (hit.distance, hit.point, hit.normal),
+            (5.0, Vec2::new(0.0, 3.0), Dir2::Y)
+        );
+        assert!(
+            shape
+                .cast_ray(pose, Vec2::new(-5.0, 3.001), Dir2::X, 100.0)
+                .is_none()
+        );
         // Beside the cap's corner region: the cap is round, its box is not.
-        assert!(shape.cast_ray(pose, Vec2::new(-5.0, 2.95), dir(1.0, 1.0), 100.0).is_none());
+        assert!(
+            shape
+                .cast_ray(pose, Vec2::new(-5.0, 2.95), dir(1.0, 1.0), 100.0)
+                .is_none()
+        );
         // Starting inside a cap or the middle: distance 0.
-        for origin in [Vec2::new(0.3, 2.7), Vec2::new(-0.9, 0.0), Vec2::new(0.0, -3.0)] {
+        for origin in [
+            Vec2::new(0.3, 2.7),
+            Vec2::new(-0.9, 0.0),
+            Vec2::new(0.0, -3.0),
+        ] {
             let hit = shape.cast_ray(pose, origin, Dir2::X, 100.0).unwrap();
-            assert_eq!(hit, RayIntersection { distance: 0.0, point: origin, normal: Dir2::NEG_X });
+            assert_eq!(
+                hit,
+                RayIntersection {
+                    distance: 0.0,
+                    point: origin,
+                    normal: Dir2::NEG_X
+                }
+            );
         }
         // Turned a quarter: the caps face along x.
         let turned = Isometry2d::new(Vec2::new(10.0, 0.0), Rot2::degrees(90.0));
@@ -1101,7 +1172,9 @@ mod tests {
             radius: 1.0,
             half_length: 0.0,
         };
-        let hit = ball.cast_ray(Isometry2d::from_xy(5.0, 0.0), Vec2::ZERO, Dir2::X, 100.0).unwrap();
+        let hit = ball
+            .cast_ray(Isometry2d::from_xy(5.0, 0.0), Vec2::ZERO, Dir2::X, 100.0)
+            .unwrap();
         assert_eq!((hit.distance, hit.normal), (4.0, Dir2::NEG_X));
     }
 
@@ -1114,28 +1187,55 @@ mod tests {
         let pose = Isometry2d::from_xy(5.0, 0.0);
         // Across, from either side: the normal faces the ray.
         let hit = wall.cast_ray(pose, Vec2::ZERO, Dir2::X, 100.0).unwrap();
-        assert_eq!((hit.distance, hit.point, hit.normal), (5.0, Vec2::new(5.0, 0.0), Dir2::NEG_X));
-        let hit = wall.cast_ray(pose, Vec2::new(10.0, 0.5), Dir2::NEG_X, 100.0).unwrap();
+        assert_eq!(
+            (hit.distance, hit.point, hit.normal),
+            (5.0, Vec2::new(5.0, 0.0), Dir2::NEG_X)
+        );
+        let hit = wall
+            .cast_ray(pose, Vec2::new(10.0, 0.5), Dir2::NEG_X, 100.0)
+            .unwrap();
         assert_eq!((hit.distance, hit.normal), (5.0, Dir2::X));
         // Through an end: grazing counts; a hair past it misses.
-        let hit = wall.cast_ray(pose, Vec2::new(0.0, 1.0), Dir2::X, 100.0).unwrap();
+        let hit = wall
+            .cast_ray(pose, Vec2::new(0.0, 1.0), Dir2::X, 100.0)
+            .unwrap();
         assert_eq!(hit.distance, 5.0);
-        assert!(wall.cast_ray(pose, Vec2::new(0.0, 1.0001), Dir2::X, 100.0).is_none());
+        assert!(
+            wall.cast_ray(pose, Vec2::new(0.0, 1.0001), Dir2::X, 100.0)
+                .is_none()
+        );
         // Along its line: the nearer end, facing back along the ray.
-        let hit = wall.cast_ray(pose, Vec2::new(5.0, -5.0), Dir2::Y, 100.0).unwrap();
-        assert_eq!((hit.distance, hit.point, hit.normal), (4.0, Vec2::new(5.0, -1.0), Dir2::NEG_Y));
+        let hit = wall
+            .cast_ray(pose, Vec2::new(5.0, -5.0), Dir2::Y, 100.0)
+            .unwrap();
+        assert_eq!(
+            (hit.distance, hit.point, hit.normal),
+            (4.0, Vec2::new(5.0, -1.0), Dir2::NEG_Y)
+        );
         let hit = wall.cast_ray(pose, Vec2::new(5.0, 5.0), Dir2::NEG_Y, 3.99);
         assert!(hit.is_none(), "{hit:?}");
         // Along its line but going away, or beside it: a miss.
-        assert!(wall.cast_ray(pose, Vec2::new(5.0, 5.0), Dir2::Y, 100.0).is_none());
-        assert!(wall.cast_ray(pose, Vec2::new(4.9, -5.0), Dir2::Y, 100.0).is_none());
+        assert!(
+            wall.cast_ray(pose, Vec2::new(5.0, 5.0), Dir2::Y, 100.0)
+                .is_none()
+        );
+        assert!(
+            wall.cast_ray(pose, Vec2::new(4.9, -5.0), Dir2::Y, 100.0)
+                .is_none()
+        );
         // Starting on it, along it or across it (at any angle): distance 0,
         // as for a ray starting on any shape's boundary.
         for direction in [Dir2::Y, Dir2::NEG_Y, Dir2::X, dir(1.0, 1.0), dir(-2.0, 1.0)] {
-            let hit = wall.cast_ray(pose, Vec2::new(5.0, 0.5), direction, 100.0).unwrap();
+            let hit = wall
+                .cast_ray(pose, Vec2::new(5.0, 0.5), direction, 100.0)
+                .unwrap();
             assert_eq!(
                 hit,
-                RayIntersection { distance: 0.0, point: Vec2::new(5.0, 0.5), normal: -direction },
+                RayIntersection {
+                    distance: 0.0,
+                    point: Vec2::new(5.0, 0.5),
+                    normal: -direction
+                },
                 "{direction:?}"
             );
         }
@@ -1146,17 +1246,29 @@ mod tests {
         };
         let pose = Isometry2d::new(Vec2::new(0.0, 5.0), Rot2::degrees(90.0));
         // Local (1..3, 0) turned a quarter is (0, 1..3), moved up to 6..8.
-        let hit = tilted.cast_ray(pose, Vec2::new(-4.0, 7.0), Dir2::X, 100.0).unwrap();
+        let hit = tilted
+            .cast_ray(pose, Vec2::new(-4.0, 7.0), Dir2::X, 100.0)
+            .unwrap();
         assert!((hit.distance - 4.0).abs() < 1e-5, "{hit:?}");
-        assert!(tilted.cast_ray(pose, Vec2::new(-4.0, 2.0), Dir2::X, 100.0).is_none());
+        assert!(
+            tilted
+                .cast_ray(pose, Vec2::new(-4.0, 2.0), Dir2::X, 100.0)
+                .is_none()
+        );
         // A zero-length segment is a point: hit only along a ray through it.
         let point = Shape::Segment {
             a: Vec2::new(1.0, 1.0),
             b: Vec2::new(1.0, 1.0),
         };
-        let hit = point.cast_ray(Isometry2d::IDENTITY, Vec2::new(-3.0, 1.0), Dir2::X, 100.0).unwrap();
+        let hit = point
+            .cast_ray(Isometry2d::IDENTITY, Vec2::new(-3.0, 1.0), Dir2::X, 100.0)
+            .unwrap();
         assert_eq!((hit.distance, hit.point), (4.0, Vec2::ONE));
-        assert!(point.cast_ray(Isometry2d::IDENTITY, Vec2::new(-3.0, 1.01), Dir2::X, 100.0).is_none());
+        assert!(
+            point
+                .cast_ray(Isometry2d::IDENTITY, Vec2::new(-3.0, 1.01), Dir2::X, 100.0)
+                .is_none()
+        );
     }
 
     #[test]
@@ -1170,37 +1282,83 @@ mod tests {
         assert_eq!((hit.distance, hit.point), (4.0, Vec2::new(4.0, 0.0)));
         assert!((hit.normal.x + 0.5f32.sqrt()).abs() < 1e-6, "{hit:?}");
         // Grazing the top vertex: touching counts; a hair above misses.
-        let hit = diamond.cast_ray(pose, Vec2::new(0.0, 1.0), Dir2::X, 100.0).unwrap();
+        let hit = diamond
+            .cast_ray(pose, Vec2::new(0.0, 1.0), Dir2::X, 100.0)
+            .unwrap();
         assert_eq!((hit.distance, hit.point), (5.0, Vec2::new(5.0, 1.0)));
-        assert!(diamond.cast_ray(pose, Vec2::new(0.0, 1.0001), Dir2::X, 100.0).is_none());
+        assert!(
+            diamond
+                .cast_ray(pose, Vec2::new(0.0, 1.0001), Dir2::X, 100.0)
+                .is_none()
+        );
         // Onto a face.
-        let hit = diamond.cast_ray(pose, Vec2::new(5.5, 5.0), Dir2::NEG_Y, 100.0).unwrap();
+        let hit = diamond
+            .cast_ray(pose, Vec2::new(5.5, 5.0), Dir2::NEG_Y, 100.0)
+            .unwrap();
         assert!((hit.distance - 4.5).abs() < 1e-6, "{hit:?}");
         assert_close(*hit.normal, Vec2::ONE.normalize(), 1e-6);
         // Starting inside or on the boundary: distance 0, back along the ray.
-        for origin in [Vec2::new(5.2, 0.1), Vec2::new(5.5, 0.5), Vec2::new(6.0, 0.0)] {
+        for origin in [
+            Vec2::new(5.2, 0.1),
+            Vec2::new(5.5, 0.5),
+            Vec2::new(6.0, 0.0),
+        ] {
             let hit = diamond.cast_ray(pose, origin, Dir2::X, 100.0).unwrap();
-            assert_eq!(hit, RayIntersection { distance: 0.0, point: origin, normal: Dir2::NEG_X }, "{origin}");
+            assert_eq!(
+                hit,
+                RayIntersection {
+                    distance: 0.0,
+                    point: origin,
+                    normal: Dir2::NEG_X
+                },
+                "{origin}"
+            );
         }
         // Pointing away or passing by.
-        assert!(diamond.cast_ray(pose, Vec2::ZERO, Dir2::NEG_X, 100.0).is_none());
-        assert!(diamond.cast_ray(pose, Vec2::new(0.0, 2.0), Dir2::X, 100.0).is_none());
+        assert!(
+            diamond
+                .cast_ray(pose, Vec2::ZERO, Dir2::NEG_X, 100.0)
+                .is_none()
+        );
+        assert!(
+            diamond
+                .cast_ray(pose, Vec2::new(0.0, 2.0), Dir2::X, 100.0)
+                .is_none()
+        );
         // Along an edge's line: it hits where the edge begins.
         let square = Shape::Polygon(
-            ConvexPolygon::new(&[Vec2::ZERO, Vec2::new(2.0, 0.0), Vec2::new(2.0, 2.0), Vec2::new(0.0, 2.0)])
-                .unwrap(),
+            ConvexPolygon::new(&[
+                Vec2::ZERO,
+                Vec2::new(2.0, 0.0),
+                Vec2::new(2.0, 2.0),
+                Vec2::new(0.0, 2.0),
+            ])
+            .unwrap(),
         );
-        let hit = square.cast_ray(Isometry2d::IDENTITY, Vec2::new(-3.0, 0.0), Dir2::X, 100.0).unwrap();
+        let hit = square
+            .cast_ray(Isometry2d::IDENTITY, Vec2::new(-3.0, 0.0), Dir2::X, 100.0)
+            .unwrap();
         assert_eq!((hit.distance, hit.normal), (3.0, Dir2::NEG_X));
         // Vertices away from the pose's origin turn with it.
         let triangle = Shape::Polygon(
-            ConvexPolygon::new(&[Vec2::new(2.0, 0.0), Vec2::new(3.0, 0.0), Vec2::new(3.0, 1.0)]).unwrap(),
+            ConvexPolygon::new(&[
+                Vec2::new(2.0, 0.0),
+                Vec2::new(3.0, 0.0),
+                Vec2::new(3.0, 1.0),
+            ])
+            .unwrap(),
         );
         let turned = Isometry2d::new(Vec2::ZERO, Rot2::degrees(90.0));
         // Turned a quarter: (0, 2), (0, 3), (-1, 3).
-        let hit = triangle.cast_ray(turned, Vec2::new(-0.5, -5.0), Dir2::Y, 100.0).unwrap();
+        let hit = triangle
+            .cast_ray(turned, Vec2::new(-0.5, -5.0), Dir2::Y, 100.0)
+            .unwrap();
         assert!((hit.distance - 7.5).abs() < 1e-5, "{hit:?}");
         assert_close(*hit.normal, Vec2::new(-1.0, -1.0).normalize(), 1e-5);
-        assert!(triangle.cast_ray(turned, Vec2::new(0.5, -5.0), Dir2::Y, 100.0).is_none());
+        assert!(
+            triangle
+                .cast_ray(turned, Vec2::new(0.5, -5.0), Dir2::Y, 100.0)
+                .is_none()
+        );
     }
 }

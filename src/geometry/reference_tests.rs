@@ -98,7 +98,11 @@ pub(crate) fn reference_at(shape: &Shape, center: DVec2, cos: f64, sin: f64) -> 
         }
         Shape::Segment { a, b } => (vec![place(a.as_dvec2()), place(b.as_dvec2())], 0.0),
         Shape::Polygon(polygon) => (
-            polygon.vertices().iter().map(|v| place(v.as_dvec2())).collect(),
+            polygon
+                .vertices()
+                .iter()
+                .map(|v| place(v.as_dvec2()))
+                .collect(),
             0.0,
         ),
     };
@@ -122,7 +126,11 @@ impl RefShape {
 
     /// How far the shape reaches along `direction` (a unit vector).
     pub(crate) fn support(&self, direction: DVec2) -> f64 {
-        self.core.iter().map(|p| p.dot(direction)).fold(f64::NEG_INFINITY, f64::max) + self.radius
+        self.core
+            .iter()
+            .map(|p| p.dot(direction))
+            .fold(f64::NEG_INFINITY, f64::max)
+            + self.radius
     }
 }
 
@@ -207,7 +215,9 @@ fn hull_signed_distance(hull: &[DVec2], p: DVec2) -> f64 {
                 .clone()
                 .map(|(s, e)| segment_distance(p, s, e))
                 .fold(f64::INFINITY, f64::min);
-            let inside = edges.into_iter().all(|(s, e)| (e - s).perp_dot(p - s) >= 0.0);
+            let inside = edges
+                .into_iter()
+                .all(|(s, e)| (e - s).perp_dot(p - s) >= 0.0);
             if inside { -to_edges } else { to_edges }
         }
     }
@@ -304,7 +314,10 @@ fn random_shape_within(rng: &mut StdRng, kind: Kind, spread: f32) -> (Shape, Iso
         _ => random_shape_of(rng, kind, 25.0),
     };
     let pose = Isometry2d::new(
-        Vec2::new(rng.random_range(-spread..spread), rng.random_range(-spread..spread)),
+        Vec2::new(
+            rng.random_range(-spread..spread),
+            rng.random_range(-spread..spread),
+        ),
         Rot2::radians(rng.random_range(-7.0..7.0)),
     );
     (shape, pose)
@@ -355,11 +368,18 @@ fn check_pair(
 /// from other seeds, here and in the ray, shape cast and swept tests
 /// (`cargo test` alone is repeatable).
 pub(crate) fn explore_scale() -> usize {
-    std::env::var("REFERENCE_SCALE").ok().and_then(|s| s.parse().ok()).unwrap_or(1)
+    std::env::var("REFERENCE_SCALE")
+        .ok()
+        .and_then(|s| s.parse().ok())
+        .unwrap_or(1)
 }
 
 fn check_kind(seed: u64, kind_a: Kind, kind_b: Kind) {
-    let seed = if explore_scale() > 1 { seed + 1000 } else { seed };
+    let seed = if explore_scale() > 1 {
+        seed + 1000
+    } else {
+        seed
+    };
     let mut rng = StdRng::seed_from_u64(seed);
     let convex = ![kind_a, kind_b]
         .iter()
@@ -476,7 +496,8 @@ fn rect_rect_matches_reference() {
 /// (21 of them), one test per first kind so that they run in parallel.
 fn check_convex_kinds_from(kind_a: Kind, seed: u64) {
     for (k, &kind_b) in Kind::ALL.iter().enumerate() {
-        if matches!(kind_a, Kind::Circle | Kind::Rect) && matches!(kind_b, Kind::Circle | Kind::Rect)
+        if matches!(kind_a, Kind::Circle | Kind::Rect)
+            && matches!(kind_b, Kind::Circle | Kind::Rect)
         {
             continue;
         }
@@ -588,7 +609,11 @@ fn grid_shapes() -> Vec<Shape> {
             a: Vec2::new(0.5, 0.5),
             b: Vec2::new(0.5, 0.5),
         },
-        polygon(&[Vec2::new(-1.0, -0.5), Vec2::new(1.0, -0.5), Vec2::new(0.0, 1.0)]),
+        polygon(&[
+            Vec2::new(-1.0, -0.5),
+            Vec2::new(1.0, -0.5),
+            Vec2::new(0.0, 1.0),
+        ]),
         polygon(&[
             Vec2::new(-0.5, -0.5),
             Vec2::new(0.5, -0.5),
@@ -624,7 +649,11 @@ fn structured_degenerate_cases_of_new_kinds_match_reference() {
     ];
     let new = grid_shapes();
     let (mut hits, mut cases) = (0, 0);
-    for (first, second) in [(&new[..], &new[..]), (&old[..], &new[..]), (&new[..], &old[..])] {
+    for (first, second) in [
+        (&new[..], &new[..]),
+        (&old[..], &new[..]),
+        (&new[..], &old[..]),
+    ] {
         let (h, c) = check_grid(first, second, &angles);
         hits += h;
         cases += c;
@@ -638,7 +667,14 @@ fn structured_degenerate_cases_of_new_kinds_match_reference() {
 fn rectangle_as_polygon_agrees_with_the_hand_written_pairs() {
     let mut rng = StdRng::seed_from_u64(5);
     for case in 0..20_000 {
-        let (a, pa) = random_shape(&mut rng, if case % 2 == 0 { Kind::Circle } else { Kind::Rect });
+        let (a, pa) = random_shape(
+            &mut rng,
+            if case % 2 == 0 {
+                Kind::Circle
+            } else {
+                Kind::Rect
+            },
+        );
         let (b, pb) = random_shape(&mut rng, Kind::Rect);
         let Shape::Rect { half_size: h } = b else {
             unreachable!()
@@ -687,10 +723,17 @@ fn checked_contact(a: &Shape, pa: Isometry2d, b: &Shape, pb: Isometry2d) -> Opti
     let reversed = b.contact(pb, a, pa);
     assert_eq!(contact.is_some(), a.intersects(pa, b, pb), "{contact:?}");
     assert_eq!(reversed.is_some(), b.intersects(pb, a, pa), "{reversed:?}");
-    assert_eq!(contact.is_some(), reversed.is_some(), "{contact:?} vs {reversed:?}");
+    assert_eq!(
+        contact.is_some(),
+        reversed.is_some(),
+        "{contact:?} vs {reversed:?}"
+    );
     check_pair(0, (a, pa), (b, pb));
     if let (Some(contact), Some(reversed)) = (contact, reversed) {
-        assert!((contact.depth - reversed.depth).abs() < 1e-6, "{contact:?} vs {reversed:?}");
+        assert!(
+            (contact.depth - reversed.depth).abs() < 1e-6,
+            "{contact:?} vs {reversed:?}"
+        );
     }
     contact
 }
@@ -707,21 +750,33 @@ fn segment_cutting_a_rectangle_corner() {
         half_size: Vec2::ONE,
     };
     let cut = segment((0.0, 1.5), (1.5, 0.0));
-    let contact = checked_contact(&square, Isometry2d::IDENTITY, &cut, Isometry2d::IDENTITY).unwrap();
+    let contact =
+        checked_contact(&square, Isometry2d::IDENTITY, &cut, Isometry2d::IDENTITY).unwrap();
     // The corner (1, 1) is 0.5 / √2 beyond the line x + y = 1.5.
-    assert!((contact.depth - 0.25 * 2f32.sqrt()).abs() < 1e-6, "{contact:?}");
+    assert!(
+        (contact.depth - 0.25 * 2f32.sqrt()).abs() < 1e-6,
+        "{contact:?}"
+    );
     assert_near(*contact.normal, Vec2::ONE.normalize());
     // The middle of the part of the segment inside the square.
     assert_near(contact.point, Vec2::new(0.75, 0.75));
     // Exactly through the corner: touching, depth 0.
     let through = segment((0.0, 2.0), (2.0, 0.0));
-    let contact = checked_contact(&square, Isometry2d::IDENTITY, &through, Isometry2d::IDENTITY).unwrap();
+    let contact = checked_contact(
+        &square,
+        Isometry2d::IDENTITY,
+        &through,
+        Isometry2d::IDENTITY,
+    )
+    .unwrap();
     assert_eq!(contact.depth, 0.0);
     assert_near(*contact.normal, Vec2::ONE.normalize());
     assert_near(contact.point, Vec2::ONE);
     // A hair beyond the corner: apart.
     let beyond = segment((0.0, 2.0001), (2.0001, 0.0));
-    assert!(checked_contact(&square, Isometry2d::IDENTITY, &beyond, Isometry2d::IDENTITY).is_none());
+    assert!(
+        checked_contact(&square, Isometry2d::IDENTITY, &beyond, Isometry2d::IDENTITY).is_none()
+    );
 }
 
 /// Collinear segments that overlap touch (depth 0, normal across the
@@ -730,23 +785,36 @@ fn segment_cutting_a_rectangle_corner() {
 fn collinear_segments() {
     let a = segment((0.0, 0.0), (2.0, 0.0));
     let overlapping = segment((1.0, 0.0), (3.0, 0.0));
-    let contact = checked_contact(&a, Isometry2d::IDENTITY, &overlapping, Isometry2d::IDENTITY).unwrap();
+    let contact =
+        checked_contact(&a, Isometry2d::IDENTITY, &overlapping, Isometry2d::IDENTITY).unwrap();
     assert_eq!(contact.depth, 0.0);
     assert!(contact.normal.y.abs() == 1.0, "{contact:?}");
-    assert!(contact.point.y == 0.0 && (1.0..=2.0).contains(&contact.point.x), "{contact:?}");
+    assert!(
+        contact.point.y == 0.0 && (1.0..=2.0).contains(&contact.point.x),
+        "{contact:?}"
+    );
     // End to end: touching counts.
     let end_to_end = segment((2.0, 0.0), (3.0, 0.0));
-    let contact = checked_contact(&a, Isometry2d::IDENTITY, &end_to_end, Isometry2d::IDENTITY).unwrap();
+    let contact =
+        checked_contact(&a, Isometry2d::IDENTITY, &end_to_end, Isometry2d::IDENTITY).unwrap();
     assert_eq!((contact.depth, contact.point), (0.0, Vec2::new(2.0, 0.0)));
     // In line, apart.
     let apart = segment((2.5, 0.0), (3.0, 0.0));
     assert!(checked_contact(&a, Isometry2d::IDENTITY, &apart, Isometry2d::IDENTITY).is_none());
     // The same on a diagonal, placed by rotated poses (rounding included).
     let pose = Isometry2d::new(Vec2::new(3.0, -1.0), Rot2::degrees(37.0));
-    let moved = |x: f32| Isometry2d::new(pose.translation + pose.rotation * Vec2::new(x, 0.0), pose.rotation);
+    let moved = |x: f32| {
+        Isometry2d::new(
+            pose.translation + pose.rotation * Vec2::new(x, 0.0),
+            pose.rotation,
+        )
+    };
     let contact = checked_contact(&a, pose, &a, moved(1.0)).unwrap();
     assert!(contact.depth <= 1e-5, "{contact:?}");
-    assert!(contact.normal.dot(pose.rotation * Vec2::X).abs() < 1e-5, "{contact:?}");
+    assert!(
+        contact.normal.dot(pose.rotation * Vec2::X).abs() < 1e-5,
+        "{contact:?}"
+    );
     assert!(checked_contact(&a, pose, &a, moved(2.5)).is_none());
     // Two capsules in line overlap by their whole radius, across the line.
     let capsule = Shape::Capsule {
@@ -762,7 +830,10 @@ fn collinear_segments() {
     )
     .unwrap();
     assert!((contact.depth - 1.0).abs() < 1e-5, "{contact:?}");
-    assert!(contact.normal.dot(Vec2::new(-1.0, 1.0)).abs() < 1e-5, "{contact:?}");
+    assert!(
+        contact.normal.dot(Vec2::new(-1.0, 1.0)).abs() < 1e-5,
+        "{contact:?}"
+    );
 }
 
 /// A circle whose centre is on a segment: the segment must move out by the
@@ -780,7 +851,10 @@ fn circle_centred_on_a_segment() {
     let on = pose.transform_point(Vec2::new(1.3, 0.0));
     let contact = checked_contact(&circle, Isometry2d::from_translation(on), &line, pose).unwrap();
     assert!((contact.depth - 1.0).abs() < 1e-5, "{contact:?}");
-    assert!(contact.normal.dot(pose.rotation * Vec2::X).abs() < 1e-5, "{contact:?}");
+    assert!(
+        contact.normal.dot(pose.rotation * Vec2::X).abs() < 1e-5,
+        "{contact:?}"
+    );
     // On the end.
     let contact = checked_contact(&circle, at(3.0, 0.0), &line, Isometry2d::IDENTITY).unwrap();
     assert_eq!(contact.depth, 1.0);
@@ -828,16 +902,27 @@ fn polygon_inside_another() {
         .unwrap(),
     );
     let inner = Shape::Polygon(
-        ConvexPolygon::new(&[Vec2::new(-1.0, -1.0), Vec2::new(1.0, -1.0), Vec2::new(0.0, 1.0)]).unwrap(),
+        ConvexPolygon::new(&[
+            Vec2::new(-1.0, -1.0),
+            Vec2::new(1.0, -1.0),
+            Vec2::new(0.0, 1.0),
+        ])
+        .unwrap(),
     );
     let contact = checked_contact(&outer, Isometry2d::IDENTITY, &inner, at(3.0, 0.0)).unwrap();
     // The inner triangle reaches x = 2: 3 more to the right side at 5.
     assert_eq!(contact.depth, 3.0);
     assert_eq!(*contact.normal, Vec2::X);
-    assert!(inner.contains_point(at(3.0, 0.0), contact.point), "{contact:?}");
+    assert!(
+        inner.contains_point(at(3.0, 0.0), contact.point),
+        "{contact:?}"
+    );
     let reversed = checked_contact(&inner, at(3.0, 0.0), &outer, Isometry2d::IDENTITY).unwrap();
     assert_eq!((reversed.depth, *reversed.normal), (3.0, Vec2::NEG_X));
-    assert!(inner.contains_point(at(3.0, 0.0), reversed.point), "{reversed:?}");
+    assert!(
+        inner.contains_point(at(3.0, 0.0), reversed.point),
+        "{reversed:?}"
+    );
 }
 
 /// A zero-length segment is a point: it collides with what covers it,
@@ -848,10 +933,14 @@ fn zero_length_segment_is_a_point() {
     let square = Shape::Rect {
         half_size: Vec2::splat(2.0),
     };
-    let contact = checked_contact(&square, Isometry2d::IDENTITY, &point, Isometry2d::IDENTITY).unwrap();
+    let contact =
+        checked_contact(&square, Isometry2d::IDENTITY, &point, Isometry2d::IDENTITY).unwrap();
     // 1 from the right side and from the top one.
     assert_eq!(contact.depth, 1.0);
-    assert!(*contact.normal == Vec2::X || *contact.normal == Vec2::Y, "{contact:?}");
+    assert!(
+        *contact.normal == Vec2::X || *contact.normal == Vec2::Y,
+        "{contact:?}"
+    );
     assert_eq!(contact.point, Vec2::ONE);
     // On a circle's edge: touching.
     let circle = Shape::Circle { radius: 1.0 };
@@ -860,8 +949,15 @@ fn zero_length_segment_is_a_point() {
     assert_eq!(*contact.normal, Vec2::NEG_Y);
     // On a segment, on a point, on a capsule's side; just off them.
     let line = segment((0.0, 1.0), (2.0, 1.0));
-    assert_eq!(checked_contact(&line, Isometry2d::IDENTITY, &point, Isometry2d::IDENTITY).map(|c| c.depth), Some(0.0));
-    assert_eq!(checked_contact(&point, Isometry2d::IDENTITY, &point, Isometry2d::IDENTITY).map(|c| c.depth), Some(0.0));
+    assert_eq!(
+        checked_contact(&line, Isometry2d::IDENTITY, &point, Isometry2d::IDENTITY).map(|c| c.depth),
+        Some(0.0)
+    );
+    assert_eq!(
+        checked_contact(&point, Isometry2d::IDENTITY, &point, Isometry2d::IDENTITY)
+            .map(|c| c.depth),
+        Some(0.0)
+    );
     let capsule = Shape::Capsule {
         radius: 0.5,
         half_length: 3.0,
@@ -876,7 +972,13 @@ fn zero_length_segment_is_a_point() {
     let triangle = Shape::Polygon(
         ConvexPolygon::new(&[Vec2::ZERO, Vec2::new(4.0, 0.0), Vec2::new(0.0, 4.0)]).unwrap(),
     );
-    let contact = checked_contact(&triangle, Isometry2d::IDENTITY, &point, Isometry2d::IDENTITY).unwrap();
+    let contact = checked_contact(
+        &triangle,
+        Isometry2d::IDENTITY,
+        &point,
+        Isometry2d::IDENTITY,
+    )
+    .unwrap();
     assert_eq!(contact.depth, 1.0);
     assert!(point.contains_point(Isometry2d::IDENTITY, Vec2::ONE));
     assert!(!point.contains_point(Isometry2d::IDENTITY, Vec2::new(1.0, 1.001)));
@@ -906,7 +1008,10 @@ fn zero_length_capsule_is_a_circle() {
             assert_eq!(as_circle.is_some(), as_capsule.is_some(), "case {case}");
         }
         if let (Some(c), Some(k)) = (as_circle, as_capsule) {
-            assert!((c.depth - k.depth).abs() < 1e-4, "case {case}: {c:?} vs {k:?}");
+            assert!(
+                (c.depth - k.depth).abs() < 1e-4,
+                "case {case}: {c:?} vs {k:?}"
+            );
         }
     }
 }
@@ -916,13 +1021,32 @@ fn zero_length_capsule_is_a_circle() {
 fn segment_tangent_to_a_circle() {
     let circle = Shape::Circle { radius: 1.0 };
     let tangent = segment((-2.0, 1.0), (2.0, 1.0));
-    let contact = checked_contact(&circle, Isometry2d::IDENTITY, &tangent, Isometry2d::IDENTITY).unwrap();
-    assert_eq!((contact.depth, *contact.normal, contact.point), (0.0, Vec2::Y, Vec2::Y));
-    let reversed = checked_contact(&tangent, Isometry2d::IDENTITY, &circle, Isometry2d::IDENTITY).unwrap();
+    let contact = checked_contact(
+        &circle,
+        Isometry2d::IDENTITY,
+        &tangent,
+        Isometry2d::IDENTITY,
+    )
+    .unwrap();
+    assert_eq!(
+        (contact.depth, *contact.normal, contact.point),
+        (0.0, Vec2::Y, Vec2::Y)
+    );
+    let reversed = checked_contact(
+        &tangent,
+        Isometry2d::IDENTITY,
+        &circle,
+        Isometry2d::IDENTITY,
+    )
+    .unwrap();
     assert_eq!((reversed.depth, *reversed.normal), (0.0, Vec2::NEG_Y));
     // Ending exactly on the circle, pointing away.
     let ending = segment((0.0, 1.0), (0.0, 3.0));
-    assert_eq!(checked_contact(&circle, Isometry2d::IDENTITY, &ending, Isometry2d::IDENTITY).map(|c| c.depth), Some(0.0));
+    assert_eq!(
+        checked_contact(&circle, Isometry2d::IDENTITY, &ending, Isometry2d::IDENTITY)
+            .map(|c| c.depth),
+        Some(0.0)
+    );
     // A hair above: apart.
     let above = segment((-2.0, 1.0001), (2.0, 1.0001));
     assert!(checked_contact(&circle, Isometry2d::IDENTITY, &above, Isometry2d::IDENTITY).is_none());
@@ -951,17 +1075,47 @@ fn nearly_parallel_capsule_and_rectangle_depth() {
         radius: 7.743828,
         half_length: 3.7738705,
     };
-    let pa = Isometry2d::new(Vec2::new(-17.3941, -12.417297), Rot2 { cos: 0.56106484, sin: -0.82777184 });
+    let pa = Isometry2d::new(
+        Vec2::new(-17.3941, -12.417297),
+        Rot2 {
+            cos: 0.56106484,
+            sin: -0.82777184,
+        },
+    );
     let b = Shape::Rect {
         half_size: Vec2::new(13.111047, 10.78999),
     };
-    let pb = Isometry2d::new(Vec2::new(-19.093876, 6.2632084), Rot2 { cos: 0.8279657, sin: 0.5607788 });
+    let pb = Isometry2d::new(
+        Vec2::new(-19.093876, 6.2632084),
+        Rot2 {
+            cos: 0.8279657,
+            sin: 0.5607788,
+        },
+    );
     let contact = checked_contact(&a, pa, &b, pb).unwrap();
     let reference = -reference_gap((&a, pa), (&b, pb));
-    assert!((f64::from(contact.depth) - reference).abs() < 1e-4, "{contact:?} vs {reference}");
-    let (p, q, distance) = Shape::Capsule { radius: 1.0, half_length: 3.7738705 }
-        .closest_points(pa, &b, pb)
-        .unwrap();
-    let reference = reference_gap((&Shape::Capsule { radius: 1.0, half_length: 3.7738705 }, pa), (&b, pb));
-    assert!((f64::from(distance) - reference).abs() < 1e-4, "{p} {q} {distance} vs {reference}");
+    assert!(
+        (f64::from(contact.depth) - reference).abs() < 1e-4,
+        "{contact:?} vs {reference}"
+    );
+    let (p, q, distance) = Shape::Capsule {
+        radius: 1.0,
+        half_length: 3.7738705,
+    }
+    .closest_points(pa, &b, pb)
+    .unwrap();
+    let reference = reference_gap(
+        (
+            &Shape::Capsule {
+                radius: 1.0,
+                half_length: 3.7738705,
+            },
+            pa,
+        ),
+        (&b, pb),
+    );
+    assert!(
+        (f64::from(distance) - reference).abs() < 1e-4,
+        "{p} {q} {distance} vs {reference}"
+    );
 }

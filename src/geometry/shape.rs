@@ -107,7 +107,10 @@ impl fmt::Display for ShapeError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
             Self::InvalidRadius(r) => {
-                write!(f, "radius must be > 0 and at most {MAX_MAGNITUDE:e}, got {r}")
+                write!(
+                    f,
+                    "radius must be > 0 and at most {MAX_MAGNITUDE:e}, got {r}"
+                )
             }
             Self::InvalidHalfSize(h) => write!(
                 f,
@@ -254,7 +257,10 @@ impl Shape {
         other_pose: Isometry2d,
     ) -> Option<(Vec2, Vec2, f32)> {
         let (a, b) = (self.as_ref(), other.as_ref());
-        convex::closest_surface_points(&convex::Core::new(a, pose), &convex::Core::new(b, other_pose))
+        convex::closest_surface_points(
+            &convex::Core::new(a, pose),
+            &convex::Core::new(b, other_pose),
+        )
     }
 }
 
@@ -312,9 +318,9 @@ impl ShapeRef<'_> {
     #[inline(always)]
     pub(crate) fn validate(&self) -> Result<(), ShapeError> {
         match *self {
-            ShapeRef::Circle { radius } => {
-                positive_size(radius).then_some(()).ok_or(ShapeError::InvalidRadius(radius))
-            }
+            ShapeRef::Circle { radius } => positive_size(radius)
+                .then_some(())
+                .ok_or(ShapeError::InvalidRadius(radius)),
             ShapeRef::Rect { half_size } => (positive_size(half_size.x)
                 && positive_size(half_size.y))
             .then_some(())
@@ -325,16 +331,18 @@ impl ShapeRef<'_> {
             } => {
                 if !positive_size(radius) {
                     Err(ShapeError::InvalidRadius(radius))
-                } else if !(half_length >= 0.0 && half_length <= MAX_MAGNITUDE) {
+                } else if !(0.0..=MAX_MAGNITUDE).contains(&half_length) {
                     Err(ShapeError::InvalidLength(half_length))
                 } else {
                     Ok(())
                 }
             }
-            ShapeRef::Segment { a, b } => match [a, b].into_iter().find(|&p| !within_magnitude(p)) {
-                Some(bad) => Err(ShapeError::InvalidVertex(bad)),
-                None => Ok(()),
-            },
+            ShapeRef::Segment { a, b } => {
+                match [a, b].into_iter().find(|&p| !within_magnitude(p)) {
+                    Some(bad) => Err(ShapeError::InvalidVertex(bad)),
+                    None => Ok(()),
+                }
+            }
             ShapeRef::Polygon(polygon) => {
                 let (vertices, normals) = (polygon.vertices(), polygon.normals());
                 if let Some(&bad) = vertices.iter().find(|&&p| !within_magnitude(p)) {
@@ -413,13 +421,21 @@ impl ShapeRef<'_> {
             }
             _ => convex::intersects(
                 &convex::Core::new(*self, pose),
-                &convex::Core::new(ShapeRef::Circle { radius: 0.0 }, Isometry2d::from_translation(point)),
+                &convex::Core::new(
+                    ShapeRef::Circle { radius: 0.0 },
+                    Isometry2d::from_translation(point),
+                ),
             ),
         }
     }
 
     #[inline]
-    pub(crate) fn intersects(&self, pose: Isometry2d, other: ShapeRef<'_>, other_pose: Isometry2d) -> bool {
+    pub(crate) fn intersects(
+        &self,
+        pose: Isometry2d,
+        other: ShapeRef<'_>,
+        other_pose: Isometry2d,
+    ) -> bool {
         match (*self, other) {
             (ShapeRef::Circle { radius: ra }, ShapeRef::Circle { radius: rb }) => {
                 pairs::circle_circle_intersects(ra, pose.translation, rb, other_pose.translation)

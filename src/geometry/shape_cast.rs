@@ -200,7 +200,11 @@ mod tests {
             } else if kind < 0.65 {
                 Shape::Capsule {
                     radius: self.range(0.3, 4.0),
-                    half_length: if self.unit() < 0.1 { 0.0 } else { self.range(0.0, 5.0) },
+                    half_length: if self.unit() < 0.1 {
+                        0.0
+                    } else {
+                        self.range(0.0, 5.0)
+                    },
                 }
             } else if kind < 0.8 {
                 let a = Vec2::new(self.range(-6.0, 6.0), self.range(-6.0, 6.0));
@@ -401,9 +405,18 @@ mod tests {
                         // moving the cast shape along it clears the target.
                         let out = reference_gap(
                             (&shape, moved(hit.distance)),
-                            (&target, Isometry2d::new(target_pose.translation - hit.normal * 0.01, target_pose.rotation)),
+                            (
+                                &target,
+                                Isometry2d::new(
+                                    target_pose.translation - hit.normal * 0.01,
+                                    target_pose.rotation,
+                                ),
+                            ),
                         );
-                        assert!(out >= 0.005, "case {case}: {shape:?} {start:?} {direction:?} onto {target:?} {target_pose:?}: normal does not face out ({out}) {hit:?}");
+                        assert!(
+                            out >= 0.005,
+                            "case {case}: {shape:?} {start:?} {direction:?} onto {target:?} {target_pose:?}: normal does not face out ({out}) {hit:?}"
+                        );
                     }
                 }
                 None => {
@@ -419,7 +432,10 @@ mod tests {
                 }
             }
         }
-        assert!(hits > cases / 3 && misses > cases / 10, "{hits} hits, {misses} misses");
+        assert!(
+            hits > cases / 3 && misses > cases / 10,
+            "{hits} hits, {misses} misses"
+        );
     }
 
     fn segment(a: (f32, f32), b: (f32, f32)) -> Shape {
@@ -438,7 +454,10 @@ mod tests {
             "{hit:?} vs {distance}"
         );
         assert!((hit.point - point).length() < 2e-3, "{hit:?} vs {point}");
-        assert!((hit.normal.as_vec2() - normal).length() < 1e-3, "{hit:?} vs {normal}");
+        assert!(
+            (hit.normal.as_vec2() - normal).length() < 1e-3,
+            "{hit:?} vs {normal}"
+        );
     }
 
     #[test]
@@ -449,15 +468,38 @@ mod tests {
         };
         let floor = segment((-3.0, 0.0), (3.0, 0.0));
         let cast = |pose, direction, target: &Shape| {
-            cast_shape(&capsule, pose, direction, f32::INFINITY, target, Isometry2d::IDENTITY)
+            cast_shape(
+                &capsule,
+                pose,
+                direction,
+                f32::INFINITY,
+                target,
+                Isometry2d::IDENTITY,
+            )
         };
         // Upright, falling on the floor: its lowest point is 3.5 above.
-        assert_hit(cast(pose(0.0, 5.0, 0.0), Dir2::NEG_Y, &floor), 3.5, Vec2::ZERO, Vec2::Y);
+        assert_hit(
+            cast(pose(0.0, 5.0, 0.0), Dir2::NEG_Y, &floor),
+            3.5,
+            Vec2::ZERO,
+            Vec2::Y,
+        );
         // Lying down, landing on its side: 2.5 above (any point of the
         // flat side over the floor will do).
-        let hit = cast(pose(0.0, 3.0, core::f32::consts::FRAC_PI_2), Dir2::NEG_Y, &floor).unwrap();
-        assert!((hit.distance - 2.5).abs() < 2e-3 && hit.distance <= 2.5 + 1e-5, "{hit:?}");
-        assert!(hit.point.y.abs() < 2e-3 && hit.point.x.abs() <= 1.0 + 1e-3, "{hit:?}");
+        let hit = cast(
+            pose(0.0, 3.0, core::f32::consts::FRAC_PI_2),
+            Dir2::NEG_Y,
+            &floor,
+        )
+        .unwrap();
+        assert!(
+            (hit.distance - 2.5).abs() < 2e-3 && hit.distance <= 2.5 + 1e-5,
+            "{hit:?}"
+        );
+        assert!(
+            hit.point.y.abs() < 2e-3 && hit.point.x.abs() <= 1.0 + 1e-3,
+            "{hit:?}"
+        );
         assert!((hit.normal.as_vec2() - Vec2::Y).length() < 1e-3, "{hit:?}");
         // Onto a slope at 45 degrees: the lower cap's centre (0, 4) stops
         // half a radius from the line y = x, at y = √2 / 2.
@@ -472,14 +514,25 @@ mod tests {
         );
         // End on: falling along a vertical segment's line onto its top end.
         let post = segment((0.0, -3.0), (0.0, 0.0));
-        assert_hit(cast(pose(0.0, 5.0, 0.0), Dir2::NEG_Y, &post), 3.5, Vec2::ZERO, Vec2::Y);
+        assert_hit(
+            cast(pose(0.0, 5.0, 0.0), Dir2::NEG_Y, &post),
+            3.5,
+            Vec2::ZERO,
+            Vec2::Y,
+        );
         // Passing beside the segment's end: a miss; grazing it: a hit.
         assert!(cast(pose(3.6, 5.0, 0.0), Dir2::NEG_Y, &floor).is_none());
         // (Grazing, the gap grows with the square of the distance past the
         // touch: the tolerance on the gap allows a few thousandths early.)
         let graze = cast(pose(3.5, 5.0, 0.0), Dir2::NEG_Y, &floor).unwrap();
-        assert!(graze.distance <= 4.0 + 1e-5 && graze.distance > 3.99, "{graze:?}");
-        let gap = reference_gap((&capsule, pose(3.5, 5.0 - graze.distance, 0.0)), (&floor, Isometry2d::IDENTITY));
+        assert!(
+            graze.distance <= 4.0 + 1e-5 && graze.distance > 3.99,
+            "{graze:?}"
+        );
+        let gap = reference_gap(
+            (&capsule, pose(3.5, 5.0 - graze.distance, 0.0)),
+            (&floor, Isometry2d::IDENTITY),
+        );
         assert!(gap <= 1e-4, "{graze:?}: {gap}");
         // Already across the segment: distance 0.
         let hit = cast(pose(0.0, 1.0, 0.0), Dir2::X, &floor).unwrap();
@@ -489,33 +542,87 @@ mod tests {
     #[test]
     fn casts_of_and_onto_polygons_and_segments() {
         let triangle = Shape::Polygon(
-            ConvexPolygon::new(&[Vec2::new(-1.0, 0.0), Vec2::new(1.0, 0.0), Vec2::new(0.0, 2.0)]).unwrap(),
+            ConvexPolygon::new(&[
+                Vec2::new(-1.0, 0.0),
+                Vec2::new(1.0, 0.0),
+                Vec2::new(0.0, 2.0),
+            ])
+            .unwrap(),
         );
         let wall = segment((0.0, -5.0), (0.0, 5.0));
         // The triangle's right corner (1, 0) leads: it meets the wall at
         // x = 10 after 9.
-        let hit = cast_shape(&triangle, pose(0.0, 0.0, 0.0), Dir2::X, 100.0, &wall, pose(10.0, 0.0, 0.0));
+        let hit = cast_shape(
+            &triangle,
+            pose(0.0, 0.0, 0.0),
+            Dir2::X,
+            100.0,
+            &wall,
+            pose(10.0, 0.0, 0.0),
+        );
         assert_hit(hit, 9.0, Vec2::new(10.0, 0.0), Vec2::NEG_X);
         // A segment cast onto the triangle's slanted side, flat against it:
         // parallel to the right side (from (1, 0) to (0, 2)), 1 to its
         // right along x; moving left, it touches after 1.
         let side = segment((0.0, -1.0), (-1.0, 1.0));
-        let hit = cast_shape(&side, pose(2.0, 1.0, 0.0), Dir2::NEG_X, 100.0, &triangle, Isometry2d::IDENTITY)
-            .unwrap();
-        assert!((hit.distance - 1.0).abs() < 2e-3 && hit.distance <= 1.0 + 1e-5, "{hit:?}");
-        assert!((hit.normal.as_vec2() - Vec2::new(2.0, 1.0).normalize()).length() < 1e-3, "{hit:?}");
+        let hit = cast_shape(
+            &side,
+            pose(2.0, 1.0, 0.0),
+            Dir2::NEG_X,
+            100.0,
+            &triangle,
+            Isometry2d::IDENTITY,
+        )
+        .unwrap();
+        assert!(
+            (hit.distance - 1.0).abs() < 2e-3 && hit.distance <= 1.0 + 1e-5,
+            "{hit:?}"
+        );
+        assert!(
+            (hit.normal.as_vec2() - Vec2::new(2.0, 1.0).normalize()).length() < 1e-3,
+            "{hit:?}"
+        );
         // A thin segment sliding along a face, level with it: it touches
         // at once, since touching counts.
         let square = rect(2.0, 2.0);
         let flat = segment((-1.0, 0.0), (1.0, 0.0));
-        let hit = cast_shape(&flat, pose(-5.0, 1.0, 0.0), Dir2::X, 100.0, &square, Isometry2d::IDENTITY);
+        let hit = cast_shape(
+            &flat,
+            pose(-5.0, 1.0, 0.0),
+            Dir2::X,
+            100.0,
+            &square,
+            Isometry2d::IDENTITY,
+        );
         assert_hit(hit, 3.0, Vec2::new(-1.0, 1.0), Vec2::NEG_X);
         // A point (zero-length segment) cast past a polygon's vertex by a
         // hair misses; through it, hits.
         let point = segment((0.0, 0.0), (0.0, 0.0));
-        assert!(cast_shape(&point, pose(-5.0, 2.001, 0.0), Dir2::X, 100.0, &triangle, Isometry2d::IDENTITY).is_none());
-        let hit = cast_shape(&point, pose(-5.0, 1.0, 0.0), Dir2::X, 100.0, &triangle, Isometry2d::IDENTITY);
-        assert_hit(hit, 4.5, Vec2::new(-0.5, 1.0), Vec2::new(-2.0, 1.0).normalize());
+        assert!(
+            cast_shape(
+                &point,
+                pose(-5.0, 2.001, 0.0),
+                Dir2::X,
+                100.0,
+                &triangle,
+                Isometry2d::IDENTITY
+            )
+            .is_none()
+        );
+        let hit = cast_shape(
+            &point,
+            pose(-5.0, 1.0, 0.0),
+            Dir2::X,
+            100.0,
+            &triangle,
+            Isometry2d::IDENTITY,
+        );
+        assert_hit(
+            hit,
+            4.5,
+            Vec2::new(-0.5, 1.0),
+            Vec2::new(-2.0, 1.0).normalize(),
+        );
     }
 
     /// Found by the random casts: a segment's end stopping on a rectangle's
@@ -527,11 +634,31 @@ mod tests {
             a: Vec2::new(3.124116, -2.6528614),
             b: Vec2::new(-0.69887495, 0.18188667),
         };
-        let start = Isometry2d::new(Vec2::new(16.18103, 16.625362), Rot2 { cos: -0.12824091, sin: 0.991743 });
+        let start = Isometry2d::new(
+            Vec2::new(16.18103, 16.625362),
+            Rot2 {
+                cos: -0.12824091,
+                sin: 0.991743,
+            },
+        );
         let direction = Dir2::new(Vec2::new(-0.70895153, -0.70525724)).unwrap();
         let target = rect(2.0 * 4.527308, 2.0 * 3.3672762);
-        let target_pose = Isometry2d::new(Vec2::new(-3.7804852, -0.3597479), Rot2 { cos: 0.59597445, sin: -0.80300343 });
-        let hit = cast_shape(&segment, start, direction, f32::INFINITY, &target, target_pose).unwrap();
+        let target_pose = Isometry2d::new(
+            Vec2::new(-3.7804852, -0.3597479),
+            Rot2 {
+                cos: 0.59597445,
+                sin: -0.80300343,
+            },
+        );
+        let hit = cast_shape(
+            &segment,
+            start,
+            direction,
+            f32::INFINITY,
+            &target,
+            target_pose,
+        )
+        .unwrap();
         let face = target_pose.rotation * Vec2::Y;
         assert!((hit.normal.as_vec2() - face).length() < 1e-4, "{hit:?}");
     }

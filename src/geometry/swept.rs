@@ -7,8 +7,8 @@
 use bevy::math::bounding::{Aabb2d, BoundingVolume};
 use bevy::math::{Dir2, Isometry2d, Rot2, Vec2};
 
-use super::pairs::{circle_circle_contact, circle_rect_contact, rect_rect_separations};
 use super::convex::{self, Core};
+use super::pairs::{circle_circle_contact, circle_rect_contact, rect_rect_separations};
 use super::{Contact, Shape, ShapeRef, rect_rect_contact};
 
 /// A rotating rectangle's step is cut so that it turns at most this much
@@ -183,7 +183,12 @@ pub(crate) fn time_of_impact_from_apart(
 /// time that can safely pass; the best one counts. Never past the touch;
 /// when the advances run out (shapes spinning while barely closing in), the
 /// touch is reported where they are, early rather than missed.
-fn convex_time_of_impact(a: ShapeRef<'_>, sweep_a: Sweep, b: ShapeRef<'_>, sweep_b: Sweep) -> Option<Contact> {
+fn convex_time_of_impact(
+    a: ShapeRef<'_>,
+    sweep_a: Sweep,
+    b: ShapeRef<'_>,
+    sweep_b: Sweep,
+) -> Option<Contact> {
     let (angle_a, angle_b) = (sweep_a.angle(), sweep_b.angle());
     let relative = sweep_a.displacement() - sweep_b.displacement();
     let turning = angle_a.abs() * convex::reach(a) + angle_b.abs() * convex::reach(b);
@@ -882,7 +887,8 @@ mod tests {
         let place = |shape: &Shape, sweep: Sweep| {
             let start = sweep.start.translation.as_dvec2();
             let center = start + (sweep.end.translation.as_dvec2() - start) * t;
-            let angle = f64::from(sweep.start.rotation.sin).atan2(f64::from(sweep.start.rotation.cos))
+            let angle = f64::from(sweep.start.rotation.sin)
+                .atan2(f64::from(sweep.start.rotation.cos))
                 + f64::from(sweep.angle()) * t;
             reference_at(shape, center, angle.cos(), angle.sin())
         };
@@ -953,9 +959,15 @@ mod tests {
                 panic!("height {height} angle {angle}: {found:?} vs {expected:?}");
             };
             let t = f64::from(found.time_of_impact);
-            assert!(t <= expected + 1e-7, "height {height}: late: {t} vs {expected}");
+            assert!(
+                t <= expected + 1e-7,
+                "height {height}: late: {t} vs {expected}"
+            );
             // Early by at most the tolerance, in distance along the path.
-            assert!((expected - t) * 800.0 < 1e-2, "height {height}: early: {t} vs {expected}");
+            assert!(
+                (expected - t) * 800.0 < 1e-2,
+                "height {height}: early: {t} vs {expected}"
+            );
             assert!(found.normal.x > 0.0, "{found:?}");
             assert!(found.depth <= 1e-4, "{found:?}");
         }
@@ -967,7 +979,10 @@ mod tests {
         let rest = Sweep::stationary(pose(5.0, 0.5, 0.0));
         let hit = time_of_impact(&wall, wall_sweep, &ball, rest).unwrap();
         let expected = (4.5 + 400.0) / 800.0;
-        assert!(hit.time_of_impact <= expected && hit.time_of_impact > expected - 1e-5, "{hit:?}");
+        assert!(
+            hit.time_of_impact <= expected && hit.time_of_impact > expected - 1e-5,
+            "{hit:?}"
+        );
         assert!(hit.normal.x > 0.99, "{hit:?}");
         let flipped = time_of_impact(&ball, rest, &wall, wall_sweep).unwrap();
         assert_eq!(flipped.time_of_impact, hit.time_of_impact);
@@ -980,7 +995,10 @@ mod tests {
         let falling = Sweep::new(pose(5.0, 300.0, 0.0), pose(5.0, -300.0, 0.0));
         let hit = time_of_impact(&bar, falling, &wall, wall_pose).unwrap();
         let expected = 299.0 / 600.0;
-        assert!(hit.time_of_impact <= expected && hit.time_of_impact > expected - 1e-5, "{hit:?}");
+        assert!(
+            hit.time_of_impact <= expected && hit.time_of_impact > expected - 1e-5,
+            "{hit:?}"
+        );
     }
 
     /// A capsule falling and turning onto a polygon: never after the
@@ -992,7 +1010,12 @@ mod tests {
             half_length: 1.5,
         };
         let ramp = Shape::Polygon(
-            ConvexPolygon::new(&[Vec2::new(-4.0, 0.0), Vec2::new(4.0, 0.0), Vec2::new(4.0, 2.0)]).unwrap(),
+            ConvexPolygon::new(&[
+                Vec2::new(-4.0, 0.0),
+                Vec2::new(4.0, 0.0),
+                Vec2::new(4.0, 2.0),
+            ])
+            .unwrap(),
         );
         let ground = Sweep::stationary(Isometry2d::IDENTITY);
         // Upright, straight down onto the slope y = (x + 4) / 4 at x = 0: the
@@ -1001,8 +1024,14 @@ mod tests {
         let hit = time_of_impact(&capsule, fall, &ramp, ground).unwrap();
         let stop = 1.0 + 17f32.sqrt() / 8.0 + 1.5;
         let expected = (20.0 - stop) / 40.0;
-        assert!(hit.time_of_impact <= expected + 1e-6, "{hit:?} vs {expected}");
-        assert!(hit.time_of_impact > expected - 1e-5, "{hit:?} vs {expected}");
+        assert!(
+            hit.time_of_impact <= expected + 1e-6,
+            "{hit:?} vs {expected}"
+        );
+        assert!(
+            hit.time_of_impact > expected - 1e-5,
+            "{hit:?} vs {expected}"
+        );
         // The normal points from the capsule into the ramp, against the
         // slope's outward normal.
         let slope = Vec2::new(-1.0, 4.0).normalize();
@@ -1010,7 +1039,10 @@ mod tests {
         // Turning a quarter turn on the way and sliding in sideways, against
         // the sampled reference.
         let sweeps = [
-            Sweep::new(pose(-12.0, 3.0, 0.0), pose(6.0, 1.0, core::f32::consts::FRAC_PI_2)),
+            Sweep::new(
+                pose(-12.0, 3.0, 0.0),
+                pose(6.0, 1.0, core::f32::consts::FRAC_PI_2),
+            ),
             Sweep::new(pose(10.0, 8.0, 1.0), pose(0.0, -2.0, -2.0)),
             // Spinning in place above the slope: an end swings into it.
             Sweep::new(pose(0.0, 2.8, FRAC_PI_2), pose(0.0, 2.8, FRAC_PI_2 + 3.0)),
@@ -1022,7 +1054,10 @@ mod tests {
             let t = f64::from(found.time_of_impact);
             assert!(t <= expected + 1e-6, "{sweep:?}: late: {t} vs {expected}");
             let gap = reference_gap_at(&capsule, sweep, &ramp, ground, t);
-            assert!(gap <= 1e-3, "{sweep:?}: {gap} apart at {t} (reference {expected})");
+            assert!(
+                gap <= 1e-3,
+                "{sweep:?}: {gap} apart at {t} (reference {expected})"
+            );
         }
         // Spinning in place just clear of the ramp's top corner: no touch.
         let clear = Sweep::new(pose(4.0, 4.01, 0.0), pose(4.0, 4.01, 3.0));
@@ -1047,16 +1082,24 @@ mod tests {
         for case in 0..cases {
             let kind_a = Kind::ALL[rng.random_range(2..5)];
             let kind_b = Kind::ALL[rng.random_range(0..5)];
-            let (a, b) = (random_shape_of(&mut rng, kind_a, 4.0), random_shape_of(&mut rng, kind_b, 4.0));
+            let (a, b) = (
+                random_shape_of(&mut rng, kind_a, 4.0),
+                random_shape_of(&mut rng, kind_b, 4.0),
+            );
             let mut random_pose = |rng: &mut StdRng, spread: f32| {
-                pose(rng.random_range(-spread..spread), rng.random_range(-spread..spread), rng.random_range(-3.0..3.0))
+                pose(
+                    rng.random_range(-spread..spread),
+                    rng.random_range(-spread..spread),
+                    rng.random_range(-3.0..3.0),
+                )
             };
             let start = random_pose(&mut rng, 20.0);
             let b_start = random_pose(&mut rng, 6.0);
             let mut end = random_pose(&mut rng, 20.0);
             if rng.random_bool(0.5) {
                 // Aimed at b, so that half of them hit.
-                end.translation = b_start.translation + (end.translation - b_start.translation) * 0.2;
+                end.translation =
+                    b_start.translation + (end.translation - b_start.translation) * 0.2;
             }
             if rng.random_bool(0.5) {
                 end.rotation = start.rotation;
@@ -1069,9 +1112,14 @@ mod tests {
             };
             let (expected, smallest) = reference_first_touch(&a, sweep_a, &b, sweep_b, SAMPLES);
             let found = time_of_impact(&a, sweep_a, &b, sweep_b);
-            let describe = || format!("case {case}: {a:?} {sweep_a:?} vs {b:?} {sweep_b:?}: found {found:?}, reference {expected:?} (smallest gap {smallest})");
+            let describe = || {
+                format!(
+                    "case {case}: {a:?} {sweep_a:?} vs {b:?} {sweep_b:?}: found {found:?}, reference {expected:?} (smallest gap {smallest})"
+                )
+            };
             // Between samples, a gap closes at most this much.
-            let step = (reference_speed(&a, sweep_a) + reference_speed(&b, sweep_b)) / f64::from(SAMPLES);
+            let step =
+                (reference_speed(&a, sweep_a) + reference_speed(&b, sweep_b)) / f64::from(SAMPLES);
             match expected {
                 Some(t_expected) if smallest < -1e-3 || t_expected == 0.0 => {
                     hits += 1;
@@ -1084,11 +1132,19 @@ mod tests {
                     // error's overlap.
                     if t > t_expected {
                         worst_late = worst_late.max(t - t_expected);
-                        assert!(t <= t_expected + 1e-4 && gap >= -1e-5, "late, {gap} apart: {}", describe());
+                        assert!(
+                            t <= t_expected + 1e-4 && gap >= -1e-5,
+                            "late, {gap} apart: {}",
+                            describe()
+                        );
                     }
                     worst_gap = worst_gap.max(gap);
                     assert!(gap <= 1e-3, "early, {gap} apart: {}", describe());
-                    assert!(found.depth >= 0.0 && found.normal.is_finite() && found.point.is_finite(), "{}", describe());
+                    assert!(
+                        found.depth >= 0.0 && found.normal.is_finite() && found.point.is_finite(),
+                        "{}",
+                        describe()
+                    );
                 }
                 None if smallest > step + 1e-3 => {
                     misses += 1;
@@ -1100,9 +1156,17 @@ mod tests {
                 _ => skipped += 1,
             }
         }
-        eprintln!("STATS {hits} hits {misses} misses {skipped} skipped {false_hits} false {worst_gap} worst {worst_late} late");
-        assert!(hits > cases / 4 && misses > cases / 4, "{hits} hits {misses} misses {skipped} skipped");
-        assert!(false_hits <= misses / 100, "{false_hits} touches reported of {misses} clear misses");
+        eprintln!(
+            "STATS {hits} hits {misses} misses {skipped} skipped {false_hits} false {worst_gap} worst {worst_late} late"
+        );
+        assert!(
+            hits > cases / 4 && misses > cases / 4,
+            "{hits} hits {misses} misses {skipped} skipped"
+        );
+        assert!(
+            false_hits <= misses / 100,
+            "{false_hits} touches reported of {misses} clear misses"
+        );
         assert!(worst_gap <= 1e-3, "{worst_gap}");
     }
 }

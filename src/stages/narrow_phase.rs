@@ -497,8 +497,8 @@ fn test_in_chunks<T: Copy + Send>(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::stages::snapshot::SnapshotShape;
     use crate::stages::snapshot::SnapshotCollider;
+    use crate::stages::snapshot::SnapshotShape;
     use crate::util::parallel::InOrder;
 
     /// 300 overlapping colliders whose entities have the generations

@@ -40,12 +40,22 @@ const _: () = assert!(size_of::<SnapshotCollider>() == 40);
 /// more per collider.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub(crate) enum SnapshotShape {
-    Circle { radius: f32 },
-    Rect { half_size: Vec2 },
-    Capsule { radius: f32, half_length: f32 },
+    Circle {
+        radius: f32,
+    },
+    Rect {
+        half_size: Vec2,
+    },
+    Capsule {
+        radius: f32,
+        half_length: f32,
+    },
     /// A segment (`count == 2`: its ends) or a polygon (its vertices, then
     /// as many normals), from `first` in the points.
-    Points { first: u32, count: u32 },
+    Points {
+        first: u32,
+        count: u32,
+    },
 }
 
 /// This detection's colliders as plain data, one index per collider. Rebuilt
@@ -464,7 +474,10 @@ impl SnapshotSlots<'_> {
             *aabb = if keeps_paths {
                 let start = staged_starts[positions[at] as usize];
                 self.path_starts[at] = start;
-                swept_aabb_of(collider.shape.with_points(points), Sweep::new(start, collider.pose))
+                swept_aabb_of(
+                    collider.shape.with_points(points),
+                    Sweep::new(start, collider.pose),
+                )
             } else {
                 collider.shape.with_points(points).aabb(collider.pose)
             };
@@ -703,7 +716,9 @@ pub(crate) fn snapshot_colliders(
                         if let Reading::Invalid(error) = unusable(collider, error, scale) {
                             invalid_points.push(entity);
                             if warned.0.insert(entity) {
-                                warn!("bevy_collide2d: collider on {entity} is skipped until fixed: {error}");
+                                warn!(
+                                    "bevy_collide2d: collider on {entity} is skipped until fixed: {error}"
+                                );
                             }
                         }
                     }
@@ -861,7 +876,9 @@ mod tests {
                 assert_eq!(snapshot.swept[p], want.swept);
                 assert_eq!(
                     snapshot.aabbs[p],
-                    snapshot.shape_of(&want.collider.shape).aabb(want.collider.pose)
+                    snapshot
+                        .shape_of(&want.collider.shape)
+                        .aabb(want.collider.pose)
                 );
             }
         };
