@@ -514,6 +514,36 @@ mod tests {
             Collider::from(Rectangle::new(8.0, 2.0)),
             Collider::rect(8.0, 2.0)
         );
+        assert_eq!(
+            Collider::from(Capsule2d::new(1.5, 6.0)),
+            Collider::capsule(1.5, 6.0)
+        );
+        let (a, b) = (Vec2::new(-1.0, 2.0), Vec2::new(3.0, 4.0));
+        assert_eq!(
+            Collider::from(Segment2d::new(a, b)),
+            Collider::segment(a, b)
+        );
+        let points = [Vec2::ZERO, Vec2::X, Vec2::new(0.0, 2.0)];
+        let primitive = bevy::math::primitives::ConvexPolygon::new(points).unwrap();
+        assert_eq!(
+            Collider::try_from(&primitive),
+            Collider::convex_polygon(&points)
+        );
+    }
+
+    #[test]
+    fn every_kind_reflects_and_clones() {
+        let polygon = Collider::convex_polygon(&[Vec2::ZERO, Vec2::X, Vec2::Y]).unwrap();
+        for collider in [
+            Collider::circle(1.0),
+            Collider::capsule(1.0, 2.0),
+            Collider::segment(Vec2::ZERO, Vec2::X),
+            polygon,
+        ] {
+            let cloned = collider.reflect_clone().unwrap();
+            assert_eq!(cloned.downcast_ref::<Collider>(), Some(&collider));
+            assert!(collider.reflect_partial_eq(&collider).unwrap_or(false));
+        }
     }
 
     #[test]
