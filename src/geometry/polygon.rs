@@ -60,7 +60,7 @@ impl ConvexPolygon {
         }
         let vertices = convex_hull(points);
         if vertices.len() < 3 {
-            return Err(ShapeError::DegeneratePolygon(points.len()));
+            return Err(ShapeError::DegeneratePolygon);
         }
         Self::from_hull(vertices)
     }
@@ -69,7 +69,7 @@ impl ConvexPolygon {
     /// normals are computed; a hull with no area is an error.
     fn from_hull(vertices: Vec<Vec2>) -> Result<Self, ShapeError> {
         let normals =
-            edge_normals(&vertices).ok_or(ShapeError::DegeneratePolygon(vertices.len()))?;
+            edge_normals(&vertices).ok_or(ShapeError::DegeneratePolygon)?;
         Ok(Self::from_parts(&vertices, &normals))
     }
 
@@ -158,7 +158,7 @@ pub(crate) fn scaled_points_into(
                         out.extend(scaled);
                         Ok(n)
                     }
-                    None => Err(ShapeError::DegeneratePolygon(n)),
+                    None => Err(ShapeError::DegeneratePolygon),
                 }
             }
         }
@@ -247,7 +247,7 @@ mod tests {
             assert!(
                 matches!(
                     ConvexPolygon::new(points),
-                    Err(ShapeError::DegeneratePolygon(_))
+                    Err(ShapeError::DegeneratePolygon)
                 ),
                 "{points:?}"
             );

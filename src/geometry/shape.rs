@@ -95,9 +95,9 @@ pub enum ShapeError {
     /// A segment end or polygon vertex that is NaN or beyond
     /// [`MAX_MAGNITUDE`].
     InvalidVertex(Vec2),
-    /// Polygon points of which fewer than three are off one line (the number
-    /// of points given): their hull has no area.
-    DegeneratePolygon(usize),
+    /// Polygon points of which fewer than three are off one line: their hull
+    /// has no area.
+    DegeneratePolygon,
     /// A pose whose translation is NaN or beyond [`MAX_MAGNITUDE`], or whose
     /// rotation is NaN or not of unit length.
     InvalidPose(Isometry2d),
@@ -125,9 +125,9 @@ impl fmt::Display for ShapeError {
                 f,
                 "points must be finite with coordinates of at most {MAX_MAGNITUDE:e}, got {v}"
             ),
-            Self::DegeneratePolygon(n) => write!(
+            Self::DegeneratePolygon => write!(
                 f,
-                "a convex polygon needs at least 3 points not on one line, got {n} points without"
+                "a convex polygon needs at least 3 points not on one line"
             ),
             Self::InvalidPose(p) => write!(
                 f,
@@ -348,7 +348,7 @@ impl ShapeRef<'_> {
                 if let Some(&bad) = vertices.iter().find(|&&p| !within_magnitude(p)) {
                     Err(ShapeError::InvalidVertex(bad))
                 } else if vertices.len() < 3 || normals.len() != vertices.len() {
-                    Err(ShapeError::DegeneratePolygon(vertices.len()))
+                    Err(ShapeError::DegeneratePolygon)
                 } else {
                     Ok(())
                 }
