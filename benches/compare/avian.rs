@@ -92,6 +92,23 @@ pub fn spawn(world: &mut World, bodies: &[Body]) -> Vec<Entity> {
                 BodyShape::Rect { half_size } => {
                     Collider::rectangle(2.0 * half_size.x, 2.0 * half_size.y)
                 }
+                // Upright, `length` between the cap centres, as ours.
+                BodyShape::Capsule {
+                    radius,
+                    half_length,
+                } => Collider::capsule(radius, 2.0 * half_length),
+                BodyShape::Segment { a, b } => Collider::segment(a, b),
+                BodyShape::Polygon(points) => {
+                    let points = points.as_slice();
+                    let collider =
+                        Collider::convex_hull(points.to_vec()).expect("points on an ellipse");
+                    let kept = collider
+                        .shape()
+                        .as_convex_polygon()
+                        .map(|p| p.points().len());
+                    assert_eq!(kept, Some(points.len()), "avian2d's hull differs from ours");
+                    collider
+                }
             };
             world
                 .spawn((

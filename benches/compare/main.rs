@@ -16,10 +16,21 @@
 //!   --threads T                   compute task pool threads (default: Bevy's)
 //!   --no-check                    skip the per-frame pair check against the truth
 //!   --seed S                      scene seed (default 1)
+//!   --scene circles-rects|five-shapes
+//!                                 the colliders' shapes (default
+//!                                 circles-rects: half circles, half
+//!                                 rectangles; five-shapes: circles,
+//!                                 rectangles, capsules, segments and convex
+//!                                 polygons, a fifth each; same sizes and
+//!                                 motion, see `scene.rs`)
 //! ```
 //!
 //! With `COMPARE_STAGES=1` it also prints the median time of each of our
 //! detection steps (snapshot, broad phase, narrow phase, events).
+//! With `COMPARE_EXPLAIN=1` it prints the first few missing and extra pairs
+//! of a frame whose pair set differs from the truth, with how far they are
+//! from touching ([`truth::gap`]). Either way, each engine's mismatched
+//! pairs are counted over the run and the largest gap among them printed.
 //!
 //! On a virtual machine, the share of CPU time the hypervisor gave to other
 //! guests ("steal", from `/proc/stat`) while an engine's timed frames ran is
@@ -39,7 +50,7 @@ use std::time::{Duration, Instant};
 use bevy::prelude::*;
 use bevy::tasks::ComputeTaskPool;
 
-use scene::{Body, BodyShape, EventTally, base_app, body_bundle, generate};
+use scene::{Body, BodyShape, EventTally, SceneShapes, base_app, body_bundle, generate_scene};
 
 /// Reads the pairs an engine reports as touching, each `(lower, higher)`.
 type TouchingPairs = fn(&mut World) -> Vec<(Entity, Entity)>;
@@ -107,6 +118,7 @@ struct Options {
     threads: Option<usize>,
     check: bool,
     seed: u64,
+    scene: SceneShapes,
 }
 
 fn parse_options() -> Options {
@@ -118,6 +130,7 @@ fn parse_options() -> Options {
         threads: None,
         check: true,
         seed: 1,
+        scene: SceneShapes::CirclesRects,
     };
     let mut args = std::env::args().skip(1);
     while let Some(flag) = args.next() {
@@ -147,6 +160,11 @@ fn parse_options() -> Options {
                     })
                     .collect();
             }
+            "--scene" => {
+                let name = value();
+                options.scene = SceneShapes::parse(&name)
+                    .unwrap_or_else(|| panic!("--scene: circles-rects or five-shapes, not {name}"));
+            }
             "--no-check" => options.check = false,
             other => panic!("unknown option {other}; see the doc comment of compare/main.rs"),
         }
@@ -170,6 +188,11 @@ struct Run {
     last_pairs: usize,
     last_truth: usize,
     previous_truth: Option<Vec<(Entity, Entity)>>,
+    /// Pairs missing from and extra to the truth, over all checked frames,
+    /// and the largest distance from touching among them.
+    missing: usize,
+    extra: usize,
+    largest_gap: f64,
 }
 
 impl Run {
@@ -192,6 +215,9 @@ impl Run {
             last_pairs: 0,
             last_truth: 0,
             previous_truth: None,
+            missing: 0,
+            extra: 0,
+            largest_gap: 0.0,
         }
     }
 
@@ -218,15 +244,23 @@ impl Run {
         pairs.sort_unstable();
         self.checked += 1;
         self.exact_now += usize::from(pairs == truth);
-        if pairs != truth && std::env::var_os("COMPARE_EXPLAIN").is_some() {
+        if pairs != truth {
+            let explain = std::env::var_os("COMPARE_EXPLAIN").is_some();
             let index_of = |e: Entity| self.entities.iter().position(|&x| x == e).unwrap();
             let mut shown = 0;
             for (label, from, other) in [("missing", &truth, &pairs), ("extra", &pairs, &truth)] {
                 for pair in from.iter().filter(|p| other.binary_search(p).is_err()) {
-                    if shown < 4 {
-                        let (i, j) = (index_of(pair.0), index_of(pair.1));
+                    let (i, j) = (index_of(pair.0), index_of(pair.1));
+                    let gap = truth::gap([shapes[i], shapes[j]], [&transforms[i], &transforms[j]]);
+                    self.largest_gap = self.largest_gap.max(gap.abs());
+                    if label == "missing" {
+                        self.missing += 1;
+                    } else {
+                        self.extra += 1;
+                    }
+                    if explain && shown < 4 {
                         eprintln!(
-                            "{} {label} pair: {:?} at {:?} / {:?} at {:?}",
+                            "{} {label} pair ({gap:+.3e} from touching): {:?} at {:?} / {:?} at {:?}",
                             self.engine.name, shapes[i], transforms[i], shapes[j], transforms[j]
                         );
                     }
@@ -269,14 +303,16 @@ fn main() {
     }
 
     print_machine();
+    println!("scene: {}, seed {}", options.scene.name(), options.seed);
     let mut summary = Vec::new();
     for &n in &options.counts {
         let frames = options.frames.unwrap_or((3_000_000 / n).clamp(30, 300));
         eprintln!(
-            "N = {n}: {} warm-up + {frames} timed frames",
+            "N = {n}, scene {}: {} warm-up + {frames} timed frames",
+            options.scene.name(),
             options.warmup
         );
-        let bodies = generate(n, options.seed);
+        let bodies = generate_scene(n, options.seed, options.scene);
         let shapes: Vec<BodyShape> = bodies.iter().map(|b| b.shape).collect();
         let mut runs: Vec<Run> = std::iter::once(&BASELINE)
             .chain(options.engines.iter().copied())
@@ -306,6 +342,7 @@ fn main() {
             .map(|r| r.median_ms() - baseline_ms);
         for run in &runs {
             print_stages(n, run);
+            print_mismatches(n, run);
             summary.push(Row::new(n, run, baseline_ms, ours_cost, options.check));
         }
         print_swept_cost(n, &summary);
@@ -389,6 +426,17 @@ fn print_swept_cost(n: usize, rows: &[Row]) {
             "N = {n}: Swept adds {:.2} ms per frame, {:.0} ns per collider",
             swept - plain,
             (swept - plain) * 1e6 / n as f64
+        );
+    }
+}
+
+/// How many pairs an engine called differently from the truth over the run,
+/// and how far from touching the worst of them was.
+fn print_mismatches(n: usize, run: &Run) {
+    if run.missing + run.extra > 0 {
+        eprintln!(
+            "N = {n}: {}: {} missing and {} extra pairs over {} checked frames, at most {:.3e} from touching",
+            run.engine.name, run.missing, run.extra, run.checked, run.largest_gap
         );
     }
 }

@@ -128,6 +128,15 @@ fn collider(shape: &BodyShape) -> Collider {
     match *shape {
         BodyShape::Circle { radius } => Collider::circle(radius),
         BodyShape::Rect { half_size } => Collider::rect(half_size.x * 2.0, half_size.y * 2.0),
+        // `capsule` takes the length between the cap centres.
+        BodyShape::Capsule {
+            radius,
+            half_length,
+        } => Collider::capsule(radius, 2.0 * half_length),
+        BodyShape::Segment { a, b } => Collider::segment(a, b),
+        BodyShape::Polygon(points) => {
+            Collider::convex_polygon(points.as_slice()).expect("points on an ellipse")
+        }
     }
 }
 

@@ -96,6 +96,19 @@ pub fn spawn(world: &mut World, bodies: &[Body]) -> Vec<Entity> {
                 BodyShape::Circle { radius } => Collider::ball(radius),
                 // `cuboid` takes half extents in 2D.
                 BodyShape::Rect { half_size } => Collider::cuboid(half_size.x, half_size.y),
+                // Half the length between the cap centres, then the radius.
+                BodyShape::Capsule {
+                    radius,
+                    half_length,
+                } => Collider::capsule_y(half_length, radius),
+                BodyShape::Segment { a, b } => Collider::segment(a, b),
+                BodyShape::Polygon(points) => {
+                    let points = points.as_slice();
+                    let collider = Collider::convex_hull(points).expect("points on an ellipse");
+                    let kept = collider.raw.as_convex_polygon().map(|p| p.points().len());
+                    assert_eq!(kept, Some(points.len()), "rapier's hull differs from ours");
+                    collider
+                }
             };
             world
                 .spawn((

@@ -1,10 +1,12 @@
 //! The benchmark scene, shared by every engine: N colliders, half circles and
-//! half rotated rectangles, moving and spinning by writing `Transform`.
+//! half rotated rectangles (or, with `--scene five-shapes`, circles,
+//! rectangles, capsules, segments and convex polygons in equal numbers),
+//! moving and spinning by writing `Transform`.
 
 use bevy::math::bounding::Aabb2d;
 use bevy::prelude::*;
 use bevy::time::TimeUpdateStrategy;
-use bevy_collide2d::geometry::Shape;
+use bevy_collide2d::geometry::{ConvexPolygon, Shape};
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 use std::time::Duration;
@@ -15,8 +17,67 @@ pub const STEP: Duration = Duration::from_nanos(1_000_000_000 / 60);
 /// A collider's shape, in world units (no scale).
 #[derive(Clone, Copy, Debug)]
 pub enum BodyShape {
-    Circle { radius: f32 },
-    Rect { half_size: Vec2 },
+    Circle {
+        radius: f32,
+    },
+    Rect {
+        half_size: Vec2,
+    },
+    /// Upright (along local y): the points within `radius` of the segment
+    /// from `(0, -half_length)` to `(0, half_length)`.
+    Capsule {
+        radius: f32,
+        half_length: f32,
+    },
+    /// From `a` to `b` in local coordinates, no thickness.
+    Segment {
+        a: Vec2,
+        b: Vec2,
+    },
+    /// A convex polygon in local coordinates, its vertices counter-clockwise
+    /// and all on its hull.
+    Polygon(PolygonPoints),
+}
+
+/// Up to 8 polygon vertices, kept inline so that [`BodyShape`] stays `Copy`.
+#[derive(Clone, Copy, Debug)]
+pub struct PolygonPoints {
+    points: [Vec2; 8],
+    len: u8,
+}
+
+impl PolygonPoints {
+    pub fn as_slice(&self) -> &[Vec2] {
+        &self.points[..self.len as usize]
+    }
+}
+
+/// Which shapes the scene's colliders have.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum SceneShapes {
+    /// Half circles, half rectangles (the default, and the scene of every
+    /// figure measured before the three other shapes existed).
+    CirclesRects,
+    /// Circles, rectangles, capsules, segments and convex polygons, one
+    /// fifth each, in turn.
+    FiveShapes,
+}
+
+impl SceneShapes {
+    pub fn parse(name: &str) -> Option<Self> {
+        match name {
+            "circles-rects" => Some(Self::CirclesRects),
+            "five-shapes" => Some(Self::FiveShapes),
+            _ => None,
+        }
+    }
+
+    pub fn name(self) -> &'static str {
+        match self {
+            Self::CirclesRects => "circles-rects",
+            Self::FiveShapes => "five-shapes",
+        }
+    }
 }
 
 /// One collider of the scene: where it starts and how it moves.
@@ -52,20 +113,52 @@ impl Arena {
     }
 }
 
-/// The seeded bodies of a scene of `n`.
+/// The seeded bodies of the default scene (circles and rectangles) of `n`.
 pub fn generate(n: usize, seed: u64) -> Vec<Body> {
+    generate_scene(n, seed, SceneShapes::CirclesRects)
+}
+
+/// The seeded bodies of a scene of `n` with the given shapes. Every body
+/// moves the same way in both scenes (20–60 units/s, up to 2 rad/s).
+///
+/// The five-shape scene keeps the circles and rectangles of the default
+/// one and adds shapes of about their size:
+/// - capsules of radius 1.5–4 and length 2–8 between the cap centres
+///   (3–8 wide, 5–16 tall);
+/// - segments 4–12 long, through a point up to 1 from the body's origin;
+/// - convex polygons of 5–8 vertices on an ellipse of half axes 2–6 (all on
+///   the hull), spaced unevenly, the whole moved up to 1 from the origin
+///   (not recentred).
+pub fn generate_scene(n: usize, seed: u64, scene: SceneShapes) -> Vec<Body> {
     let arena = Arena::for_count(n);
     let mut rng = ChaCha8Rng::seed_from_u64(seed);
     (0..n)
         .map(|i| {
-            let shape = if i % 2 == 0 {
-                BodyShape::Circle {
+            let kinds = match scene {
+                SceneShapes::CirclesRects => 2,
+                SceneShapes::FiveShapes => 5,
+            };
+            let shape = match i % kinds {
+                0 => BodyShape::Circle {
                     radius: rng.random_range(2.0..=6.0),
-                }
-            } else {
-                BodyShape::Rect {
+                },
+                1 => BodyShape::Rect {
                     half_size: Vec2::new(rng.random_range(2.0..=6.0), rng.random_range(2.0..=6.0)),
+                },
+                2 => BodyShape::Capsule {
+                    radius: rng.random_range(1.5..=4.0),
+                    half_length: rng.random_range(1.0..=4.0),
+                },
+                3 => {
+                    let centre = small_offset(&mut rng);
+                    let half = Vec2::from_angle(rng.random_range(0.0..std::f32::consts::TAU))
+                        * rng.random_range(2.0..=6.0);
+                    BodyShape::Segment {
+                        a: centre - half,
+                        b: centre + half,
+                    }
                 }
+                _ => BodyShape::Polygon(random_polygon(&mut rng)),
             };
             let h = arena.half_side;
             let speed = rng.random_range(20.0..=60.0);
@@ -81,6 +174,49 @@ pub fn generate(n: usize, seed: u64) -> Vec<Body> {
         .collect()
 }
 
+/// A point up to 1 from the origin along each axis.
+fn small_offset(rng: &mut ChaCha8Rng) -> Vec2 {
+    Vec2::new(rng.random_range(-1.0..=1.0), rng.random_range(-1.0..=1.0))
+}
+
+/// 5 to 8 points on an ellipse (so all on their convex hull),
+/// counter-clockwise, each within 30% of an even step from the last.
+fn random_polygon(rng: &mut ChaCha8Rng) -> PolygonPoints {
+    let count = rng.random_range(5..=8_usize);
+    let axes = Vec2::new(rng.random_range(2.0..=6.0), rng.random_range(2.0..=6.0));
+    let centre = small_offset(rng);
+    let phase = rng.random_range(0.0..std::f32::consts::TAU);
+    let step = std::f32::consts::TAU / count as f32;
+    let mut points = [Vec2::ZERO; 8];
+    for (i, point) in points.iter_mut().enumerate().take(count) {
+        let angle = phase + step * (i as f32 + rng.random_range(-0.3..=0.3));
+        *point = centre + Vec2::from_angle(angle) * axes;
+    }
+    PolygonPoints {
+        points,
+        len: count as u8,
+    }
+}
+
+/// The collision shape of a body, as `bevy_collide2d`'s geometry has it.
+pub fn geometry_shape(shape: &BodyShape) -> Shape {
+    match *shape {
+        BodyShape::Circle { radius } => Shape::Circle { radius },
+        BodyShape::Rect { half_size } => Shape::Rect { half_size },
+        BodyShape::Capsule {
+            radius,
+            half_length,
+        } => Shape::Capsule {
+            radius,
+            half_length,
+        },
+        BodyShape::Segment { a, b } => Shape::Segment { a, b },
+        BodyShape::Polygon(points) => Shape::Polygon(
+            ConvexPolygon::new(points.as_slice()).expect("points on an ellipse have an area"),
+        ),
+    }
+}
+
 /// The bounding boxes of the seeded bodies of a scene of `n`, where they
 /// start: what the broad phase sees (for benchmarks of it alone).
 #[allow(dead_code)] // not used by the comparison runner itself
@@ -88,11 +224,8 @@ pub fn start_aabbs(n: usize, seed: u64) -> Vec<Aabb2d> {
     generate(n, seed)
         .iter()
         .map(|body| {
-            let shape = match body.shape {
-                BodyShape::Circle { radius } => Shape::Circle { radius },
-                BodyShape::Rect { half_size } => Shape::Rect { half_size },
-            };
-            shape.aabb(Isometry2d::new(body.position, Rot2::radians(body.angle)))
+            geometry_shape(&body.shape)
+                .aabb(Isometry2d::new(body.position, Rot2::radians(body.angle)))
         })
         .collect()
 }
