@@ -356,6 +356,34 @@ impl TryFrom<&bevy::math::primitives::ConvexPolygon> for Collider {
 #[reflect(Component, Debug, Default, PartialEq, Clone)]
 pub struct Swept;
 
+/// Marks a collider as level geometry: walls, floors, tiles, anything that
+/// (almost) never moves.
+///
+/// Two static colliders are never tested against each other, so walls that
+/// touch report nothing. Static colliders are kept from one detection to the
+/// next and read again only when one is added, removed, moved or changed,
+/// so a level of many tiles costs almost nothing per frame. A static
+/// collider against a moving one is reported like any pair, on both sides,
+/// with contacts. Moving a static collider is allowed: it is seen where it
+/// is at the next detection (without a path, even by a [`Swept`] partner).
+///
+/// [`TilemapCollider`](crate::TilemapCollider) spawns its tiles with it.
+///
+/// ```
+/// # use bevy::prelude::*;
+/// # use bevy_collide2d::prelude::*;
+/// # fn spawn(mut commands: Commands) {
+/// commands.spawn((
+///     Collider::rect(800.0, 20.0),
+///     StaticCollider,
+///     Transform::from_xyz(0.0, -200.0, 0.0),
+/// ));
+/// # }
+/// ```
+#[derive(Component, Clone, Copy, Debug, Default, PartialEq, Eq, Reflect)]
+#[reflect(Component, Debug, Default, PartialEq, Clone)]
+pub struct StaticCollider;
+
 /// Which colliders interact: two colliders are tested when each one's
 /// `memberships` share a bit with the other's `filters`.
 ///

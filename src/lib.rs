@@ -13,7 +13,9 @@ mod spatial_query;
 mod stages;
 mod util;
 
-pub use components::{Collider, CollidingEntities, CollisionLayers, Swept, pose_and_scale};
+pub use components::{
+    Collider, CollidingEntities, CollisionLayers, StaticCollider, Swept, pose_and_scale,
+};
 pub use geometry::{Contact, ShapeError};
 pub use plugin::{CollisionPlugin, CollisionSystems};
 pub use spatial_query::{QueryFilter, RayHit, ShapeHit, SpatialQuery};
@@ -28,7 +30,7 @@ pub mod prelude {
     pub use crate::{
         Collider, CollidingEntities, CollisionEnded, CollisionEvent, CollisionLayers,
         CollisionPlugin, CollisionStarted, CollisionSystems, Collisions, Contact, ContactPair,
-        QueryFilter, RayHit, ShapeHit, SpatialQuery, Swept,
+        QueryFilter, RayHit, ShapeHit, SpatialQuery, StaticCollider, Swept,
     };
 
     #[cfg(feature = "debug")]

@@ -7,7 +7,7 @@ use bevy::transform::systems::{
     mark_dirty_trees, propagate_parent_transforms, sync_simple_transforms,
 };
 
-use crate::components::{Collider, CollidingEntities, CollisionLayers, Swept};
+use crate::components::{Collider, CollidingEntities, CollisionLayers, StaticCollider, Swept};
 use crate::geometry::Contact;
 use crate::stages::broad_phase::{BroadPhasePairs, find_candidate_pairs};
 use crate::stages::broad_phase_grid::BroadPhaseGrid;
@@ -19,6 +19,7 @@ use crate::stages::narrow_phase::{
     Collisions, ContactPair, PairChanges, PreviousPairs, compute_contacts,
 };
 use crate::stages::snapshot::{ColliderSnapshot, WarnedColliders, snapshot_colliders};
+use crate::stages::static_colliders::{StaticColliders, update_static_colliders};
 use crate::stages::swept_paths::{PreviousPoses, restart_swept_path};
 use crate::util::parallel::Workers;
 
@@ -80,12 +81,14 @@ impl Plugin for CollisionPlugin {
             .register_type::<CollisionLayers>()
             .register_type::<CollidingEntities>()
             .register_type::<Swept>()
+            .register_type::<StaticCollider>()
             .register_type::<Contact>()
             .register_type::<ContactPair>()
             .register_type::<CollisionEvent>()
             .register_type::<CollisionStarted>()
             .register_type::<CollisionEnded>()
             .init_resource::<ColliderSnapshot>()
+            .init_resource::<StaticColliders>()
             .init_resource::<BroadPhasePairs>()
             .init_resource::<BroadPhaseGrid>()
             .init_resource::<Collisions>()
@@ -116,7 +119,7 @@ impl Plugin for CollisionPlugin {
             );
             app.add_systems(
                 schedule,
-                snapshot_colliders.in_set(CollisionSystems::Prepare),
+                (snapshot_colliders, update_static_colliders).in_set(CollisionSystems::Prepare),
             );
         } else {
             // Outside PostUpdate, GlobalTransform may be a frame old: run
@@ -128,7 +131,7 @@ impl Plugin for CollisionPlugin {
                     mark_dirty_trees,
                     propagate_parent_transforms,
                     sync_simple_transforms,
-                    snapshot_colliders,
+                    (snapshot_colliders, update_static_colliders),
                 )
                     .chain()
                     .in_set(CollisionSystems::Prepare),

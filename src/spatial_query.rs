@@ -12,6 +12,7 @@ use crate::geometry::{cast_shape_of, checked_ray, validate_pose};
 use crate::grid::SpatialGrid;
 use crate::stages::broad_phase_grid::BroadPhaseGrid;
 use crate::stages::snapshot::ColliderSnapshot;
+use crate::stages::static_colliders::{DetectionColliders, StaticColliders};
 
 /// Which colliders a [`SpatialQuery`] sees.
 ///
@@ -157,6 +158,8 @@ pub struct SpatialQuery<'w> {
     snapshot: Res<'w, ColliderSnapshot>,
     #[system_param(validation_message = "SpatialQuery needs CollisionPlugin")]
     grid: Res<'w, BroadPhaseGrid>,
+    #[system_param(validation_message = "SpatialQuery needs CollisionPlugin")]
+    statics: Res<'w, StaticColliders>,
     ticks: SystemChangeTick,
 }
 
@@ -177,16 +180,15 @@ impl SpatialQuery<'_> {
         filter: &QueryFilter,
     ) -> Option<RayHit> {
         let direction = checked_ray(origin, direction, max_distance)?;
-        let snapshot = &*self.snapshot;
+        let colliders = self.colliders();
         let start = Aabb2d {
             min: origin,
             max: origin,
         };
         let (entity, hit) =
             self.nearest_along(start, direction, max_distance, filter, |index, limit| {
-                let target = &snapshot.colliders[index];
-                let hit =
-                    (snapshot.shape(index)).cast_ray(target.pose, origin, direction, limit)?;
+                let (target, shape) = colliders.get(index);
+                let hit = shape.cast_ray(target.pose, origin, direction, limit)?;
                 Some((hit.distance, hit.point, hit.normal))
             })?;
         Some(RayHit {
@@ -204,15 +206,15 @@ impl SpatialQuery<'_> {
         if !point.is_finite() {
             return hits;
         }
-        let snapshot = &*self.snapshot;
+        let colliders = self.colliders();
         let query = Aabb2d {
             min: point,
             max: point,
         };
         self.visit_overlapping(&query, |index| {
-            let target = &snapshot.colliders[index];
-            if filter.accepts(target.entity, &snapshot.layers[index])
-                && snapshot.shape(index).contains_point(target.pose, point)
+            let (target, target_shape) = colliders.get(index);
+            if filter.accepts(target.entity, colliders.layers(index))
+                && target_shape.contains_point(target.pose, point)
             {
                 hits.push(target.entity);
             }
@@ -240,11 +242,11 @@ impl SpatialQuery<'_> {
         // A valid rotation may be up to 1e-4 off unit length, which would
         // scale the shape.
         let pose = Isometry2d::new(pose.translation, pose.rotation.normalize());
-        let snapshot = &*self.snapshot;
+        let colliders = self.colliders();
         self.visit_overlapping(&shape.aabb(pose), |index| {
-            let target = &snapshot.colliders[index];
-            if filter.accepts(target.entity, &snapshot.layers[index])
-                && shape.intersects(pose, snapshot.shape(index), target.pose)
+            let (target, target_shape) = colliders.get(index);
+            if filter.accepts(target.entity, colliders.layers(index))
+                && shape.intersects(pose, target_shape, target.pose)
             {
                 hits.push(target.entity);
             }
@@ -278,19 +280,19 @@ impl SpatialQuery<'_> {
         }
         let direction = checked_ray(pose.translation, direction, max_distance)?;
         let pose = Isometry2d::new(pose.translation, pose.rotation.normalize());
-        let snapshot = &*self.snapshot;
+        let colliders = self.colliders();
         let start = shape.aabb(pose);
         // Cast the whole way, not only up to the nearest hit so far, so that
         // the distance found does not depend on the order of the search.
         let (entity, hit) =
             self.nearest_along(start, direction, max_distance, filter, |index, _| {
-                let target = &snapshot.colliders[index];
+                let (target, target_shape) = colliders.get(index);
                 let hit = cast_shape_of(
                     shape,
                     pose,
                     direction,
                     max_distance,
-                    snapshot.shape(index),
+                    target_shape,
                     target.pose,
                 )?;
                 Some((hit.distance, hit.point, hit.normal))
@@ -316,11 +318,11 @@ impl SpatialQuery<'_> {
         filter: &QueryFilter,
         mut cast: impl FnMut(usize, f32) -> Option<(f32, Vec2, Dir2)>,
     ) -> Option<(Entity, (f32, Vec2, Dir2))> {
-        let snapshot = &*self.snapshot;
+        let colliders = self.colliders();
         let mut nearest: Option<(Entity, (f32, Vec2, Dir2))> = None;
         self.visit_along(start, direction, max_distance, |index| {
-            let entity = snapshot.colliders[index].entity;
-            if !filter.accepts(entity, &snapshot.layers[index]) {
+            let entity = colliders.get(index).0.entity;
+            if !filter.accepts(entity, colliders.layers(index)) {
                 return None;
             }
             let limit = nearest.map_or(max_distance, |(_, best)| best.0);
@@ -348,8 +350,13 @@ impl SpatialQuery<'_> {
         (built_after_snapshot && grid.len() == self.snapshot.len()).then_some(grid)
     }
 
-    /// Calls `visit` with the snapshot index of every collider whose
-    /// bounding box overlaps `query`, each once.
+    /// The moving colliders, then the static ones, in one index space.
+    fn colliders(&self) -> DetectionColliders<'_> {
+        DetectionColliders::new(&self.snapshot, &self.statics)
+    }
+
+    /// Calls `visit` with the index (in [`Self::colliders`]) of every
+    /// collider whose bounding box overlaps `query`, each once.
     fn visit_overlapping(&self, query: &Aabb2d, mut visit: impl FnMut(usize)) {
         let aabbs = &self.snapshot.aabbs;
         match self.grid() {
@@ -362,6 +369,10 @@ impl SpatialQuery<'_> {
                 }
             }
         }
+        // The static grid is rebuilt with their snapshot, never stale.
+        let moving = aabbs.len();
+        let fixed = &self.statics.snapshot.aabbs;
+        (self.statics.grid).visit_overlapping(fixed, query, |k| visit(moving + k as usize));
     }
 
     /// Calls `visit` with the snapshot index of the colliders whose bounding
@@ -386,5 +397,10 @@ impl SpatialQuery<'_> {
                 visit(index);
             }),
         }
+        let moving = aabbs.len();
+        let fixed = &self.statics.snapshot.aabbs;
+        (self.statics.grid).visit_along(fixed, start, direction, max_distance, |k| {
+            visit(moving + k as usize)
+        });
     }
 }

@@ -85,6 +85,8 @@ enum Op {
     ChangeLayers,
     /// `Swept` inserted or removed.
     ToggleSwept,
+    /// `StaticCollider` inserted or removed.
+    ToggleStatic,
     /// `Swept` inserted again (its path restarts), after a teleport or not.
     ReinsertSwept,
     /// Bevy's `Disabled` inserted or removed.
@@ -112,6 +114,7 @@ const OPS: &[(Op, u32)] = &[
     (Op::RemoveCollider, 1),
     (Op::ChangeLayers, 4),
     (Op::ToggleSwept, 4),
+    (Op::ToggleStatic, 4),
     (Op::ReinsertSwept, 3),
     (Op::ToggleDisabled, 4),
     (Op::Reparent, 3),
@@ -490,6 +493,9 @@ struct Body {
     pose: Pose64,
     layers: CollisionLayers,
     swept: bool,
+    /// A [`StaticCollider`]: never paired with another, never moves along a
+    /// path.
+    fixed: bool,
 }
 
 impl Body {
@@ -670,9 +676,12 @@ impl Harness {
         // Every collider moves from where it was at the previous detection,
         // a new one stands still; with nothing `Swept` then, no poses were
         // kept and everything stands still.
-        self.path_starts = if self.previous.values().any(|b| b.swept) {
+        // Static colliders keep no pose: they stand still, and one that
+        // starts moving has no path in its first step.
+        self.path_starts = if self.previous.values().any(|b| b.swept && !b.fixed) {
             self.previous
                 .iter()
+                .filter(|(_, body)| !body.fixed)
                 .map(|(&e, body)| (e, body.pose))
                 .collect()
         } else {
@@ -951,6 +960,18 @@ impl Harness {
                     }
                 }
             }
+            Op::ToggleStatic => {
+                if self.app.world().entity(e).contains::<StaticCollider>() {
+                    self.app
+                        .world_mut()
+                        .entity_mut(e)
+                        .remove::<StaticCollider>();
+                    format!("{e} moving")
+                } else {
+                    self.app.world_mut().entity_mut(e).insert(StaticCollider);
+                    format!("{e} static")
+                }
+            }
             Op::ToggleSwept => {
                 if self.app.world().entity(e).contains::<Swept>() {
                     self.app.world_mut().entity_mut(e).remove::<Swept>();
@@ -1063,6 +1084,7 @@ impl Harness {
                     pose: Pose64::of(pose),
                     layers: entity.get::<CollisionLayers>().copied().unwrap_or_default(),
                     swept: entity.contains::<Swept>(),
+                    fixed: entity.contains::<StaticCollider>(),
                 },
             );
         }
@@ -1255,7 +1277,7 @@ impl Harness {
         let list: Vec<(&Entity, &Body)> = bodies.iter().collect();
         for (i, &(&ea, ba)) in list.iter().enumerate() {
             for &(&eb, bb) in &list[i + 1..] {
-                if !ba.layers.interacts_with(&bb.layers) {
+                if !ba.layers.interacts_with(&bb.layers) || (ba.fixed && bb.fixed) {
                     continue;
                 }
                 let tol = tolerance(ba.magnitude().max(bb.magnitude()));
@@ -1428,7 +1450,10 @@ impl Harness {
 
     /// Where `e` went during this step (see [`Self::path_starts`]).
     fn path_of(&self, e: Entity, body: &Body) -> Path {
-        let start = self.path_starts.get(&e).copied().unwrap_or(body.pose);
+        let start = match body.fixed {
+            true => body.pose,
+            false => self.path_starts.get(&e).copied().unwrap_or(body.pose),
+        };
         Path::new(start, body.pose)
     }
 
@@ -1552,7 +1577,7 @@ impl Harness {
         messages: Option<&Vec<PairMessage>>,
     ) {
         let (ba, bb) = (&bodies[&pair.0], &bodies[&pair.1]);
-        if !ba.layers.interacts_with(&bb.layers) {
+        if !ba.layers.interacts_with(&bb.layers) || (ba.fixed && bb.fixed) {
             return;
         }
         let (path_a, path_b) = (paths[&pair.0], paths[&pair.1]);

@@ -24,6 +24,12 @@ const MAX_SUBSTEPS: u32 = 64;
 /// spin fast while barely closing in need that many.
 const MAX_ADVANCES: u32 = 256;
 
+/// The same for the conservative advancement of capsules, segments and
+/// polygons, whose turning bound is looser (every core point may be the
+/// farthest from the centre); past it, the touch is reported early rather
+/// than missed.
+const MAX_CONVEX_ADVANCES: u32 = 2048;
+
 /// The motion of a shape over one step.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Sweep {
@@ -199,7 +205,7 @@ fn convex_time_of_impact(
     let size = a.bounding_radius().max(b.bounding_radius());
     let tolerance = (1e-5 * size).max(extent * 1e-6);
     let mut t = 0.0;
-    for _ in 0..MAX_ADVANCES {
+    for _ in 0..MAX_CONVEX_ADVANCES {
         let (pa, pb) = (sweep_a.at_angle(angle_a, t), sweep_b.at_angle(angle_b, t));
         let (core_a, core_b) = (Core::new(a, pa), Core::new(b, pb));
         let (mut gap, mut advance) = (f32::NEG_INFINITY, 0.0f32);

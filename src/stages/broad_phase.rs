@@ -5,10 +5,13 @@ use bevy::prelude::*;
 
 use super::broad_phase_grid::BroadPhaseGrid;
 use super::snapshot::ColliderSnapshot;
-use crate::util::parallel::Workers;
+use super::static_colliders::StaticColliders;
+use crate::util::parallel::{ChunkOutputs, Workers};
 
-/// This detection's candidate pairs: indices into [`ColliderSnapshot`] whose
-/// bounding boxes overlap and whose layers interact.
+/// This detection's candidate pairs: colliders whose bounding boxes overlap
+/// and whose layers interact, as indices into the moving colliders'
+/// [`ColliderSnapshot`] followed by the static ones (a static collider `k`
+/// is index `moving + k`).
 #[derive(Resource, Default, Debug)]
 #[doc(hidden)]
 pub struct BroadPhasePairs {
@@ -16,12 +19,20 @@ pub struct BroadPhasePairs {
     pub pairs: Vec<(u32, u32)>,
 }
 
-/// Finds [`BroadPhasePairs`] for the current [`ColliderSnapshot`].
+/// Moving colliders per chunk when pairing them with the static ones.
+const MOVING_PER_CHUNK: usize = 512;
+
+/// Finds [`BroadPhasePairs`] for the current [`ColliderSnapshot`] and the
+/// static colliders: every moving pair from this detection's grid, and
+/// every moving collider against the static ones through theirs. Two
+/// static colliders are never a candidate.
 pub(crate) fn find_candidate_pairs(
     snapshot: Res<ColliderSnapshot>,
+    statics: Res<StaticColliders>,
     mut grid: ResMut<BroadPhaseGrid>,
     mut candidates: ResMut<BroadPhasePairs>,
     workers: Res<Workers>,
+    mut static_pairs: Local<ChunkOutputs<(u32, u32)>>,
 ) {
     let grid = &mut grid.grid;
     let layers = &snapshot.layers;
@@ -45,4 +56,26 @@ pub(crate) fn find_candidate_pairs(
             &mut candidates.pairs,
         );
     }
+    if statics.len() == 0 {
+        return;
+    }
+    let moving = snapshot.len();
+    let fixed = &statics.snapshot;
+    static_pairs.collect_over(
+        &*workers,
+        &snapshot.aabbs,
+        MOVING_PER_CHUNK,
+        |chunk, aabbs, output| {
+            let first = chunk * MOVING_PER_CHUNK;
+            for (at, aabb) in aabbs.iter().enumerate() {
+                let i = first + at;
+                statics.grid.visit_overlapping(&fixed.aabbs, aabb, |k| {
+                    if layers[i].interacts_with(&fixed.layers[k as usize]) {
+                        output.push((i as u32, (moving + k as usize) as u32));
+                    }
+                });
+            }
+        },
+        &mut candidates.pairs,
+    );
 }

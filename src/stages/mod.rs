@@ -13,4 +13,5 @@ pub(crate) mod broad_phase_grid;
 pub(crate) mod events;
 pub(crate) mod narrow_phase;
 pub(crate) mod snapshot;
+pub(crate) mod static_colliders;
 pub(crate) mod swept_paths;

@@ -7,6 +7,7 @@ use bevy::prelude::*;
 
 use super::broad_phase::BroadPhasePairs;
 use super::snapshot::ColliderSnapshot;
+use super::static_colliders::{DetectionColliders, StaticColliders};
 use crate::geometry::{Contact, time_of_impact_from_apart};
 use crate::util::parallel::{ChunkOutputs, RunChunks, Workers, for_each_chunk_mut};
 use crate::util::prefetch::{PREFETCH_DISTANCE, prefetch};
@@ -120,10 +121,8 @@ impl Collisions {
 
 /// The contact of candidate `(i, j)`, ordered by entity.
 #[inline]
-fn contact_pair(snapshot: &ColliderSnapshot, (i, j): (u32, u32)) -> Option<ContactPair> {
-    let (i, j) = (i as usize, j as usize);
-    let (ci, cj) = (&snapshot.colliders[i], &snapshot.colliders[j]);
-    let (si, sj) = (snapshot.shape_of(&ci.shape), snapshot.shape_of(&cj.shape));
+fn contact_pair(colliders: DetectionColliders, (i, j): (u32, u32)) -> Option<ContactPair> {
+    let ((ci, si), (cj, sj)) = (colliders.get(i as usize), colliders.get(j as usize));
     let contact = si.contact(ci.pose, sj, cj.pose)?;
     Some(ordered_pair(ci.entity, cj.entity, contact))
 }
@@ -147,14 +146,13 @@ struct SweptContact {
 /// detection; if not, it started at the start (time of impact 0). Otherwise
 /// the first touch along the way is reported, with its time of impact.
 fn swept_contact_pair(
-    snapshot: &ColliderSnapshot,
+    colliders: DetectionColliders,
     previous: &PreviousPairs,
     (i, j): (u32, u32),
 ) -> Option<SweptContact> {
     let (i, j) = (i as usize, j as usize);
-    let (ci, cj) = (&snapshot.colliders[i], &snapshot.colliders[j]);
-    let (shape_i, shape_j) = (snapshot.shape_of(&ci.shape), snapshot.shape_of(&cj.shape));
-    let (sweep_i, sweep_j) = (snapshot.sweep(i), snapshot.sweep(j));
+    let ((ci, shape_i), (cj, shape_j)) = (colliders.get(i), colliders.get(j));
+    let (sweep_i, sweep_j) = (colliders.sweep(i), colliders.sweep(j));
     let end = shape_i.contact(sweep_i.end, shape_j, sweep_j.end);
     let touching_at_end = end.is_some();
     let touching_at_start = shape_i.intersects(sweep_i.start, shape_j, sweep_j.start);
@@ -240,6 +238,7 @@ impl PreviousPairs {
 )]
 pub(crate) fn compute_contacts(
     snapshot: Res<ColliderSnapshot>,
+    statics: Res<StaticColliders>,
     candidates: Res<BroadPhasePairs>,
     mut collisions: ResMut<Collisions>,
     mut previous: ResMut<PreviousPairs>,
@@ -248,7 +247,7 @@ pub(crate) fn compute_contacts(
     mut split: Local<SweptSplit>,
     mut sorted: Local<SortedContacts>,
 ) {
-    let snapshot = &*snapshot;
+    let colliders = DetectionColliders::new(&snapshot, &statics);
     let Collisions {
         pairs,
         passing,
@@ -269,12 +268,12 @@ pub(crate) fn compute_contacts(
     touching.clear();
     reentered.clear();
     passing_apart_at_start.clear();
-    if snapshot.has_paths() {
+    if colliders.has_paths() {
         // Pairs with a swept collider take the slower path.
         plain.clear();
         swept.clear();
         for &(i, j) in candidates {
-            if snapshot.is_swept(i as usize) || snapshot.is_swept(j as usize) {
+            if colliders.is_swept(i as usize) || colliders.is_swept(j as usize) {
                 swept.push((i, j));
             } else {
                 plain.push((i, j));
@@ -282,7 +281,7 @@ pub(crate) fn compute_contacts(
         }
         contacts.clear();
         test_in_chunks(swept, &*workers, chunk_contacts, contacts, |candidate| {
-            swept_contact_pair(snapshot, &previous, candidate)
+            swept_contact_pair(colliders, &previous, candidate)
         });
         sort_by_unique_pair(contacts, contact_sort_space, |c| entity_pair(&c.pair));
         for contact in contacts.iter() {
@@ -298,7 +297,7 @@ pub(crate) fn compute_contacts(
         }
         candidates = plain;
     }
-    sorted.find(snapshot, candidates, &*workers, pairs, sort_space);
+    sorted.find(colliders, candidates, &*workers, pairs, sort_space);
     if !touching.is_empty() {
         merge_sorted(pairs, touching, &mut sorted.merged);
     }
@@ -401,14 +400,14 @@ impl SortedContacts {
     /// (with `sort_space` when the keys do not fit in 64 bits).
     fn find(
         &mut self,
-        snapshot: &ColliderSnapshot,
+        colliders: DetectionColliders,
         candidates: &[(u32, u32)],
         runner: &impl RunChunks,
         pairs: &mut Vec<ContactPair>,
         sort_space: &mut PairSortSpace<ContactPair>,
     ) {
-        // Every entity of a contact is one of the snapshot's.
-        let varying = snapshot.entity_varying_bits();
+        // Every entity of a contact is one of the detection's.
+        let varying = colliders.entity_varying_bits();
         let Some(packing) = PairKeys::new(varying, varying, candidates.len()) else {
             pairs.clear();
             test_in_chunks(
@@ -416,7 +415,7 @@ impl SortedContacts {
                 runner,
                 &mut self.chunk_contacts,
                 pairs,
-                |candidate| contact_pair(snapshot, candidate),
+                |candidate| contact_pair(colliders, candidate),
             );
             sort_by_unique_pair(pairs, sort_space, entity_pair);
             return;
@@ -433,7 +432,7 @@ impl SortedContacts {
                 for (at, (slot, &candidate)) in
                     slots.iter_mut().zip(&candidates[first..]).enumerate()
                 {
-                    if let Some(pair) = contact_pair(snapshot, candidate) {
+                    if let Some(pair) = contact_pair(colliders, candidate) {
                         *slot = pair;
                         keys.push(packing.key(entity_pair(&pair), first + at));
                     }
@@ -503,6 +502,15 @@ mod tests {
 
     /// 300 overlapping colliders whose entities have the generations
     /// `k * generation_step`, in a scrambled order.
+    /// `snapshot` as every collider of a detection, none static.
+    fn moving_only(snapshot: &ColliderSnapshot) -> DetectionColliders<'_> {
+        static NONE: std::sync::LazyLock<ColliderSnapshot> = std::sync::LazyLock::new(Default::default);
+        DetectionColliders {
+            moving: snapshot,
+            statics: &NONE,
+        }
+    }
+
     fn crowd(generation_step: u64) -> ColliderSnapshot {
         let colliders: Vec<SnapshotCollider> = (0..300u64)
             .map(|k| {
@@ -542,7 +550,7 @@ mod tests {
                 packs
             );
             let mut expected: Vec<ContactPair> = (candidates.iter())
-                .filter_map(|&candidate| contact_pair(&snapshot, candidate))
+                .filter_map(|&candidate| contact_pair(moving_only(&snapshot), candidate))
                 .collect();
             expected.sort_by_key(entity_pair);
             assert!(expected.len() > 300, "{} contacts", expected.len());
@@ -550,7 +558,7 @@ mod tests {
             let mut pairs = vec![UNSET_PAIR; 7];
             for _ in 0..2 {
                 found.find(
-                    &snapshot,
+                    moving_only(&snapshot),
                     &candidates,
                     &InOrder,
                     &mut pairs,
@@ -566,7 +574,7 @@ mod tests {
         let snapshot = crowd(1);
         let mut all: Vec<ContactPair> = (0..300)
             .flat_map(|i| (i + 1..300).map(move |j| (i, j)))
-            .filter_map(|candidate| contact_pair(&snapshot, candidate))
+            .filter_map(|candidate| contact_pair(moving_only(&snapshot), candidate))
             .collect();
         all.sort_by_key(entity_pair);
         for every in [1, 3, 1000] {

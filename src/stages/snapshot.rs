@@ -2,6 +2,7 @@
 //! and layers into flat arrays that the later steps read as plain data.
 
 use bevy::ecs::entity::EntityHashSet;
+use bevy::ecs::query::ArchetypeFilter;
 use bevy::math::{Isometry2d, Vec2, bounding::Aabb2d};
 use bevy::prelude::*;
 
@@ -9,7 +10,7 @@ use std::ops::Range;
 
 use super::broad_phase_grid::BroadPhaseGrid;
 use super::swept_paths::PreviousPoses;
-use crate::components::{Collider, CollisionLayers, Swept};
+use crate::components::{Collider, CollisionLayers, StaticCollider, Swept};
 use crate::geometry::{
     PolygonRef, ShapeError, ShapeRef, Sweep, TransformReading, scaled_points_into, swept_aabb_of,
     validate_pose,
@@ -124,12 +125,6 @@ impl ColliderSnapshot {
         self.colliders.len()
     }
 
-    /// Collider `index`'s shape, as the tests take it.
-    #[inline(always)]
-    pub(crate) fn shape(&self, index: usize) -> ShapeRef<'_> {
-        self.shape_of(&self.colliders[index].shape)
-    }
-
     /// `shape` with its points, if any, from this snapshot.
     #[inline(always)]
     pub(crate) fn shape_of(&self, shape: &SnapshotShape) -> ShapeRef<'_> {
@@ -219,10 +214,10 @@ const SHEAR_TOLERANCE: f32 = 1e-3;
 /// once (again only if it is fixed and then breaks again), and entities
 /// warned about a sheared transform (once).
 #[derive(Resource, Default, Debug)]
-pub(crate) struct WarnedColliders(EntityHashSet, EntityHashSet);
+pub(crate) struct WarnedColliders(pub(super) EntityHashSet, pub(super) EntityHashSet);
 
 /// What the snapshot reads of each collider entity.
-type ColliderData = (
+pub(crate) type ColliderData = (
     Entity,
     &'static Collider,
     &'static GlobalTransform,
@@ -315,7 +310,7 @@ enum Note {
 
 /// The colliders of one table (archetype storage): they share components.
 #[derive(Clone, Copy)]
-struct TableColliders<'w> {
+pub(crate) struct TableColliders<'w> {
     entities: &'w [Entity],
     colliders: &'w [Collider],
     transforms: &'w [GlobalTransform],
@@ -580,17 +575,23 @@ fn remove_positions<T: Copy>(values: &mut Vec<T>, positions: &[usize]) {
 /// Reusable space of [`snapshot_colliders`].
 #[derive(Default)]
 pub(crate) struct SnapshotScratch {
-    notes: ChunkOutputs<Note>,
-    all_notes: Vec<Note>,
-    skipped: Vec<usize>,
-    layout: Vec<u32>,
+    notes: NoteScratch,
     /// The colliders read one by one, when tables cannot be read whole.
     one_by_one: [ReadRows; 2],
 }
 
+/// Reusable space of [`take_snapshot`].
+#[derive(Default)]
+pub(crate) struct NoteScratch {
+    notes: ChunkOutputs<Note>,
+    all_notes: Vec<Note>,
+    skipped: Vec<usize>,
+    layout: Vec<u32>,
+}
+
 /// Colliders read one by one, laid out like the rows of a table.
 #[derive(Default)]
-struct ReadRows {
+pub(crate) struct ReadRows {
     entities: Vec<Entity>,
     colliders: Vec<Collider>,
     transforms: Vec<GlobalTransform>,
@@ -601,8 +602,8 @@ struct ReadRows {
 /// `Swept` ones), as two tables. For queries that cannot be read table by
 /// table: a sparse-set component among their filters (a disabling component
 /// registered with `World::register_disabling_component`, say) does that.
-fn read_one_by_one<'a>(
-    colliders: &Query<ColliderData>,
+fn read_one_by_one<'a, F: ArchetypeFilter>(
+    colliders: &Query<ColliderData, F>,
     groups: &'a mut [ReadRows; 2],
 ) -> Vec<TableColliders<'a>> {
     for group in groups.iter_mut() {
@@ -631,9 +632,10 @@ fn read_one_by_one<'a>(
 
 /// Fills [`ColliderSnapshot`] from the ECS, in chunks shared by
 /// [`Workers`], skipping (and warning once about) colliders with invalid
-/// sizes, scales or transforms.
+/// sizes, scales or transforms. Static colliders are not in it: they are in
+/// [`StaticColliders`](super::static_colliders::StaticColliders).
 pub(crate) fn snapshot_colliders(
-    colliders: Query<ColliderData>,
+    colliders: Query<ColliderData, Without<StaticCollider>>,
     mut snapshot: ResMut<ColliderSnapshot>,
     mut warned: ResMut<WarnedColliders>,
     mut previous_poses: ResMut<PreviousPoses>,
@@ -641,15 +643,30 @@ pub(crate) fn snapshot_colliders(
     workers: Res<Workers>,
     mut scratch: Local<SnapshotScratch>,
 ) {
-    let snapshot = &mut *snapshot;
-    let SnapshotScratch {
+    let SnapshotScratch { notes, one_by_one } = &mut *scratch;
+    let tables = read_tables(&colliders, one_by_one);
+    take_snapshot(
+        &tables,
+        &mut snapshot,
+        &mut warned,
+        Some(&mut previous_poses),
+        &grid.grid,
+        &workers,
         notes,
-        all_notes,
-        skipped,
-        layout,
-        one_by_one,
-    } = &mut *scratch;
-    let tables: Vec<TableColliders> = match colliders.contiguous_iter() {
+    );
+    let sheared = &mut warned.1;
+    if !sheared.is_empty() {
+        sheared.retain(|entity| colliders.contains(*entity));
+    }
+}
+
+/// The colliders `query` matches, table by table, or read one by one into
+/// `one_by_one` when the query cannot be read table by table.
+pub(crate) fn read_tables<'a, F: ArchetypeFilter>(
+    query: &'a Query<ColliderData, F>,
+    one_by_one: &'a mut [ReadRows; 2],
+) -> Vec<TableColliders<'a>> {
+    match query.contiguous_iter() {
         Ok(tables) => tables
             .map(
                 |(entities, colliders, transforms, layers, swept)| TableColliders {
@@ -661,8 +678,29 @@ pub(crate) fn snapshot_colliders(
                 },
             )
             .collect(),
-        Err(_) => read_one_by_one(&colliders, one_by_one),
-    };
+        Err(_) => read_one_by_one(query, one_by_one),
+    }
+}
+
+/// Fills `snapshot` with the valid colliders of `tables`, laid out in the
+/// order `grid` filed the last snapshot. With `previous_poses`, paths are
+/// kept while any collider is [`Swept`]; without (static colliders), every
+/// collider stands still.
+pub(crate) fn take_snapshot(
+    tables: &[TableColliders],
+    snapshot: &mut ColliderSnapshot,
+    warned: &mut WarnedColliders,
+    previous_poses: Option<&mut PreviousPoses>,
+    grid: &SpatialGrid,
+    workers: &Workers,
+    scratch: &mut NoteScratch,
+) {
+    let NoteScratch {
+        notes,
+        all_notes,
+        skipped,
+        layout,
+    } = scratch;
     // Slots for every collider, overwritten (the lengths rarely change, so
     // this rarely writes anything); skipped ones are removed afterwards.
     let total: usize = tables.iter().map(|table| table.entities.len()).sum();
@@ -682,7 +720,7 @@ pub(crate) fn snapshot_colliders(
     }
     all_notes.clear();
     notes.collect_parts(
-        &*workers,
+        workers,
         chunks,
         |_, (table, rows, start, slots), notes| {
             fill(slots, start, (table, &tables[table]), rows, notes);
@@ -754,20 +792,22 @@ pub(crate) fn snapshot_colliders(
         ..
     } = snapshot;
     staged_starts.clear();
-    let keep_paths = tables
-        .iter()
-        .any(|table| table.swept && !table.entities.is_empty());
-    previous_poses.begin_detection(keep_paths);
-    if keep_paths {
-        staged_starts.extend(staged.iter().map(|staged| {
-            let SnapshotCollider { entity, pose, .. } = staged.collider;
-            previous_poses.path_start(entity, pose, staged.swept)
-        }));
+    if let Some(previous_poses) = previous_poses {
+        let keep_paths = tables
+            .iter()
+            .any(|table| table.swept && !table.entities.is_empty());
+        previous_poses.begin_detection(keep_paths);
+        if keep_paths {
+            staged_starts.extend(staged.iter().map(|staged| {
+                let SnapshotCollider { entity, pose, .. } = staged.collider;
+                previous_poses.path_start(entity, pose, staged.swept)
+            }));
+        }
     }
-    lay_out(snapshot, &grid.grid, &*workers, layout);
+    lay_out(snapshot, grid, workers, layout);
     // Warned colliders that are valid again are warned about again if they
     // break again; those that no longer exist are forgotten.
-    let WarnedColliders(invalid, sheared) = &mut *warned;
+    let invalid = &mut warned.0;
     if !invalid.is_empty() {
         let skipped_entities: EntityHashSet = all_notes
             .iter()
@@ -778,9 +818,6 @@ pub(crate) fn snapshot_colliders(
             .chain(invalid_points)
             .collect();
         invalid.retain(|entity| skipped_entities.contains(entity));
-    }
-    if !sheared.is_empty() {
-        sheared.retain(|entity| colliders.contains(*entity));
     }
 }
 

@@ -1,0 +1,184 @@
+//! Static colliders ([`StaticCollider`]): a snapshot and a grid of their own,
+//! kept between detections and rebuilt only when one is added, removed,
+//! moved or changed. Detection pairs the moving colliders with them through
+//! that grid; two static ones are never paired.
+
+use bevy::prelude::*;
+
+use super::snapshot::{
+    ColliderData, ColliderSnapshot, NoteScratch, ReadRows, SnapshotCollider, WarnedColliders,
+    read_tables, take_snapshot,
+};
+use crate::components::{Collider, CollisionLayers, StaticCollider};
+use crate::geometry::{ShapeRef, Sweep};
+use crate::grid::SpatialGrid;
+use crate::util::parallel::Workers;
+
+/// The static colliders as of their last change.
+#[derive(Resource, Default)]
+pub(crate) struct StaticColliders {
+    /// Their shapes, poses, boxes and layers; never swept, no paths.
+    pub(crate) snapshot: ColliderSnapshot,
+    /// A grid over their boxes, for the moving colliders and the queries to
+    /// look them up.
+    pub(crate) grid: SpatialGrid,
+    /// Their entities, sorted: a removal elsewhere does not rebuild them.
+    entities: Vec<Entity>,
+    /// How many entities the query matched at the last rebuild: one
+    /// disabled or enabled again changes it without any other sign.
+    matched: usize,
+    /// Whether they were ever read.
+    built: bool,
+    warned: WarnedColliders,
+    scratch: NoteScratch,
+    one_by_one: [ReadRows; 2],
+    /// Static pairs found while building the grid: none are wanted.
+    no_pairs: Vec<(u32, u32)>,
+}
+
+impl StaticColliders {
+    /// Number of static colliders in detection.
+    pub(crate) fn len(&self) -> usize {
+        self.snapshot.len()
+    }
+}
+
+/// The changes that make the static colliders be read again.
+type StaticChanged = (
+    With<StaticCollider>,
+    With<Collider>,
+    Or<(
+        Changed<Collider>,
+        Changed<GlobalTransform>,
+        Changed<CollisionLayers>,
+        Added<StaticCollider>,
+    )>,
+);
+
+/// Reads the static colliders again if any was added, removed, moved or
+/// changed since the last detection.
+pub(crate) fn update_static_colliders(
+    statics: Query<ColliderData, With<StaticCollider>>,
+    changed: Query<(), StaticChanged>,
+    mut removed_static: RemovedComponents<StaticCollider>,
+    mut removed_collider: RemovedComponents<Collider>,
+    mut removed_layers: RemovedComponents<CollisionLayers>,
+    mut state: ResMut<StaticColliders>,
+    workers: Res<Workers>,
+) {
+    // Every removal is read, so that none is left for the next detection.
+    let mut removed = false;
+    for entity in removed_static
+        .read()
+        .chain(removed_collider.read())
+        .chain(removed_layers.read())
+    {
+        removed |= state.entities.binary_search(&entity).is_ok();
+    }
+    let matched = statics.iter().len();
+    // Checked last: it walks the change ticks of every static collider.
+    let dirty = !state.built || removed || matched != state.matched || !changed.is_empty();
+    if !dirty {
+        return;
+    }
+    let state = &mut *state;
+    state.built = true;
+    state.matched = matched;
+    let tables = read_tables(&statics, &mut state.one_by_one);
+    take_snapshot(
+        &tables,
+        &mut state.snapshot,
+        &mut state.warned,
+        None,
+        &state.grid,
+        &workers,
+        &mut state.scratch,
+    );
+    state.grid.overlapping_pairs_in_chunks(
+        &state.snapshot.aabbs,
+        |_, _| false,
+        &*workers,
+        &mut state.no_pairs,
+    );
+    state.warned.1.retain(|entity| statics.contains(*entity));
+    state.entities.clear();
+    state.entities.extend(
+        state
+            .snapshot
+            .colliders
+            .iter()
+            .map(|collider| collider.entity),
+    );
+    state.entities.sort_unstable();
+}
+
+/// This detection's colliders in one index space: the moving ones first,
+/// then the static ones. Candidate pairs and queries index it.
+#[derive(Clone, Copy)]
+pub(crate) struct DetectionColliders<'a> {
+    pub(crate) moving: &'a ColliderSnapshot,
+    pub(crate) statics: &'a ColliderSnapshot,
+}
+
+impl<'a> DetectionColliders<'a> {
+    pub(crate) fn new(moving: &'a ColliderSnapshot, statics: &'a StaticColliders) -> Self {
+        Self {
+            moving,
+            statics: &statics.snapshot,
+        }
+    }
+
+    /// The snapshot holding collider `index`, and its index there.
+    #[inline(always)]
+    fn locate(&self, index: usize) -> (&'a ColliderSnapshot, usize) {
+        match index.checked_sub(self.moving.len()) {
+            None => (self.moving, index),
+            Some(fixed) => (self.statics, fixed),
+        }
+    }
+
+    /// Collider `index` and its shape.
+    #[inline(always)]
+    pub(crate) fn get(&self, index: usize) -> (&'a SnapshotCollider, ShapeRef<'a>) {
+        let (snapshot, at) = self.locate(index);
+        let collider = &snapshot.colliders[at];
+        (collider, snapshot.shape_of(&collider.shape))
+    }
+
+    /// Collider `index`'s layers.
+    #[inline]
+    pub(crate) fn layers(&self, index: usize) -> &'a CollisionLayers {
+        let (snapshot, at) = self.locate(index);
+        &snapshot.layers[at]
+    }
+
+    /// Collider `index`'s motion over the step (static ones stand still).
+    #[inline]
+    pub(crate) fn sweep(&self, index: usize) -> Sweep {
+        let (snapshot, at) = self.locate(index);
+        snapshot.sweep(at)
+    }
+
+    /// Whether collider `index` is [`Swept`](crate::Swept).
+    #[inline]
+    pub(crate) fn is_swept(&self, index: usize) -> bool {
+        let (snapshot, at) = self.locate(index);
+        snapshot.is_swept(at)
+    }
+
+    /// Whether any collider keeps a path.
+    pub(crate) fn has_paths(&self) -> bool {
+        self.moving.has_paths()
+    }
+
+    /// The bits in which the entities of all the colliders differ.
+    pub(crate) fn entity_varying_bits(&self) -> u64 {
+        // Bits that vary within either set, or between them.
+        let any = |s: &ColliderSnapshot| s.colliders.first().map(|c| c.entity.to_bits());
+        let between = match (any(self.moving), any(self.statics)) {
+            (Some(a), Some(b)) => a ^ b,
+            _ => 0,
+        };
+        self.moving.entity_varying_bits() | self.statics.entity_varying_bits() | between
+    }
+}
