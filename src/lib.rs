@@ -8,6 +8,7 @@ mod components;
 mod debug;
 pub mod geometry;
 mod grid;
+mod level;
 mod plugin;
 mod spatial_query;
 mod stages;
@@ -17,6 +18,7 @@ pub use components::{
     Collider, CollidingEntities, CollisionLayers, StaticCollider, Swept, pose_and_scale,
 };
 pub use geometry::{Contact, ShapeError};
+pub use level::{TilemapCollider, TilemapError, TilemapTile};
 pub use plugin::{CollisionPlugin, CollisionSystems};
 pub use spatial_query::{QueryFilter, RayHit, ShapeHit, SpatialQuery};
 pub use stages::events::{CollisionEnded, CollisionEvent, CollisionStarted};
@@ -30,7 +32,8 @@ pub mod prelude {
     pub use crate::{
         Collider, CollidingEntities, CollisionEnded, CollisionEvent, CollisionLayers,
         CollisionPlugin, CollisionStarted, CollisionSystems, Collisions, Contact, ContactPair,
-        QueryFilter, RayHit, ShapeHit, SpatialQuery, StaticCollider, Swept,
+        QueryFilter, RayHit, ShapeHit, SpatialQuery, StaticCollider, Swept, TilemapCollider,
+        TilemapTile,
     };
 
     #[cfg(feature = "debug")]

@@ -9,6 +9,7 @@ use bevy::transform::systems::{
 
 use crate::components::{Collider, CollidingEntities, CollisionLayers, StaticCollider, Swept};
 use crate::geometry::Contact;
+use crate::level::{TilemapCollider, TilemapTile, build_tilemap_colliders};
 use crate::stages::broad_phase::{BroadPhasePairs, find_candidate_pairs};
 use crate::stages::broad_phase_grid::BroadPhaseGrid;
 use crate::stages::events::{
@@ -82,6 +83,8 @@ impl Plugin for CollisionPlugin {
             .register_type::<CollidingEntities>()
             .register_type::<Swept>()
             .register_type::<StaticCollider>()
+            .register_type::<TilemapCollider>()
+            .register_type::<TilemapTile>()
             .register_type::<Contact>()
             .register_type::<ContactPair>()
             .register_type::<CollisionEvent>()
@@ -137,6 +140,11 @@ impl Plugin for CollisionPlugin {
                     .in_set(CollisionSystems::Prepare),
             );
         }
+        // Tiles spawned before propagation are placed in the same frame.
+        app.add_systems(
+            PostUpdate,
+            build_tilemap_colliders.before(TransformSystems::Propagate),
+        );
         app.add_systems(
             schedule,
             (

@@ -1,0 +1,153 @@
+//! `TilemapCollider`: solid runs become a few static child rectangles where
+//! the map says, a ball rolling along a floor of many tiles gets one
+//! `Started`, changing the map rebuilds its children, and bad maps spawn
+//! nothing without panicking.
+
+mod common;
+
+use bevy::prelude::*;
+use bevy_collide2d::prelude::*;
+use common::*;
+
+const LEVEL: &str = "
+#..........#
+#...####...#
+############
+";
+
+fn tiles(app: &mut App, map: Entity) -> Vec<(Vec2, Vec2)> {
+    let mut query = app
+        .world_mut()
+        .query_filtered::<(&ChildOf, &Collider, &GlobalTransform), With<TilemapTile>>();
+    let mut found: Vec<(Vec2, Vec2)> = query
+        .iter(app.world())
+        .filter(|(child_of, _, _)| child_of.parent() == map)
+        .map(|(_, collider, global)| {
+            let Collider::OrientedRect { half_size } = *collider else {
+                panic!("{collider:?}");
+            };
+            (global.translation().truncate(), half_size * 2.0)
+        })
+        .collect();
+    found.sort_by(|a, b| (a.0.y, a.0.x).partial_cmp(&(b.0.y, b.0.x)).unwrap());
+    found
+}
+
+#[test]
+fn runs_become_few_rectangles_where_the_map_says() {
+    let mut app = test_app();
+    let map = app
+        .world_mut()
+        .spawn((
+            TilemapCollider::from_ascii(Vec2::splat(10.0), LEVEL),
+            Transform::from_xyz(100.0, 0.0, 0.0),
+        ))
+        .id();
+    app.update();
+    // The floor (12 tiles), the two walls (1 wide, 2 tall: stacked), the
+    // block (4 wide).
+    assert_eq!(
+        tiles(&mut app, map),
+        vec![
+            (Vec2::new(160.0, 5.0), Vec2::new(120.0, 10.0)),
+            (Vec2::new(160.0, 15.0), Vec2::new(40.0, 10.0)),
+            (Vec2::new(105.0, 20.0), Vec2::new(10.0, 20.0)),
+            (Vec2::new(215.0, 20.0), Vec2::new(10.0, 20.0)),
+        ]
+    );
+}
+
+#[test]
+fn a_ball_rolling_along_the_floor_starts_once() {
+    let mut app = test_app();
+    let mut log = MessageLog::default();
+    app.world_mut().spawn(TilemapCollider::from_ascii(
+        Vec2::splat(8.0),
+        &format!("{}\n", "#".repeat(40)),
+    ));
+    let ball = spawn_at(&mut app, Collider::circle(3.0), 5.0, 10.9);
+    let mut started = 0;
+    for step in 0..60 {
+        set_translation(&mut app, ball, 5.0 + step as f32 * 5.0, 10.9);
+        app.update();
+        for event in log.read(&app) {
+            match event {
+                CollisionEvent::Started { .. } => started += 1,
+                CollisionEvent::Ended { .. } => panic!("ended at step {step}"),
+            }
+        }
+    }
+    assert_eq!(started, 1);
+    assert_eq!(colliding(&app, ball).len(), 1);
+}
+
+#[test]
+fn changing_the_map_rebuilds_its_tiles() {
+    let mut app = test_app();
+    let mut log = MessageLog::default();
+    let map = app
+        .world_mut()
+        .spawn(TilemapCollider::from_ascii(Vec2::ONE, "##\n##"))
+        .id();
+    let ball = spawn_at(&mut app, Collider::circle(0.2), 0.5, 1.5);
+    app.update();
+    assert_eq!(tiles(&mut app, map).len(), 1);
+    assert_eq!(log.read(&app).len(), 1);
+    // The top row goes: the ball is in the air.
+    app.world_mut()
+        .entity_mut(map)
+        .insert(TilemapCollider::from_cells(
+            Vec2::ONE,
+            UVec2::new(2, 2),
+            [UVec2::new(0, 0), UVec2::new(1, 0)],
+        ));
+    app.update();
+    assert_eq!(
+        tiles(&mut app, map),
+        vec![(Vec2::new(1.0, 0.5), Vec2::new(2.0, 1.0))]
+    );
+    assert!(matches!(log.read(&app)[..], [CollisionEvent::Ended { .. }]));
+    assert!(colliding(&app, ball).is_empty());
+}
+
+#[test]
+fn bad_maps_spawn_nothing() {
+    let mut app = test_app();
+    let maps = [
+        TilemapCollider::from_ascii(Vec2::ONE, ""),
+        TilemapCollider::from_ascii(Vec2::ONE, "###\n#\n###"),
+        TilemapCollider::from_ascii(Vec2::ZERO, "###"),
+        TilemapCollider::from_ascii(Vec2::new(-1.0, 1.0), "###"),
+        TilemapCollider::from_ascii(Vec2::new(f32::NAN, 1.0), "###"),
+        TilemapCollider::from_cells(Vec2::ONE, UVec2::new(2, 2), [UVec2::new(5, 0)]),
+    ];
+    let entities: Vec<Entity> = maps
+        .into_iter()
+        .map(|map| app.world_mut().spawn(map).id())
+        .collect();
+    app.update();
+    app.update();
+    for map in entities {
+        assert!(tiles(&mut app, map).is_empty());
+    }
+}
+
+#[test]
+fn tiles_take_the_maps_layers() {
+    let mut app = test_app();
+    let layers = CollisionLayers::new(0b10, 0b01);
+    let map = app
+        .world_mut()
+        .spawn((TilemapCollider::from_ascii(Vec2::ONE, "#"), layers))
+        .id();
+    app.update();
+    let mut query = app
+        .world_mut()
+        .query_filtered::<(&ChildOf, &CollisionLayers), With<TilemapTile>>();
+    let found: Vec<CollisionLayers> = query
+        .iter(app.world())
+        .filter(|(c, _)| c.parent() == map)
+        .map(|(_, l)| *l)
+        .collect();
+    assert_eq!(found, vec![layers]);
+}
