@@ -1,7 +1,9 @@
-//! Properties every pair test must have, over random shapes and poses, with
-//! failures shrunk by `proptest` to a minimal case: symmetry, invariance
-//! under moving both shapes together, a contact that separates them and
-//! lies on both, and no NaN or panic for any finite input.
+//! Properties every pair test must have, over random shapes of all five
+//! kinds and poses, with failures shrunk by `proptest` to a minimal case:
+//! symmetry, invariance under moving both shapes together, a contact that
+//! separates them and lies on both, closest points that measure the gap,
+//! `contains_point` and boxes that agree with the f64 reference of
+//! `reference_tests`, and no NaN or panic for any finite input.
 
 use bevy::math::{DVec2, Isometry2d, Rot2, Vec2};
 use proptest::prelude::*;

@@ -661,6 +661,101 @@ fn structured_degenerate_cases_of_new_kinds_match_reference() {
     assert!(hits > cases / 5, "{hits} of {cases}");
 }
 
+/// Pairs placed face to face: an edge of the second shape turned against
+/// an edge of the first, parallel or nearly (by 1e-6, 1e-3 or at random),
+/// and slid along the first edge's normal to a small gap or overlap (zero
+/// included). Near-parallel edges, collinear segments and shapes that just
+/// touch are where separating axes tie, closest points of segments lose
+/// precision and clipped overlaps are slivers.
+#[test]
+fn face_to_face_pairs_match_reference() {
+    let scale = explore_scale();
+    let mut rng = StdRng::seed_from_u64(if scale > 1 { 1031 } else { 31 });
+    let cases = 6_000 * scale;
+    let (mut hits, mut placed) = (0, 0);
+    for case in 0..cases {
+        let (kind_a, kind_b) = (
+            Kind::ALL[rng.random_range(0..5)],
+            Kind::ALL[rng.random_range(0..5)],
+        );
+        let (a, pa) = random_shape_within(&mut rng, kind_a, 10.0);
+        let b = random_shape_of(&mut rng, kind_b, 10.0);
+        // An edge of a, in the world, and its outward normal.
+        let core_a = reference(&a, pa).core().to_vec();
+        let (start, along) = match core_a.len() {
+            1 => (
+                core_a[0],
+                DVec2::from_angle(rng.random_range(0.0..core::f64::consts::TAU)),
+            ),
+            n => {
+                let i = rng.random_range(0..n);
+                (core_a[i], core_a[(i + 1) % n] - core_a[i])
+            }
+        };
+        let mut normal = DVec2::new(along.y, -along.x).normalize();
+        if core_a.len() == 2 && rng.random_bool(0.5) {
+            normal = -normal;
+        }
+        // An edge of b, turned to run against a's edge.
+        let core_b = reference(&b, Isometry2d::IDENTITY).core().to_vec();
+        let (b_start, b_along) = match core_b.len() {
+            1 => (
+                core_b[0],
+                DVec2::from_angle(rng.random_range(0.0..core::f64::consts::TAU)),
+            ),
+            n => {
+                let j = rng.random_range(0..n);
+                (core_b[j], core_b[(j + 1) % n] - core_b[j])
+            }
+        };
+        let noise =
+            [0.0, 0.0, 1e-6, -1e-6, 1e-3, rng.random_range(-0.3..0.3)][rng.random_range(0..6)];
+        let angle = (-along).to_angle() - b_along.to_angle() + noise;
+        let rotation = Rot2::radians(angle as f32);
+        // b's edge midpoint across from a point of a's edge, far out along
+        // the normal, then slid in until the gap is the one wanted.
+        let turned = |p: DVec2| {
+            let (cos, sin) = (f64::from(rotation.cos), f64::from(rotation.sin));
+            DVec2::new(cos * p.x - sin * p.y, sin * p.x + cos * p.y)
+        };
+        let target = start + along * rng.random_range(-0.2..1.2) + normal * 60.0;
+        let origin = target - turned(b_start + b_along * rng.random_range(0.0..1.0));
+        let wanted = [
+            0.0,
+            rng.random_range(-0.2..0.2),
+            rng.random_range(-2e-3..2e-3),
+        ][rng.random_range(0..3)];
+        let gap_at = |t: f64| {
+            let pose = Isometry2d::new((origin - normal * t).as_vec2(), rotation);
+            reference_gap((&a, pa), (&b, pose))
+        };
+        let (mut lo, mut hi) = (0.0, 60.5);
+        if !(gap_at(lo) > wanted && gap_at(hi) <= wanted) {
+            continue;
+        }
+        for _ in 0..60 {
+            let mid = 0.5 * (lo + hi);
+            if gap_at(mid) > wanted {
+                lo = mid;
+            } else {
+                hi = mid;
+            }
+        }
+        let pb = Isometry2d::new((origin - normal * hi).as_vec2(), rotation);
+        placed += 1;
+        let pair = if rng.random_bool(0.5) {
+            ((&a, pa), (&b, pb))
+        } else {
+            ((&b, pb), (&a, pa))
+        };
+        hits += usize::from(check_pair(case, pair.0, pair.1).0);
+    }
+    assert!(
+        placed > cases / 2 && hits > placed / 3,
+        "{hits} hits of {placed} placed"
+    );
+}
+
 /// A rectangle given as a polygon goes through the generic code; against
 /// circles and rectangles it must agree with the hand-written pair tests.
 #[test]
