@@ -220,6 +220,22 @@ pub(crate) fn closest_points_on_segments(p0: Vec2, p1: Vec2, q0: Vec2, q1: Vec2)
     (p0 + d1 * s, q0 + d2 * t)
 }
 
+/// The cores of `a` at `pa` and `b` at `pb`, in `a`'s frame: `a` as it is,
+/// `b` placed relative to it. Working near the origin keeps the precision
+/// that world coordinates of hundreds or thousands would cost.
+#[inline]
+fn relative_cores(
+    a: ShapeRef<'_>,
+    pa: Isometry2d,
+    b: ShapeRef<'_>,
+    pb: Isometry2d,
+) -> (Core, Core) {
+    (
+        Core::new(a, Isometry2d::IDENTITY),
+        Core::new(b, pa.inverse() * pb),
+    )
+}
+
 /// [`intersects`] of two shapes placed by their poses. Out of line, so that
 /// the hand-written pairs inline where the shapes are dispatched.
 #[inline(never)]
@@ -229,7 +245,8 @@ pub(crate) fn intersects_at(
     b: ShapeRef<'_>,
     pb: Isometry2d,
 ) -> bool {
-    intersects(&Core::new(a, pa), &Core::new(b, pb))
+    let (a, b) = relative_cores(a, pa, b, pb);
+    intersects(&a, &b)
 }
 
 /// [`contact`] of two shapes placed by their poses, out of line as
@@ -241,12 +258,54 @@ pub(crate) fn contact_at(
     b: ShapeRef<'_>,
     pb: Isometry2d,
 ) -> Option<Contact> {
-    contact(&Core::new(a, pa), &Core::new(b, pb))
+    let (core_a, core_b) = relative_cores(a, pa, b, pb);
+    let local = contact(&core_a, &core_b)?;
+    Some(Contact {
+        point: pa.transform_point(local.point),
+        normal: pa.rotation * local.normal,
+        ..local
+    })
+}
+
+/// [`closest_surface_points`] of two shapes placed by their poses.
+pub(crate) fn closest_surface_points_at(
+    a: ShapeRef<'_>,
+    pa: Isometry2d,
+    b: ShapeRef<'_>,
+    pb: Isometry2d,
+) -> Option<(Vec2, Vec2, f32)> {
+    let (core_a, core_b) = relative_cores(a, pa, b, pb);
+    let (p, q, distance) = closest_surface_points(&core_a, &core_b)?;
+    Some((pa.transform_point(p), pa.transform_point(q), distance))
+}
+
+/// The closest points of two cores of at most two points each (points and
+/// segments), and their distance: one segment-to-segment query answers it.
+#[inline]
+fn small_cores_closest(a: &Core, b: &Core) -> Option<(Vec2, Vec2)> {
+    let ends = |core: &Core| match core.points.len() {
+        1 => Some((core.points[0], core.points[0])),
+        2 => Some((core.points[0], core.points[1])),
+        _ => None,
+    };
+    let ((a0, a1), (b0, b1)) = (ends(a)?, ends(b)?);
+    Some(closest_points_on_segments(a0, a1, b0, b1))
 }
 
 /// Whether the shapes overlap or touch. Same answer as [`contact`].
 pub(crate) fn intersects(a: &Core, b: &Core) -> bool {
     let radii = a.radius + b.radius;
+    // Points and segments (circles, capsules, segments) apart or touching
+    // without crossing: their closest points say it all.
+    // Closer than rounding, the separating axes decide (crossing segments
+    // have a distance of rounding noise).
+    if let Some((p, q)) = small_cores_closest(a, b) {
+        let distance_squared = (q - p).length_squared();
+        let noise = 4.0 * rounding_slack(&a.points, &b.points);
+        if distance_squared > noise * noise {
+            return within(distance_squared, radii * radii);
+        }
+    }
     if let Some((separation, ..)) = best_axis(a, b) {
         if !within(separation, radii) {
             return false;
@@ -262,6 +321,18 @@ pub(crate) fn intersects(a: &Core, b: &Core) -> bool {
 /// The contact of the shapes, seen from `a`, or `None` when they are apart.
 pub(crate) fn contact(a: &Core, b: &Core) -> Option<Contact> {
     let radii = a.radius + b.radius;
+    // As in `intersects`: apart cores of points and segments need no
+    // separating axes, only when they cross or touch.
+    if let Some((p, q)) = small_cores_closest(a, b) {
+        // Clearly apart cores: the direction between them is the normal.
+        // Closer, rounding could turn it: the separating axes decide.
+        let distance_squared = (q - p).length_squared();
+        let noise = 4.0 * rounding_slack(&a.points, &b.points);
+        if distance_squared > noise * noise {
+            return within(distance_squared, radii * radii)
+                .then(|| rounded_contact(a, b, p, q, None));
+        }
+    }
     let axis = best_axis(a, b);
     if let Some((separation, normal, from_a)) = axis {
         if !within(separation, radii) {
@@ -411,7 +482,13 @@ pub(crate) fn closest_surface_points(a: &Core, b: &Core) -> Option<(Vec2, Vec2, 
     let (p, q) = closest_points(a, b);
     let offset = q - p;
     let distance = offset.length();
-    let normal = offset / distance;
+    // Apart by a rounding error while the closest points coincide: the
+    // separating axis is the direction then.
+    let normal = if distance > 0.0 {
+        offset / distance
+    } else {
+        best_axis(a, b).map_or(Vec2::X, |(_, normal, _)| normal)
+    };
     Some((
         p + normal * a.radius,
         q - normal * b.radius,

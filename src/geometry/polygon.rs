@@ -68,8 +68,7 @@ impl ConvexPolygon {
     /// A polygon from vertices already counter-clockwise and convex: their
     /// normals are computed; a hull with no area is an error.
     fn from_hull(vertices: Vec<Vec2>) -> Result<Self, ShapeError> {
-        let normals =
-            edge_normals(&vertices).ok_or(ShapeError::DegeneratePolygon)?;
+        let normals = edge_normals(&vertices).ok_or(ShapeError::DegeneratePolygon)?;
         Ok(Self::from_parts(&vertices, &normals))
     }
 

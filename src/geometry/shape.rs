@@ -256,11 +256,11 @@ impl Shape {
         other: &Shape,
         other_pose: Isometry2d,
     ) -> Option<(Vec2, Vec2, f32)> {
-        let (a, b) = (self.as_ref(), other.as_ref());
-        convex::closest_surface_points(
-            &convex::Core::new(a, pose),
-            &convex::Core::new(b, other_pose),
-        )
+        // The same yes/no answer as `intersects`, whichever test it uses.
+        if self.intersects(pose, other, other_pose) {
+            return None;
+        }
+        convex::closest_surface_points_at(self.as_ref(), pose, other.as_ref(), other_pose)
     }
 }
 
