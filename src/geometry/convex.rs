@@ -71,6 +71,29 @@ impl Core {
         }
     }
 
+    /// The core in the shape's own frame: no point is moved, and a polygon's
+    /// normals are copied as they are (their segments' are recomputed).
+    fn local(shape: ShapeRef<'_>) -> Self {
+        match shape {
+            ShapeRef::Polygon(polygon) => Self {
+                points: SmallVec::from_slice(polygon.vertices()),
+                normals: SmallVec::from_slice(polygon.normals()),
+                radius: 0.0,
+            },
+            ShapeRef::Rect { half_size: h } => Self {
+                points: SmallVec::from_slice(&[
+                    Vec2::new(-h.x, -h.y),
+                    Vec2::new(h.x, -h.y),
+                    Vec2::new(h.x, h.y),
+                    Vec2::new(-h.x, h.y),
+                ]),
+                normals: SmallVec::from_slice(&[Vec2::NEG_Y, Vec2::X, Vec2::Y, Vec2::NEG_X]),
+                radius: 0.0,
+            },
+            _ => Self::new(shape, Isometry2d::IDENTITY),
+        }
+    }
+
     fn point(p: Vec2, radius: f32) -> Self {
         Self {
             points: SmallVec::from_slice(&[p]),
@@ -137,18 +160,32 @@ fn for_each_face(a: &Core, b: &Core, flip: bool, mut visit: impl FnMut(f32, Vec2
 /// whether it is an edge normal of `a` (else of `b`). `None` when neither
 /// core has an edge (two points).
 fn best_axis(a: &Core, b: &Core) -> Option<(f32, Vec2, bool)> {
+    best_axis_within(a, b, f32::INFINITY).unwrap_or(None)
+}
+
+/// Proof that two shapes are apart.
+struct Apart;
+
+/// [`best_axis`], or [`Apart`] as soon as one axis separates the cores by
+/// more than `limit` (or by NaN): most pairs a broad phase finds stop there.
+fn best_axis_within(a: &Core, b: &Core, limit: f32) -> Result<Option<(f32, Vec2, bool)>, Apart> {
     let mut best: Option<(f32, Vec2, bool)> = None;
-    for_each_face(a, b, false, |separation, normal| {
-        if best.is_none_or(|(s, ..)| separation > s) {
-            best = Some((separation, normal, true));
+    for (from, to, from_a) in [(a, b, true), (b, a, false)] {
+        for (&vertex, &normal) in from.points.iter().zip(&from.normals) {
+            let mut separation = f32::INFINITY;
+            for &p in &to.points {
+                separation = separation.min(normal.dot(p - vertex));
+            }
+            if !within(separation, limit) {
+                return Err(Apart);
+            }
+            if best.is_none_or(|(s, ..)| separation > s) {
+                let normal = if from_a { normal } else { -normal };
+                best = Some((separation, normal, from_a));
+            }
         }
-    });
-    for_each_face(b, a, true, |separation, normal| {
-        if best.is_none_or(|(s, ..)| separation > s) {
-            best = Some((separation, normal, false));
-        }
-    });
-    best
+    }
+    Ok(best)
 }
 
 /// Whether the cores overlap (touching included) given their best axis:
@@ -220,6 +257,16 @@ pub(crate) fn closest_points_on_segments(p0: Vec2, p1: Vec2, q0: Vec2, q1: Vec2)
     (p0 + d1 * s, q0 + d2 * t)
 }
 
+/// How many points a shape's core has: the fewer, the cheaper to move.
+fn core_size(shape: ShapeRef<'_>) -> usize {
+    match shape {
+        ShapeRef::Circle { .. } => 1,
+        ShapeRef::Capsule { .. } | ShapeRef::Segment { .. } => 2,
+        ShapeRef::Rect { .. } => 4,
+        ShapeRef::Polygon(polygon) => polygon.vertices().len(),
+    }
+}
+
 /// The cores of `a` at `pa` and `b` at `pb`, in `a`'s frame: `a` as it is,
 /// `b` placed relative to it. Working near the origin keeps the precision
 /// that world coordinates of hundreds or thousands would cost.
@@ -230,27 +277,23 @@ fn relative_cores(
     b: ShapeRef<'_>,
     pb: Isometry2d,
 ) -> (Core, Core) {
-    (
-        Core::new(a, Isometry2d::IDENTITY),
-        Core::new(b, pa.inverse() * pb),
-    )
+    (Core::local(a), Core::new(b, pa.inverse() * pb))
 }
 
-/// [`intersects`] of two shapes placed by their poses. Out of line, so that
-/// the hand-written pairs inline where the shapes are dispatched.
+/// [`intersects`] of two shapes placed by their poses, in the frame of the
+/// one with more points, so that fewer are moved. Out of line, so that the
+/// hand-written pairs inline where the shapes are dispatched.
 #[inline(never)]
-pub(crate) fn intersects_at(
-    a: ShapeRef<'_>,
-    pa: Isometry2d,
-    b: ShapeRef<'_>,
-    pb: Isometry2d,
-) -> bool {
-    let (a, b) = relative_cores(a, pa, b, pb);
+pub(crate) fn intersects_at(a: ShapeRef<'_>, pa: Isometry2d, b: ShapeRef<'_>, pb: Isometry2d) -> bool {
+    let (a, b) = if core_size(b) > core_size(a) {
+        relative_cores(b, pb, a, pa)
+    } else {
+        relative_cores(a, pa, b, pb)
+    };
     intersects(&a, &b)
 }
 
-/// [`contact`] of two shapes placed by their poses, out of line as
-/// [`intersects_at`].
+/// [`contact`] of two shapes placed by their poses, as [`intersects_at`].
 #[inline(never)]
 pub(crate) fn contact_at(
     a: ShapeRef<'_>,
@@ -258,11 +301,17 @@ pub(crate) fn contact_at(
     b: ShapeRef<'_>,
     pb: Isometry2d,
 ) -> Option<Contact> {
-    let (core_a, core_b) = relative_cores(a, pa, b, pb);
-    let local = contact(&core_a, &core_b)?;
+    let flip = core_size(b) > core_size(a);
+    let (frame, local) = if flip {
+        let (core_b, core_a) = relative_cores(b, pb, a, pa);
+        (pb, contact(&core_b, &core_a)?.flipped())
+    } else {
+        let (core_a, core_b) = relative_cores(a, pa, b, pb);
+        (pa, contact(&core_a, &core_b)?)
+    };
     Some(Contact {
-        point: pa.transform_point(local.point),
-        normal: pa.rotation * local.normal,
+        point: frame.transform_point(local.point),
+        normal: frame.rotation * local.normal,
         ..local
     })
 }
@@ -306,17 +355,15 @@ pub(crate) fn intersects(a: &Core, b: &Core) -> bool {
             return within(distance_squared, radii * radii);
         }
     }
-    if let Some((separation, ..)) = best_axis(a, b) {
-        if !within(separation, radii) {
-            return false;
-        }
-        if cores_overlap(a, b, separation) {
-            return true;
-        }
+    match best_axis_within(a, b, radii) {
+        Err(Apart) => return false,
+        Ok(Some((separation, ..))) if cores_overlap(a, b, separation) => return true,
+        Ok(_) => {}
     }
     let (p, q) = closest_points(a, b);
     (q - p).length_squared() <= radii * radii
 }
+
 
 /// The contact of the shapes, seen from `a`, or `None` when they are apart.
 pub(crate) fn contact(a: &Core, b: &Core) -> Option<Contact> {
@@ -333,11 +380,8 @@ pub(crate) fn contact(a: &Core, b: &Core) -> Option<Contact> {
                 .then(|| rounded_contact(a, b, p, q, None));
         }
     }
-    let axis = best_axis(a, b);
+    let axis = best_axis_within(a, b, radii).ok()?;
     if let Some((separation, normal, from_a)) = axis {
-        if !within(separation, radii) {
-            return None;
-        }
         if cores_overlap(a, b, separation) {
             let depth = radii - separation;
             return Some(Contact {

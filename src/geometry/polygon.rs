@@ -147,8 +147,10 @@ pub(crate) fn scaled_points_into(
             if scale.x * scale.y < 0.0 {
                 out[first..].reverse();
             }
-            if scale.x == scale.y && scale.x > 0.0 {
-                // A uniform scale keeps the normals.
+            // A uniform scale keeps the normals; transforms drift from it by
+            // float noise, which moves a normal by as little.
+            let uniform = scale.x > 0.0 && (scale.x - scale.y).abs() <= 1e-6 * scale.x;
+            if uniform {
                 out.extend_from_slice(normals);
                 Ok(n)
             } else {

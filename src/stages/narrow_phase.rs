@@ -504,7 +504,8 @@ mod tests {
     /// `k * generation_step`, in a scrambled order.
     /// `snapshot` as every collider of a detection, none static.
     fn moving_only(snapshot: &ColliderSnapshot) -> DetectionColliders<'_> {
-        static NONE: std::sync::LazyLock<ColliderSnapshot> = std::sync::LazyLock::new(Default::default);
+        static NONE: std::sync::LazyLock<ColliderSnapshot> =
+            std::sync::LazyLock::new(Default::default);
         DetectionColliders {
             moving: snapshot,
             statics: &NONE,
