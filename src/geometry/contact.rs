@@ -35,6 +35,14 @@ pub struct Contact {
 }
 
 impl Contact {
+    /// A placeholder for "touching" where only the yes/no answer is used.
+    pub(crate) const TOUCHING: Self = Self {
+        point: Vec2::ZERO,
+        normal: Dir2::X,
+        depth: 0.0,
+        time_of_impact: 1.0,
+    };
+
     /// The same contact seen from the second shape: the normal is reversed,
     /// point and depth are unchanged.
     #[inline]
