@@ -424,7 +424,8 @@ fn quick_contact(
                 .iter()
                 .fold(0.0f32, |m, v| m.max(v.abs().max_element()));
             let noise = 64.0 * f32::EPSILON * largest;
-            if !(distance_squared > noise * noise) {
+            // Within rounding of touching (or NaN): the general test decides.
+            if within(distance_squared, noise * noise) || distance_squared.is_nan() {
                 return None;
             }
             let radii = sa.radius + sb.radius;
@@ -511,7 +512,7 @@ fn circle_polygon(
         m.max(v.abs().max_element())
     });
     let noise = 64.0 * f32::EPSILON * largest;
-    if !(distance_squared > noise * noise) {
+    if within(distance_squared, noise * noise) || distance_squared.is_nan() {
         return None;
     }
     if !within(distance_squared, radius * radius) {
