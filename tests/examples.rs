@@ -25,6 +25,10 @@ mod fixed_timestep_swept;
 #[path = "../examples/playground/main.rs"]
 mod playground;
 
+#[allow(dead_code)]
+#[path = "../examples/level.rs"]
+mod level;
+
 /// Every `CollisionEvent` message, as the examples' readers see them.
 #[derive(Resource, Default)]
 struct Heard(Vec<CollisionEvent>);
@@ -277,4 +281,23 @@ fn playground_drags_a_shape_into_another_and_fires_the_laser() {
     assert_eq!(hit.entity, big_circle);
     // The big circle (radius 60 at x = 150) is first met at x = 90.
     assert!((hit.distance - 590.0).abs() < 0.01, "{}", hit.distance);
+}
+
+/// The level's walls are a few merged static colliders, and ten seconds of
+/// balls bouncing inside never lets one out.
+#[test]
+fn level_walls_are_merged_and_hold_every_ball() {
+    let mut app = level::headless_app();
+    record(&mut app);
+    run(&mut app, 600);
+    let world = app.world_mut();
+    let tiles = world
+        .query_filtered::<(), (With<TilemapTile>, With<StaticCollider>)>()
+        .iter(world)
+        .count();
+    // 12 rows of 26 tiles, 108 of them solid, in far fewer rectangles.
+    assert!((10..40).contains(&tiles), "{tiles} tile colliders");
+    assert_eq!(level::escaped_balls(world), 0);
+    let heard = &app.world().resource::<Heard>().0;
+    assert!(heard.len() > 50, "{} events", heard.len());
 }
