@@ -46,9 +46,10 @@ use crate::geometry::{
 ///     Vec2::new(0.0, 15.0),
 /// ])
 /// .unwrap();
-/// let on_slope = Isometry2d::from_xy(0.0, 30.0);
+/// // The slope is at y = 12.5 under the hero; its feet reach down to 11.
+/// let on_slope = Isometry2d::from_xy(0.0, 27.0);
 /// assert!(hero.intersects(on_slope, &slope, Isometry2d::IDENTITY));
-/// assert!(!rock.intersects(Isometry2d::IDENTITY, &hero, on_slope));
+/// assert!(!rock.intersects(Isometry2d::from_xy(40.0, 0.0), &hero, on_slope));
 /// ```
 #[derive(Component, Clone, Debug, PartialEq, Reflect)]
 #[reflect(Component, Debug, PartialEq, Clone)]

@@ -204,7 +204,7 @@ mod tests {
     fn every_solid_cell_is_covered_exactly_once() {
         let ascii = "#.##.#\n.####.\n##..##\n#.#.#.\n";
         let map = SolidCells::from_ascii(ascii).unwrap();
-        let mut covered = vec![0; 24];
+        let mut covered = [0; 24];
         for rect in map.merged_rects() {
             for y in rect.min.y..rect.max.y {
                 for x in rect.min.x..rect.max.x {
