@@ -60,10 +60,15 @@ fn main() -> AppExit {
 /// The example without a window, 1/60 s a frame (`--headless`, tests).
 pub fn headless_app() -> App {
     let mut app = App::new();
-    app.add_plugins((MinimalPlugins, TransformPlugin, CollisionPlugin::default(), Level))
-        .insert_resource(TimeUpdateStrategy::ManualDuration(Duration::from_secs_f64(
-            1.0 / 60.0,
-        )));
+    app.add_plugins((
+        MinimalPlugins,
+        TransformPlugin,
+        CollisionPlugin::default(),
+        Level,
+    ))
+    .insert_resource(TimeUpdateStrategy::ManualDuration(Duration::from_secs_f64(
+        1.0 / 60.0,
+    )));
     app
 }
 

@@ -175,7 +175,10 @@ mod tests {
         for size in [Vec2::ZERO, Vec2::new(-1.0, 1.0), Vec2::new(f32::NAN, 1.0)] {
             let map = TilemapCollider::from_ascii(size, "##");
             // NaN is not equal to itself: match the variant.
-            assert!(matches!(map.error(), Some(TilemapError::InvalidTileSize(_))));
+            assert!(matches!(
+                map.error(),
+                Some(TilemapError::InvalidTileSize(_))
+            ));
             assert!(map.rects().is_empty());
         }
         let ragged = TilemapCollider::from_ascii(Vec2::ONE, "##\n#");
