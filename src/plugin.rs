@@ -20,7 +20,7 @@ use crate::stages::narrow_phase::{
     Collisions, ContactPair, PairChanges, PreviousPairs, compute_contacts,
 };
 use crate::stages::snapshot::{ColliderSnapshot, WarnedColliders, snapshot_colliders};
-use crate::stages::static_colliders::{StaticColliders, update_static_colliders};
+use crate::stages::static_colliders::StaticColliders;
 use crate::stages::swept_paths::{PreviousPoses, restart_swept_path};
 use crate::util::parallel::Workers;
 
@@ -122,7 +122,7 @@ impl Plugin for CollisionPlugin {
             );
             app.add_systems(
                 schedule,
-                (snapshot_colliders, update_static_colliders).in_set(CollisionSystems::Prepare),
+                snapshot_colliders.in_set(CollisionSystems::Prepare),
             );
         } else {
             // Outside PostUpdate, GlobalTransform may be a frame old: run
@@ -134,7 +134,7 @@ impl Plugin for CollisionPlugin {
                     mark_dirty_trees,
                     propagate_parent_transforms,
                     sync_simple_transforms,
-                    (snapshot_colliders, update_static_colliders),
+                    snapshot_colliders,
                 )
                     .chain()
                     .in_set(CollisionSystems::Prepare),

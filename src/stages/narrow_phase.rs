@@ -7,7 +7,7 @@ use bevy::prelude::*;
 
 use super::broad_phase::BroadPhasePairs;
 use super::snapshot::ColliderSnapshot;
-use super::static_colliders::{DetectionColliders, StaticColliders};
+use super::static_colliders::{ColliderSource, DetectionColliders, StaticColliders};
 use crate::geometry::{Contact, time_of_impact_from_apart};
 use crate::util::parallel::{ChunkOutputs, RunChunks, Workers, for_each_chunk_mut};
 use crate::util::prefetch::{PREFETCH_DISTANCE, prefetch};
@@ -121,7 +121,7 @@ impl Collisions {
 
 /// The contact of candidate `(i, j)`, ordered by entity.
 #[inline]
-fn contact_pair(colliders: DetectionColliders, (i, j): (u32, u32)) -> Option<ContactPair> {
+fn contact_pair<'a>(colliders: impl ColliderSource<'a>, (i, j): (u32, u32)) -> Option<ContactPair> {
     let ((ci, si), (cj, sj)) = (colliders.get(i as usize), colliders.get(j as usize));
     let contact = si.contact(ci.pose, sj, cj.pose)?;
     Some(ordered_pair(ci.entity, cj.entity, contact))
@@ -145,8 +145,8 @@ struct SweptContact {
 /// usual, with its end-of-step contact, if it was touching at the previous
 /// detection; if not, it started at the start (time of impact 0). Otherwise
 /// the first touch along the way is reported, with its time of impact.
-fn swept_contact_pair(
-    colliders: DetectionColliders,
+fn swept_contact_pair<'a>(
+    colliders: impl ColliderSource<'a>,
     previous: &PreviousPairs,
     (i, j): (u32, u32),
 ) -> Option<SweptContact> {
@@ -280,9 +280,15 @@ pub(crate) fn compute_contacts(
             }
         }
         contacts.clear();
-        test_in_chunks(swept, &*workers, chunk_contacts, contacts, |candidate| {
-            swept_contact_pair(colliders, &previous, candidate)
-        });
+        if statics.len() == 0 {
+            test_in_chunks(swept, &*workers, chunk_contacts, contacts, |candidate| {
+                swept_contact_pair(&*snapshot, &previous, candidate)
+            });
+        } else {
+            test_in_chunks(swept, &*workers, chunk_contacts, contacts, |candidate| {
+                swept_contact_pair(colliders, &previous, candidate)
+            });
+        }
         sort_by_unique_pair(contacts, contact_sort_space, |c| entity_pair(&c.pair));
         for contact in contacts.iter() {
             if contact.touching_at_end {
@@ -297,7 +303,12 @@ pub(crate) fn compute_contacts(
         }
         candidates = plain;
     }
-    sorted.find(colliders, candidates, &*workers, pairs, sort_space);
+    // Without static colliders, the snapshot is read directly.
+    if statics.len() == 0 {
+        sorted.find(&*snapshot, candidates, &*workers, pairs, sort_space);
+    } else {
+        sorted.find(colliders, candidates, &*workers, pairs, sort_space);
+    }
     if !touching.is_empty() {
         merge_sorted(pairs, touching, &mut sorted.merged);
     }
@@ -398,9 +409,9 @@ pub(crate) struct SortedContacts {
 impl SortedContacts {
     /// Sets `pairs` to the contacts of `candidates`, sorted by entity pair
     /// (with `sort_space` when the keys do not fit in 64 bits).
-    fn find(
+    fn find<'a>(
         &mut self,
-        colliders: DetectionColliders,
+        colliders: impl ColliderSource<'a>,
         candidates: &[(u32, u32)],
         runner: &impl RunChunks,
         pairs: &mut Vec<ContactPair>,

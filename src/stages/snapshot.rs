@@ -9,6 +9,7 @@ use bevy::prelude::*;
 use std::ops::Range;
 
 use super::broad_phase_grid::BroadPhaseGrid;
+use super::static_colliders::StaticInputs;
 use super::swept_paths::PreviousPoses;
 use crate::components::{Collider, CollisionLayers, StaticCollider, Swept};
 use crate::geometry::{
@@ -634,6 +635,10 @@ fn read_one_by_one<'a, F: ArchetypeFilter>(
 /// [`Workers`], skipping (and warning once about) colliders with invalid
 /// sizes, scales or transforms. Static colliders are not in it: they are in
 /// [`StaticColliders`](super::static_colliders::StaticColliders).
+#[expect(
+    clippy::too_many_arguments,
+    reason = "a system's parameters, each a separate piece of world access"
+)]
 pub(crate) fn snapshot_colliders(
     colliders: Query<ColliderData, Without<StaticCollider>>,
     mut snapshot: ResMut<ColliderSnapshot>,
@@ -642,7 +647,9 @@ pub(crate) fn snapshot_colliders(
     grid: Res<BroadPhaseGrid>,
     workers: Res<Workers>,
     mut scratch: Local<SnapshotScratch>,
+    mut statics: StaticInputs,
 ) {
+    statics.update(&workers);
     let SnapshotScratch { notes, one_by_one } = &mut *scratch;
     let tables = read_tables(&colliders, one_by_one);
     take_snapshot(

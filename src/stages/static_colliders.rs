@@ -3,6 +3,7 @@
 //! moved or changed. Detection pairs the moving colliders with them through
 //! that grid; two static ones are never paired.
 
+use bevy::ecs::system::SystemParam;
 use bevy::prelude::*;
 
 use super::snapshot::{
@@ -55,16 +56,46 @@ type StaticChanged = (
     )>,
 );
 
-/// Reads the static colliders again if any was added, removed, moved or
-/// changed since the last detection.
-pub(crate) fn update_static_colliders(
-    statics: Query<ColliderData, With<StaticCollider>>,
-    changed: Query<(), StaticChanged>,
-    mut removed_static: RemovedComponents<StaticCollider>,
-    mut removed_collider: RemovedComponents<Collider>,
-    mut removed_layers: RemovedComponents<CollisionLayers>,
-    mut state: ResMut<StaticColliders>,
-    workers: Res<Workers>,
+/// What keeping the static colliders up to date reads: run by the snapshot
+/// system, so that detection pays for one system, not two.
+#[derive(SystemParam)]
+pub(crate) struct StaticInputs<'w, 's> {
+    statics: Query<'w, 's, ColliderData, With<StaticCollider>>,
+    changed: Query<'w, 's, (), StaticChanged>,
+    removed_static: RemovedComponents<'w, 's, StaticCollider>,
+    removed_collider: RemovedComponents<'w, 's, Collider>,
+    removed_layers: RemovedComponents<'w, 's, CollisionLayers>,
+    state: ResMut<'w, StaticColliders>,
+}
+
+impl StaticInputs<'_, '_> {
+    /// Reads the static colliders again if any was added, removed, moved or
+    /// changed since the last detection.
+    pub(crate) fn update(&mut self, workers: &Workers) {
+        update_static_colliders(
+            &self.statics,
+            &self.changed,
+            (
+                &mut self.removed_static,
+                &mut self.removed_collider,
+                &mut self.removed_layers,
+            ),
+            &mut self.state,
+            workers,
+        );
+    }
+}
+
+fn update_static_colliders(
+    statics: &Query<ColliderData, With<StaticCollider>>,
+    changed: &Query<(), StaticChanged>,
+    (removed_static, removed_collider, removed_layers): (
+        &mut RemovedComponents<StaticCollider>,
+        &mut RemovedComponents<Collider>,
+        &mut RemovedComponents<CollisionLayers>,
+    ),
+    state: &mut StaticColliders,
+    workers: &Workers,
 ) {
     // Every removal is read, so that none is left for the next detection.
     let mut removed = false;
@@ -81,23 +112,22 @@ pub(crate) fn update_static_colliders(
     if !dirty {
         return;
     }
-    let state = &mut *state;
     state.built = true;
     state.matched = matched;
-    let tables = read_tables(&statics, &mut state.one_by_one);
+    let tables = read_tables(statics, &mut state.one_by_one);
     take_snapshot(
         &tables,
         &mut state.snapshot,
         &mut state.warned,
         None,
         &state.grid,
-        &workers,
+        workers,
         &mut state.scratch,
     );
     state.grid.overlapping_pairs_in_chunks(
         &state.snapshot.aabbs,
         |_, _| false,
-        &*workers,
+        workers,
         &mut state.no_pairs,
     );
     state.warned.1.retain(|entity| statics.contains(*entity));
@@ -180,5 +210,50 @@ impl<'a> DetectionColliders<'a> {
             _ => 0,
         };
         self.moving.entity_varying_bits() | self.statics.entity_varying_bits() | between
+    }
+}
+
+/// Where the narrow phase reads the colliders of candidate pairs: this
+/// detection's snapshot alone (no static colliders, the common case, with
+/// no lookup on the way), or the moving and static ones together.
+pub(crate) trait ColliderSource<'a>: Copy + Send + Sync {
+    /// Collider `index` and its shape.
+    fn get(self, index: usize) -> (&'a SnapshotCollider, ShapeRef<'a>);
+    /// Collider `index`'s motion over the step.
+    fn sweep(self, index: usize) -> Sweep;
+    /// The bits in which the entities of all the colliders differ.
+    fn entity_varying_bits(self) -> u64;
+}
+
+impl<'a> ColliderSource<'a> for &'a ColliderSnapshot {
+    #[inline(always)]
+    fn get(self, index: usize) -> (&'a SnapshotCollider, ShapeRef<'a>) {
+        let collider = &self.colliders[index];
+        (collider, self.shape_of(&collider.shape))
+    }
+
+    #[inline]
+    fn sweep(self, index: usize) -> Sweep {
+        ColliderSnapshot::sweep(self, index)
+    }
+
+    fn entity_varying_bits(self) -> u64 {
+        ColliderSnapshot::entity_varying_bits(self)
+    }
+}
+
+impl<'a> ColliderSource<'a> for DetectionColliders<'a> {
+    #[inline(always)]
+    fn get(self, index: usize) -> (&'a SnapshotCollider, ShapeRef<'a>) {
+        DetectionColliders::get(&self, index)
+    }
+
+    #[inline]
+    fn sweep(self, index: usize) -> Sweep {
+        DetectionColliders::sweep(&self, index)
+    }
+
+    fn entity_varying_bits(self) -> u64 {
+        DetectionColliders::entity_varying_bits(&self)
     }
 }
