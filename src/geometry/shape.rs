@@ -429,6 +429,16 @@ impl ShapeRef<'_> {
         }
     }
 
+    /// The shape if it is one of those with hand-written pair tests.
+    #[inline(always)]
+    pub(crate) fn basic(&self) -> Option<BasicShape> {
+        match *self {
+            ShapeRef::Circle { radius } => Some(BasicShape::Circle { radius }),
+            ShapeRef::Rect { half_size } => Some(BasicShape::Rect { half_size }),
+            _ => None,
+        }
+    }
+
     #[inline]
     pub(crate) fn intersects(
         &self,
@@ -436,19 +446,8 @@ impl ShapeRef<'_> {
         other: ShapeRef<'_>,
         other_pose: Isometry2d,
     ) -> bool {
-        match (*self, other) {
-            (ShapeRef::Circle { radius: ra }, ShapeRef::Circle { radius: rb }) => {
-                pairs::circle_circle_intersects(ra, pose.translation, rb, other_pose.translation)
-            }
-            (ShapeRef::Circle { radius }, ShapeRef::Rect { half_size }) => {
-                pairs::circle_rect_intersects(radius, pose.translation, half_size, other_pose)
-            }
-            (ShapeRef::Rect { half_size }, ShapeRef::Circle { radius }) => {
-                pairs::circle_rect_intersects(radius, other_pose.translation, half_size, pose)
-            }
-            (ShapeRef::Rect { half_size: ha }, ShapeRef::Rect { half_size: hb }) => {
-                pairs::rect_rect_intersects(ha, pose, hb, other_pose)
-            }
+        match (self.basic(), other.basic()) {
+            (Some(a), Some(b)) => a.intersects(pose, b, other_pose),
             _ => convex::intersects_at(*self, pose, other, other_pose),
         }
     }
@@ -460,21 +459,61 @@ impl ShapeRef<'_> {
         other: ShapeRef<'_>,
         other_pose: Isometry2d,
     ) -> Option<Contact> {
-        match (*self, other) {
-            (ShapeRef::Circle { radius: ra }, ShapeRef::Circle { radius: rb }) => {
+        match (self.basic(), other.basic()) {
+            (Some(a), Some(b)) => a.contact(pose, b, other_pose),
+            _ => convex::contact_at(*self, pose, other, other_pose),
+        }
+    }
+}
+
+/// Circles and rectangles: the shapes with hand-written pair tests, which
+/// detection can dispatch on without building a [`ShapeRef`].
+#[derive(Clone, Copy, Debug)]
+pub(crate) enum BasicShape {
+    Circle { radius: f32 },
+    Rect { half_size: Vec2 },
+}
+
+impl BasicShape {
+    #[inline(always)]
+    pub(crate) fn intersects(self, pose: Isometry2d, other: Self, other_pose: Isometry2d) -> bool {
+        match (self, other) {
+            (Self::Circle { radius: ra }, Self::Circle { radius: rb }) => {
+                pairs::circle_circle_intersects(ra, pose.translation, rb, other_pose.translation)
+            }
+            (Self::Circle { radius }, Self::Rect { half_size }) => {
+                pairs::circle_rect_intersects(radius, pose.translation, half_size, other_pose)
+            }
+            (Self::Rect { half_size }, Self::Circle { radius }) => {
+                pairs::circle_rect_intersects(radius, other_pose.translation, half_size, pose)
+            }
+            (Self::Rect { half_size: ha }, Self::Rect { half_size: hb }) => {
+                pairs::rect_rect_intersects(ha, pose, hb, other_pose)
+            }
+        }
+    }
+
+    #[inline(always)]
+    pub(crate) fn contact(
+        self,
+        pose: Isometry2d,
+        other: Self,
+        other_pose: Isometry2d,
+    ) -> Option<Contact> {
+        match (self, other) {
+            (Self::Circle { radius: ra }, Self::Circle { radius: rb }) => {
                 pairs::circle_circle_contact(ra, pose.translation, rb, other_pose.translation)
             }
-            (ShapeRef::Circle { radius }, ShapeRef::Rect { half_size }) => {
+            (Self::Circle { radius }, Self::Rect { half_size }) => {
                 pairs::circle_rect_contact(radius, pose.translation, half_size, other_pose)
             }
-            (ShapeRef::Rect { half_size }, ShapeRef::Circle { radius }) => {
+            (Self::Rect { half_size }, Self::Circle { radius }) => {
                 pairs::circle_rect_contact(radius, other_pose.translation, half_size, pose)
                     .map(Contact::flipped)
             }
-            (ShapeRef::Rect { half_size: ha }, ShapeRef::Rect { half_size: hb }) => {
+            (Self::Rect { half_size: ha }, Self::Rect { half_size: hb }) => {
                 pairs::rect_rect_contact(ha, pose, hb, other_pose)
             }
-            _ => convex::contact_at(*self, pose, other, other_pose),
         }
     }
 }

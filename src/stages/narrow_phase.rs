@@ -122,8 +122,14 @@ impl Collisions {
 /// The contact of candidate `(i, j)`, ordered by entity.
 #[inline]
 fn contact_pair<'a>(colliders: impl ColliderSource<'a>, (i, j): (u32, u32)) -> Option<ContactPair> {
-    let ((ci, si), (cj, sj)) = (colliders.get(i as usize), colliders.get(j as usize));
-    let contact = si.contact(ci.pose, sj, cj.pose)?;
+    let (i, j) = (i as usize, j as usize);
+    let (ci, cj) = (colliders.collider(i), colliders.collider(j));
+    // Circles and rectangles, most pairs of most scenes, straight to their
+    // hand-written tests.
+    let contact = match (ci.shape.basic(), cj.shape.basic()) {
+        (Some(a), Some(b)) => a.contact(ci.pose, b, cj.pose),
+        _ => (colliders.get(i).1).contact(ci.pose, colliders.get(j).1, cj.pose),
+    }?;
     Some(ordered_pair(ci.entity, cj.entity, contact))
 }
 

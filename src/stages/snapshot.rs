@@ -13,8 +13,8 @@ use super::static_colliders::StaticInputs;
 use super::swept_paths::PreviousPoses;
 use crate::components::{Collider, CollisionLayers, StaticCollider, Swept};
 use crate::geometry::{
-    PolygonRef, ShapeError, ShapeRef, Sweep, TransformReading, scaled_points_into, swept_aabb_of,
-    validate_pose,
+    BasicShape, PolygonRef, ShapeError, ShapeRef, Sweep, TransformReading, scaled_points_into,
+    swept_aabb_of, validate_pose,
 };
 use crate::grid::SpatialGrid;
 use crate::util::parallel::{ChunkOutputs, RunChunks, Workers, map_parts};
@@ -161,6 +161,16 @@ impl ColliderSnapshot {
 }
 
 impl SnapshotShape {
+    /// A circle or rectangle, whose pair tests are dispatched on directly.
+    #[inline(always)]
+    pub(crate) fn basic(self) -> Option<BasicShape> {
+        match self {
+            Self::Circle { radius } => Some(BasicShape::Circle { radius }),
+            Self::Rect { half_size } => Some(BasicShape::Rect { half_size }),
+            _ => None,
+        }
+    }
+
     /// A scaled circle, rectangle or capsule, checked; `None` for shapes
     /// with points, which are scaled into the snapshot's table.
     #[inline(always)]

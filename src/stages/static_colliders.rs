@@ -217,6 +217,8 @@ impl<'a> DetectionColliders<'a> {
 /// detection's snapshot alone (no static colliders, the common case, with
 /// no lookup on the way), or the moving and static ones together.
 pub(crate) trait ColliderSource<'a>: Copy + Send + Sync {
+    /// Collider `index`.
+    fn collider(self, index: usize) -> &'a SnapshotCollider;
     /// Collider `index` and its shape.
     fn get(self, index: usize) -> (&'a SnapshotCollider, ShapeRef<'a>);
     /// Collider `index`'s motion over the step.
@@ -226,6 +228,11 @@ pub(crate) trait ColliderSource<'a>: Copy + Send + Sync {
 }
 
 impl<'a> ColliderSource<'a> for &'a ColliderSnapshot {
+    #[inline(always)]
+    fn collider(self, index: usize) -> &'a SnapshotCollider {
+        &self.colliders[index]
+    }
+
     #[inline(always)]
     fn get(self, index: usize) -> (&'a SnapshotCollider, ShapeRef<'a>) {
         let collider = &self.colliders[index];
@@ -243,6 +250,12 @@ impl<'a> ColliderSource<'a> for &'a ColliderSnapshot {
 }
 
 impl<'a> ColliderSource<'a> for DetectionColliders<'a> {
+    #[inline(always)]
+    fn collider(self, index: usize) -> &'a SnapshotCollider {
+        let (snapshot, at) = self.locate(index);
+        &snapshot.colliders[at]
+    }
+
     #[inline(always)]
     fn get(self, index: usize) -> (&'a SnapshotCollider, ShapeRef<'a>) {
         DetectionColliders::get(&self, index)
