@@ -453,6 +453,12 @@ fn separation(a: &Rounded, pa: Pose64, b: &Rounded, pb: Pose64) -> Separation {
     if centres != DVec2::ZERO {
         axes.push(centres);
     }
+    // Between the cores' first points: the axis that separates two point
+    // cores away from their centres (a zero-length segment off the origin).
+    let firsts = (wb[0] - wa[0]).normalize_or_zero();
+    if firsts != DVec2::ZERO {
+        axes.push(firsts);
+    }
     // With no axis at all, both cores are one and the same point.
     let mut gap = if axes.is_empty() {
         0.0
@@ -678,7 +684,7 @@ impl Harness {
         // kept and everything stands still.
         // Static colliders keep no pose: they stand still, and one that
         // starts moving has no path in its first step.
-        self.path_starts = if self.previous.values().any(|b| b.swept && !b.fixed) {
+        self.path_starts = if self.previous.values().any(|b| b.swept) {
             self.previous
                 .iter()
                 .filter(|(_, body)| !body.fixed)
@@ -1099,12 +1105,13 @@ impl Harness {
         let mut s = format!("{e}");
         if let Some(body) = bodies.get(&e) {
             s += &format!(
-                " {:?} at {} angle {:.6} {:?}{}",
+                " {:?} at {} angle {:.6} {:?}{}{}",
                 body.shape,
                 body.pose.p,
                 body.pose.angle,
                 body.layers,
-                if body.swept { " Swept" } else { "" }
+                if body.swept { " Swept" } else { "" },
+                if body.fixed { " StaticCollider" } else { "" }
             );
         } else {
             s += &format!(

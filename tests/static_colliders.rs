@@ -224,3 +224,30 @@ fn an_invalid_static_collider_is_skipped_until_fixed() {
     assert_eq!(run(&mut app, &mut log).len(), 1);
     assert_eq!(colliding(&app, ball), vec![wall]);
 }
+
+/// `Swept` on a static wall makes its partners move along their paths, and
+/// removing it stops that, at the next detection.
+#[test]
+fn swept_on_a_static_wall_catches_fast_plain_movers_until_removed() {
+    let mut app = test_app();
+    let mut log = MessageLog::default();
+    let wall = app
+        .world_mut()
+        .spawn((
+            Collider::rect(1.0, 40.0),
+            StaticCollider,
+            Swept,
+            Transform::from_xyz(100.0, 0.0, 0.0),
+        ))
+        .id();
+    let ball = spawn_at(&mut app, Collider::circle(1.0), 0.0, 0.0);
+    run(&mut app, &mut log);
+    set_translation(&mut app, ball, 250.0, 0.0);
+    let events = run(&mut app, &mut log);
+    assert_eq!(events.len(), 2, "passed through: {events:?}");
+    app.world_mut().entity_mut(wall).remove::<Swept>();
+    run(&mut app, &mut log);
+    set_translation(&mut app, ball, 0.0, 0.0);
+    let events = run(&mut app, &mut log);
+    assert!(events.is_empty(), "{events:?}");
+}

@@ -177,7 +177,12 @@ fn swept_contact_pair<'a>(
         }
     } else {
         // The first touch on the way; apart at the end when passing.
-        time_of_impact_from_apart(shape_i, sweep_i, shape_j, sweep_j).or(end)?
+        // A first touch at the very end is the end's contact, if they touch
+        // there: along a path of astronomic length, rounding can put it at
+        // t = 1 while they are still apart.
+        time_of_impact_from_apart(shape_i, sweep_i, shape_j, sweep_j)
+            .filter(|contact| contact.time_of_impact < 1.0)
+            .or(end)?
     };
     Some(SweptContact {
         pair: ordered_pair(ci.entity, cj.entity, contact),

@@ -666,7 +666,7 @@ pub(crate) fn snapshot_colliders(
         &tables,
         &mut snapshot,
         &mut warned,
-        Some(&mut previous_poses),
+        Some((&mut previous_poses, statics.any_swept())),
         &grid.grid,
         &workers,
         notes,
@@ -701,13 +701,13 @@ pub(crate) fn read_tables<'a, F: ArchetypeFilter>(
 
 /// Fills `snapshot` with the valid colliders of `tables`, laid out in the
 /// order `grid` filed the last snapshot. With `previous_poses`, paths are
-/// kept while any collider is [`Swept`]; without (static colliders), every
-/// collider stands still.
+/// kept while any collider is [`Swept`] (or a static one is: the flag);
+/// without (static colliders), every collider stands still.
 pub(crate) fn take_snapshot(
     tables: &[TableColliders],
     snapshot: &mut ColliderSnapshot,
     warned: &mut WarnedColliders,
-    previous_poses: Option<&mut PreviousPoses>,
+    previous_poses: Option<(&mut PreviousPoses, bool)>,
     grid: &SpatialGrid,
     workers: &Workers,
     scratch: &mut NoteScratch,
@@ -809,10 +809,11 @@ pub(crate) fn take_snapshot(
         ..
     } = snapshot;
     staged_starts.clear();
-    if let Some(previous_poses) = previous_poses {
-        let keep_paths = tables
-            .iter()
-            .any(|table| table.swept && !table.entities.is_empty());
+    if let Some((previous_poses, static_swept)) = previous_poses {
+        let keep_paths = static_swept
+            || tables
+                .iter()
+                .any(|table| table.swept && !table.entities.is_empty());
         previous_poses.begin_detection(keep_paths);
         if keep_paths {
             staged_starts.extend(staged.iter().map(|staged| {

@@ -10,7 +10,7 @@ use super::snapshot::{
     ColliderData, ColliderSnapshot, NoteScratch, ReadRows, SnapshotCollider, WarnedColliders,
     read_tables, take_snapshot,
 };
-use crate::components::{Collider, CollisionLayers, StaticCollider};
+use crate::components::{Collider, CollisionLayers, StaticCollider, Swept};
 use crate::geometry::{ShapeRef, Sweep};
 use crate::grid::SpatialGrid;
 use crate::util::parallel::Workers;
@@ -30,6 +30,8 @@ pub(crate) struct StaticColliders {
     matched: usize,
     /// Whether they were ever read.
     built: bool,
+    /// Whether any of them is [`Swept`].
+    any_swept: bool,
     warned: WarnedColliders,
     scratch: NoteScratch,
     one_by_one: [ReadRows; 2],
@@ -53,6 +55,7 @@ type StaticChanged = (
         Changed<GlobalTransform>,
         Changed<CollisionLayers>,
         Added<StaticCollider>,
+        Added<Swept>,
     )>,
 );
 
@@ -65,21 +68,34 @@ pub(crate) struct StaticInputs<'w, 's> {
     removed_static: RemovedComponents<'w, 's, StaticCollider>,
     removed_collider: RemovedComponents<'w, 's, Collider>,
     removed_layers: RemovedComponents<'w, 's, CollisionLayers>,
+    removed_swept: RemovedComponents<'w, 's, Swept>,
     state: ResMut<'w, StaticColliders>,
 }
 
 impl StaticInputs<'_, '_> {
+    /// Whether any static collider is [`Swept`]: its moving partners then
+    /// move along their paths.
+    pub(crate) fn any_swept(&self) -> bool {
+        self.state.any_swept
+    }
+
     /// Reads the static colliders again if any was added, removed, moved or
     /// changed since the last detection.
     pub(crate) fn update(&mut self, workers: &Workers) {
+        // Every removal is read, so that none is left for the next detection.
+        let mut removed = false;
+        let kept = &self.state.entities;
+        for entity in (self.removed_static.read())
+            .chain(self.removed_collider.read())
+            .chain(self.removed_layers.read())
+            .chain(self.removed_swept.read())
+        {
+            removed |= kept.binary_search(&entity).is_ok();
+        }
         update_static_colliders(
             &self.statics,
             &self.changed,
-            (
-                &mut self.removed_static,
-                &mut self.removed_collider,
-                &mut self.removed_layers,
-            ),
+            removed,
             &mut self.state,
             workers,
         );
@@ -89,23 +105,10 @@ impl StaticInputs<'_, '_> {
 fn update_static_colliders(
     statics: &Query<ColliderData, With<StaticCollider>>,
     changed: &Query<(), StaticChanged>,
-    (removed_static, removed_collider, removed_layers): (
-        &mut RemovedComponents<StaticCollider>,
-        &mut RemovedComponents<Collider>,
-        &mut RemovedComponents<CollisionLayers>,
-    ),
+    removed: bool,
     state: &mut StaticColliders,
     workers: &Workers,
 ) {
-    // Every removal is read, so that none is left for the next detection.
-    let mut removed = false;
-    for entity in removed_static
-        .read()
-        .chain(removed_collider.read())
-        .chain(removed_layers.read())
-    {
-        removed |= state.entities.binary_search(&entity).is_ok();
-    }
     let matched = statics.iter().len();
     // Checked last: it walks the change ticks of every static collider.
     let dirty = !state.built || removed || matched != state.matched || !changed.is_empty();
@@ -130,6 +133,7 @@ fn update_static_colliders(
         workers,
         &mut state.no_pairs,
     );
+    state.any_swept = state.snapshot.swept.iter().any(|&swept| swept);
     state.warned.1.retain(|entity| statics.contains(*entity));
     state.entities.clear();
     state.entities.extend(
