@@ -618,15 +618,7 @@ fn rounded_contact(
         _ if distance_squared >= f32::MIN_POSITIVE => offset / distance,
         _ => axis.map_or(Vec2::X, |(_, normal, _)| normal),
     };
-    let (ra, rb) = (a.radius, b.radius);
-    let start = (-ra).max(distance - rb);
-    let end = ra.min(distance + rb);
-    Contact {
-        point: p + normal * (0.5 * (start + end)),
-        normal: Dir2::new_unchecked(normal),
-        depth: (ra + rb - distance).max(0.0),
-        time_of_impact: 1.0,
-    }
+    contact_along(p, normal, distance, a.radius, b.radius)
 }
 
 /// A point inside both shapes when their cores overlap: the average of the
