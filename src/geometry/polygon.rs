@@ -52,7 +52,7 @@ impl fmt::Debug for ConvexPolygon {
 
 impl ConvexPolygon {
     /// The convex hull of `points`. Fails for a point that is NaN, infinite or
-    /// beyond [`MAX_MAGNITUDE`], and when fewer than three of the points are
+    /// beyond [`MAX_MAGNITUDE`](super::MAX_MAGNITUDE), and when fewer than three of the points are
     /// not on one line (the hull would have no area).
     pub fn new(points: &[Vec2]) -> Result<Self, ShapeError> {
         if let Some(&bad) = points.iter().find(|&&p| !within_magnitude(p)) {
