@@ -10,20 +10,51 @@
 //!   --frames F                    timed frames per count (default: by count)
 //!   --warmup W                    untimed frames first (default 10)
 //!   --engines ours,swept,avian,rapier
-//!                                 which engines (default: all; `swept` is
-//!                                 ours with every collider `Swept`, `mixed`
-//!                                 ours with one in a hundred `Swept`)
+//!                                 which engines (default: all that apply
+//!                                 to the scene, the `Swept` ones left out
+//!                                 with a level; `swept` is ours with every
+//!                                 collider `Swept`, `mixed` ours with one
+//!                                 in a hundred `Swept`, `ours` every other
+//!                                 variant of ours; any other word picks
+//!                                 the engines whose name has it)
 //!   --threads T                   compute task pool threads (default: Bevy's)
 //!   --no-check                    skip the per-frame pair check against the truth
 //!   --seed S                      scene seed (default 1)
-//!   --scene circles-rects|five-shapes
+//!   --scene circles-rects|five-shapes|level
 //!                                 the colliders' shapes (default
 //!                                 circles-rects: half circles, half
 //!                                 rectangles; five-shapes: circles,
 //!                                 rectangles, capsules, segments and convex
 //!                                 polygons, a fifth each; same sizes and
-//!                                 motion, see `scene.rs`)
+//!                                 motion, see `scene.rs`); level: the
+//!                                 circles and rectangles (default --n 1000)
+//!                                 moving over a level of static tiles
+//!                                 (below)
+//!   --level-cells C               level: C x C cells (default 548)
+//!   --level-tiles K               level: K of them solid, chosen at random
+//!                                 by the seed (default 100000, a third)
+//!   --tile-size T                 level: the side of a tile (default 8; the
+//!                                 movers are 4 to 12 across)
+//!   --static-fraction F           not with level: also run ours with that
+//!                                 share of the colliders standing still,
+//!                                 once plain and once `StaticCollider`
+//!                                 (with a baseline of its own)
 //! ```
+//!
+//! `--scene level`: the movers wrap in the level's square (side C * T,
+//! 4384 by default; much sparser than the other scenes, whose square grows
+//! with N) and pass through the tiles, which are static: ours one
+//! `Collider::rect` + `StaticCollider` entity per tile, avian2d
+//! `RigidBody::Static`, bevy_rapier2d `RigidBody::Fixed`; the baseline
+//! spawns them as bare `Transform`s. Also run: ours with the level as one
+//! `TilemapCollider` (rows merged, see `level.rs`), and ours and a baseline
+//! with the same movers and no level. It prints how long spawning the tiles
+//! and the first two updates took for each app (the first detection with
+//! the level: avian2d skips its first step, whose delta is zero), the level
+//! frame against the no-level frame, and ours against the faster peer. The
+//! truth pairs the movers among themselves by its sweep and with the
+//! static colliders through a grid of those (`truth::StaticIndex`), never
+//! two static ones: no engine reports those.
 //!
 //! With `COMPARE_STAGES=1` it also prints the median time of each of our
 //! detection steps (snapshot, broad phase, narrow phase, events).
@@ -40,67 +71,145 @@
 //! 10 ms, so it means little over less than a second of frames.
 
 mod avian;
+mod level;
 mod ours;
 mod rapier;
 mod scene;
 mod truth;
 
+use std::collections::HashMap;
 use std::time::{Duration, Instant};
 
 use bevy::prelude::*;
 use bevy::tasks::ComputeTaskPool;
 
-use scene::{Body, BodyShape, EventTally, SceneShapes, base_app, body_bundle, generate_scene};
+use level::Level;
+use scene::{Arena, Body, BodyShape, EventTally, Mover, SceneShapes, base_app, body_bundle};
 
 /// Reads the pairs an engine reports as touching, each `(lower, higher)`.
 type TouchingPairs = fn(&mut World) -> Vec<(Entity, Entity)>;
+
+/// Spawns bodies, or a level's tiles, and returns their entities.
+type Spawn<T> = fn(&mut World, &T) -> Vec<Entity>;
 
 /// How one kind of app is built and asked for its pairs.
 struct Engine {
     name: &'static str,
     setup: fn(&mut App),
     spawn: fn(&mut World, &[Body]) -> Vec<Entity>,
-    /// `None` for the baseline, which detects nothing.
+    /// The level's tiles (`--scene level`), as this engine has them.
+    spawn_tiles: Spawn<Level>,
+    /// `None` for the baselines, which detect nothing.
     touching_pairs: Option<TouchingPairs>,
+    variant: Variant,
 }
 
-const BASELINE: Engine = Engine {
-    name: "baseline",
-    setup: |_| {},
-    spawn: |world, bodies| world.spawn_batch(bodies.iter().map(body_bundle)).collect(),
-    touching_pairs: None,
-};
+/// What an app has besides the scene's bodies, which all move.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+enum Variant {
+    /// Nothing (with `--scene level`, the level's tiles, one collider each).
+    Plain,
+    /// `--scene level`: the same movers, no level.
+    NoLevel,
+    /// `--scene level`: the level as one `TilemapCollider` (ours).
+    Tilemap,
+    /// `--static-fraction`: that share of the bodies stand still.
+    Still,
+    /// `--static-fraction`: ... and are `StaticCollider` (ours).
+    StillStatic,
+}
 
-const ENGINES: [Engine; 5] = [
+impl Variant {
+    fn applies(self, level: bool, still: bool) -> bool {
+        match self {
+            Self::Plain => true,
+            Self::NoLevel | Self::Tilemap => level,
+            Self::Still | Self::StillStatic => still,
+        }
+    }
+
+    /// The baseline whose frame is subtracted from this one's.
+    fn baseline(self) -> Self {
+        match self {
+            Self::Plain | Self::Tilemap => Self::Plain,
+            Self::Still | Self::StillStatic => Self::Still,
+            Self::NoLevel => Self::NoLevel,
+        }
+    }
+}
+
+/// A baseline: the scene's bodies and tiles with no collision plugin.
+const fn baseline(name: &'static str, variant: Variant) -> Engine {
     Engine {
-        name: "bevy_collide2d",
+        name,
+        setup: |_| {},
+        spawn: |world, bodies| world.spawn_batch(bodies.iter().map(body_bundle)).collect(),
+        spawn_tiles: level::spawn_plain_tiles,
+        touching_pairs: None,
+        variant,
+    }
+}
+
+const BASELINES: [Engine; 3] = [
+    baseline("baseline", Variant::Plain),
+    baseline("baseline, no level", Variant::NoLevel),
+    baseline("baseline, still ones", Variant::Still),
+];
+
+/// Ours, with the level's tiles as `StaticCollider`s.
+const fn ours(name: &'static str, variant: Variant) -> Engine {
+    Engine {
+        name,
         setup: ours::setup,
         spawn: ours::spawn,
+        spawn_tiles: ours::spawn_tiles,
         touching_pairs: Some(ours::touching_pairs),
-    },
+        variant,
+    }
+}
+
+const OURS: &str = "bevy_collide2d";
+
+const ENGINES: [Engine; 9] = [
+    ours(OURS, Variant::Plain),
     Engine {
         name: SWEPT,
         setup: ours::setup_swept,
         spawn: ours::spawn_swept,
+        spawn_tiles: ours::spawn_tiles,
         touching_pairs: Some(ours::touching_pairs),
+        variant: Variant::Plain,
     },
     Engine {
         name: MIXED,
         setup: ours::setup_swept,
         spawn: ours::spawn_mixed,
+        spawn_tiles: ours::spawn_tiles,
         touching_pairs: Some(ours::touching_pairs),
+        variant: Variant::Plain,
     },
+    Engine {
+        spawn_tiles: ours::spawn_tilemap,
+        ..ours(TILEMAP, Variant::Tilemap)
+    },
+    ours(NO_LEVEL, Variant::NoLevel),
+    ours(STILL, Variant::Still),
+    ours(STILL_STATIC, Variant::StillStatic),
     Engine {
         name: "avian2d",
         setup: avian::setup,
         spawn: avian::spawn,
+        spawn_tiles: avian::spawn_tiles,
         touching_pairs: Some(avian::touching_pairs),
+        variant: Variant::Plain,
     },
     Engine {
         name: "bevy_rapier2d",
         setup: rapier::setup,
         spawn: rapier::spawn,
+        spawn_tiles: rapier::spawn_tiles,
         touching_pairs: Some(rapier::touching_pairs),
+        variant: Variant::Plain,
     },
 ];
 
@@ -109,29 +218,56 @@ const SWEPT: &str = "bevy_collide2d, all Swept";
 /// Ours with one collider in a hundred `Swept` (bullets among the crowd):
 /// every collider's pose is then kept, as the partners' paths count.
 const MIXED: &str = "bevy_collide2d, 1% Swept (mixed)";
+/// Ours with the level as one `TilemapCollider`.
+const TILEMAP: &str = "bevy_collide2d, TilemapCollider (merged)";
+/// Ours with the level's movers and no level.
+const NO_LEVEL: &str = "bevy_collide2d, no level";
+/// Ours with `--static-fraction` of the colliders standing still.
+const STILL: &str = "bevy_collide2d, still ones plain";
+/// ... and those `StaticCollider`.
+const STILL_STATIC: &str = "bevy_collide2d, still ones StaticCollider";
+
+/// `--scene level`'s map.
+struct LevelOptions {
+    cells: u32,
+    tiles: usize,
+    tile_size: f32,
+}
 
 struct Options {
-    counts: Vec<usize>,
+    counts: Option<Vec<usize>>,
     frames: Option<usize>,
     warmup: usize,
-    engines: Vec<&'static Engine>,
+    /// `None`: every engine that applies to the scene (ours with `Swept`
+    /// left out with a level).
+    engines: Option<Vec<&'static Engine>>,
     threads: Option<usize>,
     check: bool,
     seed: u64,
     scene: SceneShapes,
+    level: Option<LevelOptions>,
+    static_fraction: Option<f64>,
 }
 
 fn parse_options() -> Options {
     let mut options = Options {
-        counts: vec![1_000, 10_000, 50_000, 100_000],
+        counts: None,
         frames: None,
         warmup: 10,
-        engines: ENGINES.iter().collect(),
+        engines: None,
         threads: None,
         check: true,
         seed: 1,
         scene: SceneShapes::CirclesRects,
+        level: None,
+        static_fraction: None,
     };
+    let mut level = LevelOptions {
+        cells: 548,
+        tiles: 100_000,
+        tile_size: 8.0,
+    };
+    let mut level_scene = false;
     let mut args = std::env::args().skip(1);
     while let Some(flag) = args.next() {
         let mut value = || {
@@ -140,10 +276,12 @@ fn parse_options() -> Options {
         };
         match flag.as_str() {
             "--n" => {
-                options.counts = value()
-                    .split(',')
-                    .map(|n| n.trim().replace('_', "").parse().expect("--n: counts"))
-                    .collect();
+                options.counts = Some(
+                    value()
+                        .split(',')
+                        .map(|n| n.trim().replace('_', "").parse().expect("--n: counts"))
+                        .collect(),
+                );
             }
             "--frames" => options.frames = Some(value().parse().expect("--frames: a number")),
             "--warmup" => options.warmup = value().parse().expect("--warmup: a number"),
@@ -151,32 +289,95 @@ fn parse_options() -> Options {
             "--seed" => options.seed = value().parse().expect("--seed: a number"),
             "--engines" => {
                 let wanted = value();
-                options.engines = ENGINES
-                    .iter()
-                    .filter(|engine| {
-                        wanted.split(',').any(|w| engine.name.contains(w.trim()))
-                            || (wanted.contains("ours") && engine.name == "bevy_collide2d")
-                            || (wanted.contains("swept") && engine.name == SWEPT)
-                    })
-                    .collect();
+                let wanted: Vec<&str> = wanted.split(',').map(str::trim).collect();
+                options.engines = Some(
+                    ENGINES
+                        .iter()
+                        .filter(|engine| {
+                            wanted.iter().any(|w| {
+                                engine.name.contains(w)
+                                    || (*w == "ours"
+                                        && engine.name.starts_with(OURS)
+                                        && ![SWEPT, MIXED].contains(&engine.name))
+                                    || (*w == "swept" && engine.name == SWEPT)
+                            })
+                        })
+                        .collect(),
+                );
             }
             "--scene" => {
                 let name = value();
-                options.scene = SceneShapes::parse(&name)
-                    .unwrap_or_else(|| panic!("--scene: circles-rects or five-shapes, not {name}"));
+                if name == "level" {
+                    level_scene = true;
+                } else {
+                    options.scene = SceneShapes::parse(&name).unwrap_or_else(|| {
+                        panic!("--scene: circles-rects, five-shapes or level, not {name}")
+                    });
+                }
+            }
+            "--level-cells" => level.cells = value().parse().expect("--level-cells: a number"),
+            "--level-tiles" => {
+                level.tiles = (value().replace('_', "").parse()).expect("--level-tiles: a number")
+            }
+            "--tile-size" => level.tile_size = value().parse().expect("--tile-size: a number"),
+            "--static-fraction" => {
+                let fraction: f64 = value().parse().expect("--static-fraction: a number");
+                assert!(
+                    (0.0..=1.0).contains(&fraction),
+                    "--static-fraction: from 0 to 1"
+                );
+                options.static_fraction = Some(fraction);
             }
             "--no-check" => options.check = false,
             other => panic!("unknown option {other}; see the doc comment of compare/main.rs"),
         }
     }
+    // The level options may come before or after `--scene level`.
+    if level_scene {
+        options.level = Some(level);
+        assert!(
+            options.static_fraction.is_none(),
+            "--static-fraction is for the scenes without a level"
+        );
+    }
     options
+}
+
+/// What every app of one count is built from.
+struct SceneSetup {
+    bodies: Vec<Body>,
+    arena: Arena,
+    /// For `--static-fraction`: which bodies stand still.
+    still: Vec<bool>,
+    level: Option<Level>,
+}
+
+/// A body of a run, as the truth check finds it.
+#[derive(Clone, Copy)]
+enum Found {
+    Moving(usize),
+    Static(usize),
 }
 
 /// One app of a run and what was measured of it.
 struct Run {
     engine: &'static Engine,
     app: App,
+    /// The bodies the truth sweeps every frame (the ones that move, and the
+    /// still ones when they are not static colliders), and their shapes.
     entities: Vec<Entity>,
+    shapes: Vec<BodyShape>,
+    /// The static colliders (tiles, still `StaticCollider`s), read and
+    /// indexed at the first check: the truth pairs them with the others only.
+    statics: Vec<Entity>,
+    static_shapes: Vec<BodyShape>,
+    static_transforms: Vec<GlobalTransform>,
+    static_index: Option<truth::StaticIndex>,
+    /// Every body of the truth, for explaining a wrong pair.
+    found: HashMap<Entity, Found>,
+    /// Time to spawn the level's tiles, and the first two updates.
+    spawn_tiles: Option<Duration>,
+    first_updates: Vec<Duration>,
     frame_times: Vec<Duration>,
     /// CPU time of the whole machine while the timed frames ran.
     cpu: CpuTimes,
@@ -196,17 +397,52 @@ struct Run {
 }
 
 impl Run {
-    fn new(engine: &'static Engine, n: usize, bodies: &[Body]) -> Self {
-        let mut app = base_app(n);
+    fn new(engine: &'static Engine, setup: &SceneSetup) -> Self {
+        let mut app = base_app(setup.arena);
         (engine.setup)(&mut app);
         // What `App::run` would do before the first update.
         app.finish();
         app.cleanup();
-        let entities = (engine.spawn)(app.world_mut(), bodies);
+        let world = app.world_mut();
+        let spawned = (engine.spawn)(world, &setup.bodies);
+        let (mut entities, mut shapes) = (Vec::new(), Vec::new());
+        let (mut statics, mut static_shapes) = (Vec::new(), Vec::new());
+        let still_here = matches!(engine.variant, Variant::Still | Variant::StillStatic);
+        for (k, (&entity, body)) in spawned.iter().zip(&setup.bodies).enumerate() {
+            if still_here && setup.still[k] {
+                world.entity_mut(entity).remove::<Mover>();
+                if engine.variant == Variant::StillStatic {
+                    ours::mark_static(world, entity);
+                    statics.push(entity);
+                    static_shapes.push(body.shape);
+                    continue;
+                }
+            }
+            entities.push(entity);
+            shapes.push(body.shape);
+        }
+        let mut spawn_tiles = None;
+        if let Some(level) = &setup.level
+            && engine.variant != Variant::NoLevel
+        {
+            let start = Instant::now();
+            let tiles = (engine.spawn_tiles)(world, level);
+            spawn_tiles = Some(start.elapsed());
+            static_shapes.extend(std::iter::repeat_n(level.tile_shape(), tiles.len()));
+            statics.extend(tiles);
+        }
         Self {
             engine,
             app,
             entities,
+            shapes,
+            statics,
+            static_shapes,
+            static_transforms: Vec::new(),
+            static_index: None,
+            found: HashMap::new(),
+            spawn_tiles,
+            first_updates: Vec::new(),
             frame_times: Vec::new(),
             cpu: CpuTimes::default(),
             exact_now: 0,
@@ -221,6 +457,15 @@ impl Run {
         }
     }
 
+    /// An untimed update, but the first two are kept (for the spawn times).
+    fn warmup_update(&mut self) {
+        let start = Instant::now();
+        self.app.update();
+        if self.first_updates.len() < 2 {
+            self.first_updates.push(start.elapsed());
+        }
+    }
+
     fn timed_update(&mut self) {
         let cpu_before = CpuTimes::read();
         let start = Instant::now();
@@ -229,29 +474,68 @@ impl Run {
         self.cpu.add_since(cpu_before);
     }
 
-    fn check(&mut self, shapes: &[BodyShape]) {
+    /// Reads the static colliders' poses and files them (once: they never
+    /// move); a `TilemapCollider`'s are found first.
+    fn index_statics(&mut self) {
+        let world = self.app.world_mut();
+        if self.engine.variant == Variant::Tilemap {
+            let (tiles, shapes) = ours::tilemap_tiles(world).into_iter().unzip();
+            (self.statics, self.static_shapes) = (tiles, shapes);
+        }
+        self.static_transforms = (self.statics.iter())
+            .map(|&e| *world.get::<GlobalTransform>(e).unwrap())
+            .collect();
+        self.static_index = Some(truth::StaticIndex::new(
+            &self.statics,
+            &self.static_shapes,
+            &self.static_transforms,
+        ));
+        self.found = (self.entities.iter().enumerate())
+            .map(|(i, &e)| (e, Found::Moving(i)))
+            .chain((self.statics.iter().enumerate()).map(|(i, &e)| (e, Found::Static(i))))
+            .collect();
+    }
+
+    fn check(&mut self) {
         let Some(touching_pairs) = self.engine.touching_pairs else {
             return;
         };
+        if self.static_index.is_none() {
+            self.index_statics();
+        }
         let world = self.app.world_mut();
         let transforms: Vec<GlobalTransform> = self
             .entities
             .iter()
             .map(|&e| *world.get::<GlobalTransform>(e).unwrap())
             .collect();
-        let truth = truth::exact_pairs(&self.entities, shapes, &transforms);
+        let mut truth = truth::exact_pairs(&self.entities, &self.shapes, &transforms);
+        (self.static_index.as_ref().unwrap()).pairs_with(
+            &self.entities,
+            &self.shapes,
+            &transforms,
+            &mut truth,
+        );
+        truth.sort_unstable();
         let mut pairs = touching_pairs(world);
         pairs.sort_unstable();
         self.checked += 1;
         self.exact_now += usize::from(pairs == truth);
         if pairs != truth {
             let explain = std::env::var_os("COMPARE_EXPLAIN").is_some();
-            let index_of = |e: Entity| self.entities.iter().position(|&x| x == e).unwrap();
+            let body = |e: Entity| match self.found.get(&e) {
+                Some(&Found::Moving(i)) => (self.shapes[i], transforms[i]),
+                Some(&Found::Static(i)) => (self.static_shapes[i], self.static_transforms[i]),
+                None => panic!(
+                    "{} reported a pair with {e}, not a body of the scene",
+                    self.engine.name
+                ),
+            };
             let mut shown = 0;
             for (label, from, other) in [("missing", &truth, &pairs), ("extra", &pairs, &truth)] {
                 for pair in from.iter().filter(|p| other.binary_search(p).is_err()) {
-                    let (i, j) = (index_of(pair.0), index_of(pair.1));
-                    let gap = truth::gap([shapes[i], shapes[j]], [&transforms[i], &transforms[j]]);
+                    let ((shape_a, at_a), (shape_b, at_b)) = (body(pair.0), body(pair.1));
+                    let gap = truth::gap([shape_a, shape_b], [&at_a, &at_b]);
                     self.largest_gap = self.largest_gap.max(gap.abs());
                     if label == "missing" {
                         self.missing += 1;
@@ -260,8 +544,8 @@ impl Run {
                     }
                     if explain && shown < 4 {
                         eprintln!(
-                            "{} {label} pair ({gap:+.3e} from touching): {:?} at {:?} / {:?} at {:?}",
-                            self.engine.name, shapes[i], transforms[i], shapes[j], transforms[j]
+                            "{} {label} pair ({gap:+.3e} from touching): {shape_a:?} at {at_a:?} / {shape_b:?} at {at_b:?}",
+                            self.engine.name
                         );
                     }
                     shown += 1;
@@ -303,24 +587,92 @@ fn main() {
     }
 
     print_machine();
-    println!("scene: {}, seed {}", options.scene.name(), options.seed);
+    let level = options.level.as_ref().map(|l| {
+        let start = Instant::now();
+        let level = Level::generate(l.cells, l.tiles, l.tile_size, options.seed);
+        eprintln!(
+            "level generated in {:.0} ms",
+            start.elapsed().as_secs_f64() * 1e3
+        );
+        level
+    });
+    let scene_name = if level.is_some() {
+        "level"
+    } else {
+        options.scene.name()
+    };
+    println!("scene: {scene_name}, seed {}", options.seed);
+    if let Some(level) = &level {
+        println!(
+            "level: {0}x{0} cells of side {1}, {2} solid tiles ({3:.1}%), the movers wrap in its square of side {4}",
+            level.size,
+            level.tile,
+            level.solid.len(),
+            level.fill() * 100.0,
+            level.arena().half_side * 2.0
+        );
+    }
+    if let Some(fraction) = options.static_fraction {
+        println!("static fraction: {fraction} of the colliders stand still");
+    }
+    let default_counts = if level.is_some() {
+        vec![1_000]
+    } else {
+        vec![1_000, 10_000, 50_000, 100_000]
+    };
+    let engines: Vec<&'static Engine> = options.engines.clone().unwrap_or_else(|| {
+        (ENGINES.iter())
+            .filter(|e| level.is_none() || ![SWEPT, MIXED].contains(&e.name))
+            .collect()
+    });
     let mut summary = Vec::new();
-    for &n in &options.counts {
+    let mut level_report = None;
+    for &n in options.counts.as_ref().unwrap_or(&default_counts) {
         let frames = options.frames.unwrap_or((3_000_000 / n).clamp(30, 300));
         eprintln!(
-            "N = {n}, scene {}: {} warm-up + {frames} timed frames",
-            options.scene.name(),
+            "N = {n}, scene {scene_name}: {} warm-up + {frames} timed frames",
             options.warmup
         );
-        let bodies = generate_scene(n, options.seed, options.scene);
-        let shapes: Vec<BodyShape> = bodies.iter().map(|b| b.shape).collect();
-        let mut runs: Vec<Run> = std::iter::once(&BASELINE)
-            .chain(options.engines.iter().copied())
-            .map(|engine| Run::new(engine, n, &bodies))
+        let arena = level.as_ref().map_or(Arena::for_count(n), Level::arena);
+        let mut still = vec![false; n];
+        if let Some(fraction) = options.static_fraction {
+            // Its own stream: the bodies are those of the same seed.
+            use rand::SeedableRng;
+            let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(options.seed ^ 0x0057_471c);
+            let count = (n as f64 * fraction).round() as usize;
+            for k in rand::seq::index::sample(&mut rng, n, count) {
+                still[k] = true;
+            }
+        }
+        let setup = SceneSetup {
+            bodies: scene::generate_in(n, options.seed, options.scene, arena),
+            arena,
+            still,
+            level: level.clone(),
+        };
+        let applies = |e: &&&'static Engine| {
+            e.variant
+                .applies(setup.level.is_some(), options.static_fraction.is_some())
+        };
+        let chosen: Vec<&'static Engine> = engines.iter().filter(applies).copied().collect();
+        // The baselines the chosen engines subtract.
+        let mut runs: Vec<Run> = (BASELINES.iter())
+            .filter(|b| chosen.iter().any(|e| e.variant.baseline() == b.variant))
+            .chain(chosen.iter().copied())
+            .map(|engine| {
+                let start = Instant::now();
+                let run = Run::new(engine, &setup);
+                eprintln!(
+                    "{}: built and spawned in {:.0} ms",
+                    engine.name,
+                    start.elapsed().as_secs_f64() * 1e3
+                );
+                run
+            })
             .collect();
         for _ in 0..options.warmup {
             for run in &mut runs {
-                run.app.update();
+                run.warmup_update();
             }
         }
         for frame in 0..frames {
@@ -331,23 +683,39 @@ fn main() {
             }
             if options.check {
                 for run in &mut runs {
-                    run.check(&shapes);
+                    run.check();
                 }
             }
         }
-        let baseline_ms = runs[0].median_ms();
-        let ours_cost = runs
-            .iter()
-            .find(|r| r.engine.name == "bevy_collide2d")
-            .map(|r| r.median_ms() - baseline_ms);
+        let baseline_ms = |variant: Variant| {
+            (runs.iter())
+                .find(|r| r.engine.touching_pairs.is_none() && r.engine.variant == variant)
+                .map(Run::median_ms)
+        };
+        let cost = |run: &Run| {
+            (run.engine.touching_pairs.is_some())
+                .then(|| baseline_ms(run.engine.variant.baseline()))
+                .flatten()
+                .map(|b| run.median_ms() - b)
+        };
+        let ours_cost = runs.iter().find(|r| r.engine.name == OURS).and_then(&cost);
         for run in &runs {
             print_stages(n, run);
             print_mismatches(n, run);
-            summary.push(Row::new(n, run, baseline_ms, ours_cost, options.check));
+            summary.push(Row::new(n, run, cost(run), ours_cost, options.check));
         }
         print_swept_cost(n, &summary);
+        if options.static_fraction.is_some() {
+            print_static_gain(n, &summary);
+        }
+        if let Some(level) = &setup.level {
+            level_report = Some(level_summary(n, level, &mut runs, &summary));
+        }
     }
     print_table(&summary);
+    if let Some(report) = level_report {
+        println!("{report}");
+    }
 }
 
 struct Row {
@@ -364,10 +732,11 @@ struct Row {
 }
 
 impl Row {
-    fn new(n: usize, run: &Run, baseline_ms: f64, ours_cost: Option<f64>, check: bool) -> Self {
+    /// `cost_ms`: the run's frame minus its baseline's (`None` for a
+    /// baseline).
+    fn new(n: usize, run: &Run, cost_ms: Option<f64>, ours_cost: Option<f64>, check: bool) -> Self {
         let detects = run.engine.touching_pairs.is_some();
         let frame_ms = run.median_ms();
-        let cost_ms = detects.then_some(frame_ms - baseline_ms);
         let tally = run.tally();
         Self {
             n,
@@ -428,6 +797,116 @@ fn print_swept_cost(n: usize, rows: &[Row]) {
             (swept - plain) * 1e6 / n as f64
         );
     }
+}
+
+/// What making a share of the colliders `StaticCollider` saves
+/// (`--static-fraction`): against the same scene with every collider
+/// moving, and against the still ones left plain.
+fn print_static_gain(n: usize, rows: &[Row]) {
+    let cost = |name: &str| {
+        rows.iter()
+            .find(|row| row.n == n && row.engine == name)
+            .and_then(|row| row.cost_ms)
+    };
+    if let Some(marked) = cost(STILL_STATIC) {
+        let mut line =
+            format!("N = {n}: collision ms with the still ones StaticCollider {marked:.2}");
+        for (name, what) in [(OURS, "all moving"), (STILL, "still ones plain")] {
+            if let Some(other) = cost(name) {
+                line += &format!("; {what} {other:.2}: {:.2}x as fast", other / marked);
+            }
+        }
+        println!("{line}");
+    }
+}
+
+/// The level's figures: the level frame against the no-level one, ours
+/// against the faster peer, the spawn times, the merged map's size.
+fn level_summary(n: usize, level: &Level, runs: &mut [Run], rows: &[Row]) -> String {
+    use std::fmt::Write;
+    let row = |name: &str| rows.iter().find(|row| row.n == n && row.engine == name);
+    let mut out = String::new();
+    let ms = |d: Duration| d.as_secs_f64() * 1e3;
+    let _ = writeln!(
+        out,
+        "\nlevel: {} static tiles, {n} movers",
+        level.solid.len()
+    );
+    if let (Some(with), Some(without)) = (row(OURS), row(NO_LEVEL)) {
+        let _ = writeln!(
+            out,
+            "ours, level vs no level: frame {:.2} / {:.2} ms = {:.2}x (target at most 1.5x); collision {:.2} / {:.2} ms = {:.2}x",
+            with.frame_ms,
+            without.frame_ms,
+            with.frame_ms / without.frame_ms,
+            with.cost_ms.unwrap_or(f64::NAN),
+            without.cost_ms.unwrap_or(f64::NAN),
+            with.cost_ms.unwrap_or(f64::NAN) / without.cost_ms.unwrap_or(f64::NAN),
+        );
+    }
+    if let (Some(with), Some(without)) = (row(TILEMAP), row(NO_LEVEL)) {
+        let _ = writeln!(
+            out,
+            "ours with TilemapCollider, level vs no level: frame {:.2} / {:.2} ms = {:.2}x",
+            with.frame_ms,
+            without.frame_ms,
+            with.frame_ms / without.frame_ms,
+        );
+    }
+    let peers = ["avian2d", "bevy_rapier2d"]
+        .iter()
+        .filter_map(|name| row(name))
+        .filter_map(|row| row.cost_ms.map(|cost| (row.engine, cost)))
+        .min_by(|a, b| a.1.total_cmp(&b.1));
+    if let (Some(ours), Some((peer, peer_cost))) = (row(OURS).and_then(|r| r.cost_ms), peers) {
+        let _ = writeln!(
+            out,
+            "collision cost: ours {ours:.2} ms, the faster peer ({peer}) {peer_cost:.2} ms: {:.1}x (target at least 10x)",
+            peer_cost / ours
+        );
+    }
+    for run in runs.iter_mut() {
+        if run.engine.variant == Variant::Tilemap {
+            let world = run.app.world_mut();
+            let rects = world
+                .query_filtered::<(), With<bevy_collide2d::prelude::TilemapTile>>()
+                .iter(world)
+                .count();
+            let _ = writeln!(
+                out,
+                "TilemapCollider: {} tiles merged into {rects} rectangles ({:.2} tiles each)",
+                level.solid.len(),
+                level.solid.len() as f64 / rects as f64
+            );
+        }
+    }
+    let _ = writeln!(
+        out,
+        "\nSpawning the level: the spawn call for the tiles, then the first two updates (the first detection with the level; avian2d skips its first step, whose delta is zero, so its first detection is in update 2), ms:\n"
+    );
+    let _ = writeln!(
+        out,
+        "| engine | spawn tiles | update 1 | update 2 | spawn + updates 1–2 | a later frame (median) |"
+    );
+    let _ = writeln!(out, "|---|---:|---:|---:|---:|---:|");
+    for run in runs.iter() {
+        let update = |k: usize| run.first_updates.get(k).copied();
+        let cell = |d: Option<Duration>| d.map_or("-".to_string(), |d| format!("{:.1}", ms(d)));
+        let total = run.spawn_tiles.unwrap_or_default()
+            + update(0).unwrap_or_default()
+            + update(1).unwrap_or_default();
+        let _ = writeln!(
+            out,
+            "| {} | {} | {} | {} | {:.1} | {:.2} |",
+            run.engine.name,
+            cell(run.spawn_tiles),
+            cell(update(0)),
+            cell(update(1)),
+            ms(total),
+            run.median_ms()
+        );
+    }
+    out
 }
 
 /// How many pairs an engine called differently from the truth over the run,

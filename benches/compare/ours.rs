@@ -13,6 +13,7 @@ use std::time::{Duration, Instant};
 use bevy::prelude::*;
 use bevy_collide2d::prelude::*;
 
+use crate::level::Level;
 use crate::scene::{Arena, Body, BodyShape, EventTally, Mover, body_bundle, move_bodies};
 
 pub fn setup(app: &mut App) {
@@ -122,6 +123,53 @@ pub fn spawn(world: &mut World, bodies: &[Body]) -> Vec<Entity> {
                 .map(|body| (body_bundle(body), collider(&body.shape))),
         )
         .collect()
+}
+
+/// The level's tiles, one `Collider::rect` with `StaticCollider` each.
+pub fn spawn_tiles(world: &mut World, level: &Level) -> Vec<Entity> {
+    let side = level.tile;
+    world
+        .spawn_batch(level.centres().map(|centre| {
+            (
+                Transform::from_translation(centre.extend(0.0)),
+                Collider::rect(side, side),
+                StaticCollider,
+            )
+        }))
+        .collect()
+}
+
+/// The level as one `TilemapCollider` (its rectangles are spawned as its
+/// children by the first update). Returns no tile: see [`tilemap_tiles`].
+pub fn spawn_tilemap(world: &mut World, level: &Level) -> Vec<Entity> {
+    world.spawn((
+        TilemapCollider::from_cells(
+            Vec2::splat(level.tile),
+            UVec2::splat(level.size),
+            level.solid.iter().copied(),
+        ),
+        Transform::from_translation(level.origin().extend(0.0)),
+    ));
+    Vec::new()
+}
+
+/// The colliders the `TilemapCollider`s spawned, and their shapes.
+pub fn tilemap_tiles(world: &mut World) -> Vec<(Entity, BodyShape)> {
+    let mut tiles = world.query_filtered::<(Entity, &Collider), With<TilemapTile>>();
+    tiles
+        .iter(world)
+        .map(|(entity, collider)| match collider.shape() {
+            bevy_collide2d::geometry::Shape::Rect { half_size } => {
+                (entity, BodyShape::Rect { half_size })
+            }
+            other => panic!("a tile map spawned {other:?}"),
+        })
+        .collect()
+}
+
+/// Makes a collider level geometry.
+pub fn mark_static(world: &mut World, entity: Entity) {
+    world.entity_mut(entity).insert(StaticCollider);
 }
 
 fn collider(shape: &BodyShape) -> Collider {

@@ -48,6 +48,7 @@ use bevy::prelude::*;
 use bevy_rapier2d::prelude::*;
 use bevy_rapier2d::rapier::dynamics::IntegrationParameters;
 
+use crate::level::Level;
 use crate::scene::{Body, BodyShape, EventTally, STEP, body_bundle};
 
 pub fn setup(app: &mut App) {
@@ -121,6 +122,22 @@ pub fn spawn(world: &mut World, bodies: &[Body]) -> Vec<Entity> {
                 ))
                 .id()
         })
+        .collect()
+}
+
+/// The level's tiles as fixed bodies, one square collider each, with the
+/// default `ActiveCollisionTypes` (no `FIXED_FIXED`: two tiles are never
+/// paired; a mover's `all()` pairs it with the tiles).
+pub fn spawn_tiles(world: &mut World, level: &Level) -> Vec<Entity> {
+    let half = level.tile / 2.0;
+    world
+        .spawn_batch(level.centres().map(|centre| {
+            (
+                Transform::from_translation(centre.extend(0.0)),
+                RigidBody::Fixed,
+                Collider::cuboid(half, half),
+            )
+        }))
         .collect()
 }
 

@@ -130,7 +130,13 @@ pub fn generate(n: usize, seed: u64) -> Vec<Body> {
 ///   the hull), spaced unevenly, the whole moved up to 1 from the origin
 ///   (not recentred).
 pub fn generate_scene(n: usize, seed: u64, scene: SceneShapes) -> Vec<Body> {
-    let arena = Arena::for_count(n);
+    generate_in(n, seed, scene, Arena::for_count(n))
+}
+
+/// [`generate_scene`] with the bodies spread over `arena` instead of the
+/// square of their count (`--scene level`: over the level). The same seed
+/// gives the same shapes and motions in any arena.
+pub fn generate_in(n: usize, seed: u64, scene: SceneShapes, arena: Arena) -> Vec<Body> {
     let mut rng = ChaCha8Rng::seed_from_u64(seed);
     (0..n)
         .map(|i| {
@@ -248,12 +254,13 @@ pub fn move_bodies(
 }
 
 /// The engine-independent part of every app: a headless app with a manual
-/// 1/60 s clock, transforms, and the mover system in `Update`.
-pub fn base_app(n: usize) -> App {
+/// 1/60 s clock, transforms, and the mover system in `Update`, wrapping the
+/// bodies in `arena`.
+pub fn base_app(arena: Arena) -> App {
     let mut app = App::new();
     app.add_plugins((MinimalPlugins, TransformPlugin))
         .insert_resource(TimeUpdateStrategy::ManualDuration(STEP))
-        .insert_resource(Arena::for_count(n))
+        .insert_resource(arena)
         .add_systems(Update, move_bodies);
     app
 }

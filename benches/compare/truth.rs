@@ -1,5 +1,10 @@
 //! The exact pair set, computed independently of every engine: f64 overlap
 //! tests (touching counts) on candidates from a sort-and-sweep along x.
+//! Static colliders (a level's tiles, `--static-fraction`'s still ones) are
+//! left out of the sweep: [`StaticIndex`] files them once in a grid, pairs
+//! them with the moving bodies only, never with each other (no engine
+//! reports static pairs), and so keeps the truth of 100,000 tiles to the
+//! movers' share of the work.
 //!
 //! Each body is taken as Bevy renders it: from its `GlobalTransform`'s
 //! matrix, read in f64. The scene spins bodies with `Transform::rotate_z`,
@@ -390,4 +395,138 @@ pub fn exact_pairs(
     }
     pairs.sort_unstable();
     pairs
+}
+
+/// Bodies that never move (static colliders, tiles), read once and filed
+/// into a uniform grid by their boxes, for the pairs each moving body makes
+/// with them. Two of them are never a pair: no engine reports static pairs.
+/// A sweep of every body would instead test each tile against the tiles
+/// of its column, every frame.
+pub struct StaticIndex {
+    entities: Vec<Entity>,
+    placed: Vec<Placed>,
+    grid: Grid,
+    /// Bodies by cell: those of cell `c` are `items[starts[c]..starts[c + 1]]`.
+    starts: Vec<u32>,
+    items: Vec<u32>,
+}
+
+/// Square cells of side `cell` from `origin`, `dims` of them along x and y.
+#[derive(Clone, Copy)]
+struct Grid {
+    origin: [f64; 2],
+    cell: f64,
+    dims: [usize; 2],
+}
+
+impl Grid {
+    /// Calls `f` with every cell the box of `p`, grown by `margin` cells,
+    /// covers (clamped to the grid).
+    fn for_cells(&self, p: &Placed, margin: i64, mut f: impl FnMut(usize)) {
+        let mut range = [[0_usize; 2]; 2];
+        for (k, range) in range.iter_mut().enumerate() {
+            let cell_of = |v: f64| ((v - self.origin[k]) / self.cell).floor() as i64;
+            let first = cell_of(p.centre[k] - p.extent[k]) - margin;
+            let last = cell_of(p.centre[k] + p.extent[k]) + margin;
+            let end = self.dims[k] as i64 - 1;
+            if last < 0 || first > end {
+                return;
+            }
+            *range = [first.max(0) as usize, last.min(end) as usize];
+        }
+        for y in range[1][0]..=range[1][1] {
+            for x in range[0][0]..=range[0][1] {
+                f(y * self.dims[0] + x);
+            }
+        }
+    }
+}
+
+impl StaticIndex {
+    pub fn new(entities: &[Entity], shapes: &[BodyShape], transforms: &[GlobalTransform]) -> Self {
+        let placed: Vec<Placed> = shapes
+            .iter()
+            .zip(transforms)
+            .map(|(&shape, transform)| Placed::new(shape, transform))
+            .collect();
+        let (mut lo, mut hi) = ([f64::INFINITY; 2], [f64::NEG_INFINITY; 2]);
+        let mut extents = 0.0;
+        for p in &placed {
+            for k in 0..2 {
+                lo[k] = lo[k].min(p.centre[k] - p.extent[k]);
+                hi[k] = hi[k].max(p.centre[k] + p.extent[k]);
+            }
+            extents += p.extent[0].max(p.extent[1]);
+        }
+        // Cells about twice a typical body's box.
+        let cell = (4.0 * extents / placed.len().max(1) as f64).max(1e-6);
+        let dims = if placed.is_empty() {
+            [0, 0]
+        } else {
+            [0, 1].map(|k| ((hi[k] - lo[k]) / cell) as usize + 1)
+        };
+        let grid = Grid {
+            origin: lo,
+            cell,
+            dims,
+        };
+        // Counted, then filed (a counting sort by cell).
+        let mut starts = vec![0_u32; dims[0] * dims[1] + 1];
+        for p in &placed {
+            grid.for_cells(p, 0, |c| starts[c + 1] += 1);
+        }
+        for c in 1..starts.len() {
+            starts[c] += starts[c - 1];
+        }
+        let mut next = starts.clone();
+        let mut items = vec![0; *starts.last().unwrap() as usize];
+        for (i, p) in placed.iter().enumerate() {
+            grid.for_cells(p, 0, |c| {
+                items[next[c] as usize] = i as u32;
+                next[c] += 1;
+            });
+        }
+        Self {
+            entities: entities.to_vec(),
+            placed,
+            grid,
+            starts,
+            items,
+        }
+    }
+
+    /// Appends every pair of a moving body (`entities[i]` with `shapes[i]`
+    /// at `transforms[i]`) with a static one that it overlaps or touches, as
+    /// `(min, max)` entity pairs (unsorted).
+    pub fn pairs_with(
+        &self,
+        entities: &[Entity],
+        shapes: &[BodyShape],
+        transforms: &[GlobalTransform],
+        pairs: &mut Vec<(Entity, Entity)>,
+    ) {
+        let mut candidates = Vec::new();
+        for ((&entity, &shape), transform) in entities.iter().zip(shapes).zip(transforms) {
+            let p = Placed::new(shape, transform);
+            candidates.clear();
+            // One cell more on every side: rounding in the cell of a box
+            // edge cannot lose a pair.
+            self.grid.for_cells(&p, 1, |c| {
+                candidates.extend_from_slice(
+                    &self.items[self.starts[c] as usize..self.starts[c + 1] as usize],
+                );
+            });
+            candidates.sort_unstable();
+            candidates.dedup();
+            for &s in &candidates {
+                let q = &self.placed[s as usize];
+                let apart =
+                    (0..2).any(|k| (p.centre[k] - q.centre[k]).abs() > p.extent[k] + q.extent[k]);
+                if !apart && overlaps(&p, q) {
+                    let other = self.entities[s as usize];
+                    pairs.push((entity.min(other), entity.max(other)));
+                }
+            }
+        }
+    }
 }
