@@ -19,8 +19,8 @@ use crate::stages::events::{
 use crate::stages::narrow_phase::{
     Collisions, ContactPair, PairChanges, PreviousPairs, compute_contacts,
 };
-use crate::stages::snapshot::{ColliderSnapshot, WarnedColliders, snapshot_colliders};
-use crate::stages::static_colliders::StaticColliders;
+use crate::stages::snapshot::{ColliderSnapshot, WarnedColliders};
+use crate::stages::static_colliders::{StaticColliders, snapshot_colliders};
 use crate::stages::swept_paths::{PreviousPoses, restart_swept_path};
 use crate::util::parallel::Workers;
 

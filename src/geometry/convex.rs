@@ -16,7 +16,7 @@ use bevy::math::{Dir2, Isometry2d, Vec2};
 use smallvec::SmallVec;
 
 use super::pairs::within;
-use super::shape::PolygonRef;
+use super::shape_ref::PolygonRef;
 use super::{Contact, ShapeRef};
 
 type Points = SmallVec<[Vec2; 8]>;

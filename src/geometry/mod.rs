@@ -14,6 +14,7 @@ mod pose;
 mod ray;
 mod shape;
 mod shape_cast;
+mod shape_ref;
 mod swept;
 
 #[cfg(test)]
@@ -31,9 +32,10 @@ pub(crate) use polygon::scaled_points_into;
 pub(crate) use pose::TransformReading;
 pub(crate) use ray::checked_ray;
 pub use ray::{RayIntersection, ray_circle, ray_rect, ray_segment};
-pub(crate) use shape::{BasicShape, PolygonRef, ShapeRef};
+pub(crate) use shape::BasicShape;
 pub use shape::{MAX_MAGNITUDE, Shape, ShapeError, validate_pose};
 pub(crate) use shape_cast::cast_shape_of;
 pub use shape_cast::{ShapeCastHit, cast_shape};
+pub(crate) use shape_ref::{PolygonRef, ShapeRef};
 pub use swept::{MAX_SUBSTEP_ANGLE, Sweep, swept_aabb, time_of_impact};
 pub(crate) use swept::{swept_aabb_of, time_of_impact_from_apart};

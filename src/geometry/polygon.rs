@@ -6,8 +6,8 @@ use bevy::reflect::Reflect;
 use core::fmt;
 use std::sync::Arc;
 
-use super::shape::PolygonRef;
 use super::shape::within_magnitude;
+use super::shape_ref::PolygonRef;
 use super::{ShapeError, ShapeRef};
 
 /// A convex polygon in local coordinates: its vertices counter-clockwise,

@@ -1,6 +1,7 @@
 use bevy::math::{Isometry2d, Vec2, bounding::Aabb2d};
 use core::fmt;
 
+use super::shape_ref::ShapeRef;
 use super::{Contact, ConvexPolygon, convex, pairs};
 
 /// A collision shape in local coordinates, in world units (scale already
@@ -39,40 +40,6 @@ pub enum Shape {
     },
     /// A convex polygon.
     Polygon(ConvexPolygon),
-}
-
-/// A [`Shape`] seen without owning a polygon's points: what every test runs
-/// on, so that detection can keep polygons in one table per frame.
-#[derive(Clone, Copy, Debug)]
-pub(crate) enum ShapeRef<'a> {
-    Circle { radius: f32 },
-    Rect { half_size: Vec2 },
-    Capsule { radius: f32, half_length: f32 },
-    Segment { a: Vec2, b: Vec2 },
-    Polygon(PolygonRef<'a>),
-}
-
-/// A polygon's vertices followed by as many normals, borrowed: one slice,
-/// so that a [`ShapeRef`] stays small.
-#[derive(Clone, Copy, Debug)]
-pub(crate) struct PolygonRef<'a>(&'a [Vec2]);
-
-impl<'a> PolygonRef<'a> {
-    /// `points` holds the vertices, then their normals.
-    #[inline]
-    pub(crate) fn new(points: &'a [Vec2]) -> Self {
-        Self(points)
-    }
-
-    #[inline]
-    pub(crate) fn vertices(self) -> &'a [Vec2] {
-        &self.0[..self.0.len() / 2]
-    }
-
-    #[inline]
-    pub(crate) fn normals(self) -> &'a [Vec2] {
-        &self.0[self.0.len() / 2..]
-    }
 }
 
 /// The largest size or coordinate accepted, in world units. Beyond it, squared

@@ -3,13 +3,13 @@
 
 use bevy::ecs::entity::EntityHashSet;
 use bevy::ecs::query::ArchetypeFilter;
+use bevy::ecs::system::SystemParam;
 use bevy::math::{Isometry2d, Vec2, bounding::Aabb2d};
 use bevy::prelude::*;
 
 use std::ops::Range;
 
 use super::broad_phase_grid::BroadPhaseGrid;
-use super::static_colliders::StaticInputs;
 use super::swept_paths::PreviousPoses;
 use crate::components::{Collider, CollisionLayers, StaticCollider, Swept};
 use crate::geometry::{
@@ -641,39 +641,38 @@ fn read_one_by_one<'a, F: ArchetypeFilter>(
         .collect()
 }
 
-/// Fills [`ColliderSnapshot`] from the ECS, in chunks shared by
-/// [`Workers`], skipping (and warning once about) colliders with invalid
-/// sizes, scales or transforms. Static colliders are not in it: they are in
-/// [`StaticColliders`](super::static_colliders::StaticColliders).
-#[expect(
-    clippy::too_many_arguments,
-    reason = "a system's parameters, each a separate piece of world access"
-)]
-pub(crate) fn snapshot_colliders(
-    colliders: Query<ColliderData, Without<StaticCollider>>,
-    mut snapshot: ResMut<ColliderSnapshot>,
-    mut warned: ResMut<WarnedColliders>,
-    mut previous_poses: ResMut<PreviousPoses>,
-    grid: Res<BroadPhaseGrid>,
-    workers: Res<Workers>,
-    mut scratch: Local<SnapshotScratch>,
-    mut statics: StaticInputs,
-) {
-    statics.update(&workers);
-    let SnapshotScratch { notes, one_by_one } = &mut *scratch;
-    let tables = read_tables(&colliders, one_by_one);
-    take_snapshot(
-        &tables,
-        &mut snapshot,
-        &mut warned,
-        Some((&mut previous_poses, statics.any_swept())),
-        &grid.grid,
-        &workers,
-        notes,
-    );
-    let sheared = &mut warned.1;
-    if !sheared.is_empty() {
-        sheared.retain(|entity| colliders.contains(*entity));
+/// What reading the moving colliders into [`ColliderSnapshot`] needs.
+#[derive(SystemParam)]
+pub(crate) struct MovingInputs<'w, 's> {
+    colliders: Query<'w, 's, ColliderData, Without<StaticCollider>>,
+    snapshot: ResMut<'w, ColliderSnapshot>,
+    warned: ResMut<'w, WarnedColliders>,
+    previous_poses: ResMut<'w, PreviousPoses>,
+    grid: Res<'w, BroadPhaseGrid>,
+    scratch: Local<'s, SnapshotScratch>,
+}
+
+impl MovingInputs<'_, '_> {
+    /// Fills [`ColliderSnapshot`] from the ECS, in chunks shared by
+    /// `workers`, skipping (and warning once about) colliders with invalid
+    /// sizes, scales or transforms. Static colliders are not in it; with
+    /// `static_swept`, one of them is [`Swept`], so paths are kept.
+    pub(crate) fn take(&mut self, workers: &Workers, static_swept: bool) {
+        let SnapshotScratch { notes, one_by_one } = &mut *self.scratch;
+        let tables = read_tables(&self.colliders, one_by_one);
+        take_snapshot(
+            &tables,
+            &mut self.snapshot,
+            &mut self.warned,
+            Some((&mut self.previous_poses, static_swept)),
+            &self.grid.grid,
+            workers,
+            notes,
+        );
+        let sheared = &mut self.warned.1;
+        if !sheared.is_empty() {
+            sheared.retain(|entity| self.colliders.contains(*entity));
+        }
     }
 }
 

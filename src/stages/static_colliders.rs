@@ -7,8 +7,8 @@ use bevy::ecs::system::SystemParam;
 use bevy::prelude::*;
 
 use super::snapshot::{
-    ColliderData, ColliderSnapshot, NoteScratch, ReadRows, SnapshotCollider, WarnedColliders,
-    read_tables, take_snapshot,
+    ColliderData, ColliderSnapshot, MovingInputs, NoteScratch, ReadRows, SnapshotCollider,
+    WarnedColliders, read_tables, take_snapshot,
 };
 use crate::components::{Collider, CollisionLayers, StaticCollider, Swept};
 use crate::geometry::{ShapeRef, Sweep};
@@ -58,6 +58,18 @@ type StaticChanged = (
         Added<Swept>,
     )>,
 );
+
+/// Step 1 of detection: the static colliders brought up to date if any
+/// changed, then every moving collider read into the snapshot. One system,
+/// so that detection pays for one.
+pub(crate) fn snapshot_colliders(
+    mut moving: MovingInputs,
+    mut statics: StaticInputs,
+    workers: Res<Workers>,
+) {
+    statics.update(&workers);
+    moving.take(&workers, statics.any_swept());
+}
 
 /// What keeping the static colliders up to date reads: run by the snapshot
 /// system, so that detection pays for one system, not two.
