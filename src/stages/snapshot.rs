@@ -583,7 +583,7 @@ fn remove_positions<T: Copy>(values: &mut Vec<T>, positions: &[usize]) {
     values.truncate(kept);
 }
 
-/// Reusable space of [`snapshot_colliders`].
+/// Reusable space of [`MovingInputs::take`].
 #[derive(Default)]
 pub(crate) struct SnapshotScratch {
     notes: NoteScratch,
