@@ -385,6 +385,67 @@ pub struct Swept;
 #[reflect(Component, Debug, Default, PartialEq, Clone)]
 pub struct StaticCollider;
 
+/// Takes a collider out of detection and [`SpatialQuery`](crate::SpatialQuery)
+/// while present, without hiding its entity from the rest of the game (as
+/// Bevy's `Disabled` would).
+///
+/// At the next detection its contacts end: [`CollisionEvent::Ended`]
+/// messages, [`CollisionEnded`] on both sides (and their
+/// [`CollisionBody`]s), and both [`CollidingEntities`] lose each other.
+/// Removing it brings the collider back: contacts that hold then start
+/// again. A pooled bullet, a dodge roll's invulnerability, a door held open.
+/// Entities disabled with Bevy's `Disabled` (or any disabling component)
+/// behave the same.
+///
+/// [`CollisionEvent::Ended`]: crate::CollisionEvent::Ended
+/// [`CollisionEnded`]: crate::CollisionEnded
+///
+/// ```
+/// # use bevy::prelude::*;
+/// # use bevy_collide2d::prelude::*;
+/// fn dodge(mut commands: Commands, player: Single<Entity, With<Collider>>) {
+///     commands.entity(*player).insert(ColliderDisabled);
+/// }
+/// # bevy::ecs::system::assert_is_system(dodge);
+/// ```
+#[derive(Component, Clone, Copy, Debug, Default, PartialEq, Eq, Reflect)]
+#[reflect(Component, Debug, Default, PartialEq, Clone)]
+pub struct ColliderDisabled;
+
+/// Makes an entity a body: it owns the colliders of its subtree (itself
+/// included, if it has a [`Collider`]) down to the next `CollisionBody`.
+///
+/// Colliders of one body never collide with each other: a player's hitbox,
+/// hurtbox and feet sensor can overlap freely. Their collisions with others
+/// are reported as usual on each collider, and [`CollisionStarted`] /
+/// [`CollisionEnded`] are also triggered on the body, with `collider`
+/// naming the part that touched, so one observer on the body hears them
+/// all. A collider moved to another parent belongs to its new body from the
+/// next detection on (contacts that go on end on the old body and start on
+/// the new one).
+///
+/// [`CollisionStarted`]: crate::CollisionStarted
+/// [`CollisionEnded`]: crate::CollisionEnded
+///
+/// ```
+/// # use bevy::prelude::*;
+/// # use bevy_collide2d::prelude::*;
+/// # fn spawn(mut commands: Commands) {
+/// commands
+///     .spawn((CollisionBody, Transform::default()))
+///     .with_children(|player| {
+///         player.spawn(Collider::capsule(6.0, 12.0));
+///         player.spawn((Collider::rect(10.0, 2.0), Transform::from_xyz(0.0, -13.0, 0.0)));
+///     })
+///     .observe(|hit: On<CollisionStarted>| {
+///         info!("part {} of the player touched {}", hit.collider, hit.other);
+///     });
+/// # }
+/// ```
+#[derive(Component, Clone, Copy, Debug, Default, PartialEq, Eq, Reflect)]
+#[reflect(Component, Debug, Default, PartialEq, Clone)]
+pub struct CollisionBody;
+
 /// Which colliders interact: two colliders are tested when each one's
 /// `memberships` share a bit with the other's `filters`.
 ///

@@ -31,7 +31,7 @@ use bevy::gizmos::gizmos::Gizmos;
 use bevy::prelude::*;
 use bevy::transform::TransformSystems;
 
-use crate::components::{Collider, CollidingEntities};
+use crate::components::{Collider, ColliderDisabled, CollidingEntities};
 use crate::geometry::Shape;
 use crate::plugin::CollisionSystems;
 use crate::stages::narrow_phase::Collisions;
@@ -162,10 +162,11 @@ pub fn collision_gizmos_enabled(store: Res<GizmoConfigStore>) -> bool {
 }
 
 /// Outlines every valid collider at its world pose, coloured by whether it is
-/// colliding. Invalid colliders (which detection skips) are not drawn.
+/// colliding. Invalid and disabled colliders (which detection skips) are not
+/// drawn.
 fn draw_colliders(
     mut gizmos: Gizmos<CollisionGizmos>,
-    colliders: Query<(&Collider, &GlobalTransform, &CollidingEntities)>,
+    colliders: Query<(&Collider, &GlobalTransform, &CollidingEntities), Without<ColliderDisabled>>,
 ) {
     // A copy of the `&'w` reference, so `gizmos` stays free to draw with.
     let style = gizmos.config_ext;

@@ -15,7 +15,8 @@ mod stages;
 mod util;
 
 pub use components::{
-    Collider, CollidingEntities, CollisionLayers, StaticCollider, Swept, pose_and_scale,
+    Collider, ColliderDisabled, CollidingEntities, CollisionBody, CollisionLayers, StaticCollider,
+    Swept, pose_and_scale,
 };
 pub use geometry::{Contact, ShapeError};
 pub use level::{TilemapCollider, TilemapError, TilemapTile};
@@ -30,10 +31,10 @@ pub use debug::{CollisionDebugPlugin, CollisionGizmos, collision_gizmos_enabled}
 /// Everything a game needs: `use bevy_collide2d::prelude::*;`.
 pub mod prelude {
     pub use crate::{
-        Collider, CollidingEntities, CollisionEnded, CollisionEvent, CollisionLayers,
-        CollisionPlugin, CollisionStarted, CollisionSystems, Collisions, Contact, ContactPair,
-        QueryFilter, RayHit, ShapeHit, SpatialQuery, StaticCollider, Swept, TilemapCollider,
-        TilemapTile,
+        Collider, ColliderDisabled, CollidingEntities, CollisionBody, CollisionEnded,
+        CollisionEvent, CollisionLayers, CollisionPlugin, CollisionStarted, CollisionSystems,
+        Collisions, Contact, ContactPair, QueryFilter, RayHit, ShapeHit, SpatialQuery,
+        StaticCollider, Swept, TilemapCollider, TilemapTile,
     };
 
     #[cfg(feature = "debug")]

@@ -7,9 +7,15 @@ use bevy::transform::systems::{
     mark_dirty_trees, propagate_parent_transforms, sync_simple_transforms,
 };
 
-use crate::components::{Collider, CollidingEntities, CollisionLayers, StaticCollider, Swept};
+use crate::components::{
+    Collider, ColliderDisabled, CollidingEntities, CollisionBody, CollisionLayers, StaticCollider,
+    Swept,
+};
 use crate::geometry::Contact;
 use crate::level::{TilemapCollider, TilemapTile, build_tilemap_colliders};
+use crate::stages::bodies::{
+    ColliderBodies, mark_bodies_stale, mark_bodies_stale_on_discard, mark_bodies_stale_on_insert,
+};
 use crate::stages::broad_phase::{BroadPhasePairs, find_candidate_pairs};
 use crate::stages::broad_phase_grid::BroadPhaseGrid;
 use crate::stages::events::{
@@ -83,6 +89,8 @@ impl Plugin for CollisionPlugin {
             .register_type::<CollidingEntities>()
             .register_type::<Swept>()
             .register_type::<StaticCollider>()
+            .register_type::<ColliderDisabled>()
+            .register_type::<CollisionBody>()
             .register_type::<TilemapCollider>()
             .register_type::<TilemapTile>()
             .register_type::<Contact>()
@@ -92,6 +100,7 @@ impl Plugin for CollisionPlugin {
             .register_type::<CollisionEnded>()
             .init_resource::<ColliderSnapshot>()
             .init_resource::<StaticColliders>()
+            .init_resource::<ColliderBodies>()
             .init_resource::<BroadPhasePairs>()
             .init_resource::<BroadPhaseGrid>()
             .init_resource::<Collisions>()
@@ -102,7 +111,10 @@ impl Plugin for CollisionPlugin {
             .init_resource::<InsertedColliding>()
             .init_resource::<Workers>()
             .add_observer(restart_swept_path)
-            .add_observer(note_inserted_colliding);
+            .add_observer(note_inserted_colliding)
+            .add_observer(mark_bodies_stale)
+            .add_observer(mark_bodies_stale_on_insert)
+            .add_observer(mark_bodies_stale_on_discard);
 
         let schedule = self.schedule;
         app.configure_sets(

@@ -6,6 +6,7 @@
 mod common;
 
 use bevy::ecs::entity_disabling::Disabled;
+use bevy::ecs::system::RunSystemOnce;
 use bevy::prelude::*;
 use bevy_collide2d::prelude::*;
 use common::*;
@@ -117,4 +118,115 @@ fn detection_keeps_working_with_a_sparse_set_disabling_component() {
         "{events:?}"
     );
     assert!(colliding(&app, pooled).is_empty());
+}
+
+/// `ColliderDisabled` takes only the collider out: the entity stays visible
+/// to the game's queries, and its contacts end and start again the same way.
+#[test]
+fn collider_disabled_mid_contact() {
+    disabled_mid_contact_ends_on_both_sides(test_app(), || ColliderDisabled);
+}
+
+/// Observers on both sides hear the end, and a disabled collider is out of
+/// spatial queries from the next detection on.
+#[test]
+fn collider_disabled_ends_observed_contacts_and_leaves_queries() {
+    let mut app = test_app();
+    let target = spawn_at(&mut app, Collider::rect(20.0, 20.0), 0.0, 0.0);
+    let bullet = spawn_at(&mut app, Collider::circle(5.0), 12.0, 0.0);
+    app.update();
+    take_observed(&mut app);
+    let sees = |app: &mut App| {
+        app.world_mut()
+            .run_system_once(|spatial: SpatialQuery| {
+                spatial.point_hits(Vec2::new(14.0, 0.0), &QueryFilter::default())
+            })
+            .unwrap()
+    };
+    assert_eq!(sees(&mut app), vec![bullet]);
+
+    app.world_mut().entity_mut(bullet).insert(ColliderDisabled);
+    app.update();
+    let mut observed = take_observed(&mut app);
+    observed.sort_by_key(|event| format!("{event:?}"));
+    let mut expected = vec![
+        ObservedEvent::Ended {
+            entity: target,
+            other: bullet,
+        },
+        ObservedEvent::Ended {
+            entity: bullet,
+            other: target,
+        },
+    ];
+    expected.sort_by_key(|event| format!("{event:?}"));
+    assert_eq!(observed, expected);
+    assert!(sees(&mut app).is_empty());
+    // Still an ordinary entity for the game.
+    assert!(
+        app.world_mut()
+            .query::<&Collider>()
+            .get(app.world(), bullet)
+            .is_ok()
+    );
+
+    app.world_mut()
+        .entity_mut(bullet)
+        .remove::<ColliderDisabled>();
+    app.update();
+    assert_eq!(take_observed(&mut app).len(), 2);
+    assert_eq!(sees(&mut app), vec![bullet]);
+}
+
+/// A static wall disabled in the same frame as another static collider is
+/// enabled (Bevy's `Disabled` removed): the count of static colliders stays
+/// the same, yet both changes are seen.
+#[test]
+fn static_collider_disabled_and_swapped() {
+    let mut app = test_app();
+    let mut log = MessageLog::default();
+    let wall = app
+        .world_mut()
+        .spawn((
+            Collider::rect(10.0, 100.0),
+            StaticCollider,
+            Transform::default(),
+        ))
+        .id();
+    let spare = app
+        .world_mut()
+        .spawn((
+            Collider::rect(10.0, 100.0),
+            StaticCollider,
+            Transform::from_xyz(100.0, 0.0, 0.0),
+        ))
+        .id();
+    let ball = spawn_at(&mut app, Collider::circle(5.0), 8.0, 0.0);
+    let far_ball = spawn_at(&mut app, Collider::circle(5.0), 108.0, 0.0);
+    app.update();
+    // Disabled after its transform was propagated (a disabled entity's is
+    // not).
+    app.world_mut().entity_mut(spare).insert(Disabled);
+    app.update();
+    assert_eq!(log.read(&app).len(), 3);
+    assert_eq!(colliding(&app, ball), vec![wall]);
+    assert!(colliding(&app, far_ball).is_empty());
+
+    // One wall off, the other on, in the same frame.
+    app.world_mut().entity_mut(wall).insert(ColliderDisabled);
+    app.world_mut().entity_mut(spare).remove::<Disabled>();
+    app.update();
+    let (a, b) = ordered(wall, ball);
+    let events = log.read(&app);
+    assert!(
+        events.contains(&CollisionEvent::Ended { a, b }),
+        "{events:?}"
+    );
+    assert_eq!(events.len(), 2, "{events:?}");
+    assert!(
+        colliding(&app, ball).is_empty(),
+        "{:?} wall {wall} spare {spare}",
+        colliding(&app, ball)
+    );
+    assert_eq!(colliding(&app, far_ball), vec![spare]);
 }

@@ -91,6 +91,8 @@ enum Op {
     ReinsertSwept,
     /// Bevy's `Disabled` inserted or removed.
     ToggleDisabled,
+    /// `ColliderDisabled` inserted or removed.
+    ToggleColliderDisabled,
     /// A new parent (`ChildOf`).
     Reparent,
     /// `ChildOf` removed.
@@ -117,6 +119,7 @@ const OPS: &[(Op, u32)] = &[
     (Op::ToggleStatic, 4),
     (Op::ReinsertSwept, 3),
     (Op::ToggleDisabled, 4),
+    (Op::ToggleColliderDisabled, 3),
     (Op::Reparent, 3),
     (Op::Unparent, 2),
     (Op::ReinsertColliding, 3),
@@ -1012,6 +1015,22 @@ impl Harness {
                     format!("{e} on, touching {touching}")
                 }
             }
+            Op::ToggleColliderDisabled => {
+                if self.app.world().entity(e).contains::<ColliderDisabled>() {
+                    self.app
+                        .world_mut()
+                        .entity_mut(e)
+                        .remove::<ColliderDisabled>();
+                    format!("{e} off")
+                } else {
+                    let touching = self.colliding_len(e);
+                    if touching > 0 {
+                        self.stats.disabled_mid_contact += 1;
+                    }
+                    self.app.world_mut().entity_mut(e).insert(ColliderDisabled);
+                    format!("{e} on, touching {touching}")
+                }
+            }
             Op::Reparent => {
                 let Some(parent) = self.random_tracked() else {
                     return false;
@@ -1071,7 +1090,7 @@ impl Harness {
             let Ok(entity) = world.get_entity(e) else {
                 continue;
             };
-            if entity.contains::<Disabled>() {
+            if entity.contains::<Disabled>() || entity.contains::<ColliderDisabled>() {
                 continue;
             }
             let (Some(collider), Some(global)) =
@@ -1122,6 +1141,9 @@ impl Harness {
         }
         if entity.contains::<Disabled>() {
             s += " Disabled";
+        }
+        if entity.contains::<ColliderDisabled>() {
+            s += " ColliderDisabled";
         }
         if let Some(parent) = entity.get::<ChildOf>() {
             s += &format!(" child of {}", parent.parent());

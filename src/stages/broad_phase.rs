@@ -36,11 +36,14 @@ pub(crate) fn find_candidate_pairs(
 ) {
     let grid = &mut grid.grid;
     let layers = &snapshot.layers;
-    // Most games never set layers: then every pair interacts, and the filter
-    // (two random reads per overlapping box pair) is skipped.
-    let all_interact = layers
-        .first()
-        .is_none_or(|first| first.interacts_with(first) && layers.iter().all(|l| l == first));
+    let moving = &*snapshot;
+    // Most games never set layers nor group colliders into bodies: then
+    // every pair interacts, and the filter (two random reads per
+    // overlapping box pair) is skipped.
+    let all_interact = snapshot.bodies.is_empty()
+        && layers
+            .first()
+            .is_none_or(|first| first.interacts_with(first) && layers.iter().all(|l| l == first));
     if all_interact {
         grid.overlapping_pairs_in_chunks(
             &snapshot.aabbs,
@@ -51,7 +54,10 @@ pub(crate) fn find_candidate_pairs(
     } else {
         grid.overlapping_pairs_in_chunks(
             &snapshot.aabbs,
-            |i, j| layers[i as usize].interacts_with(&layers[j as usize]),
+            |i, j| {
+                let (i, j) = (i as usize, j as usize);
+                layers[i].interacts_with(&layers[j]) && !moving.same_body(i, moving, j)
+            },
             &*workers,
             &mut candidates.pairs,
         );
@@ -59,7 +65,7 @@ pub(crate) fn find_candidate_pairs(
     if statics.len() == 0 {
         return;
     }
-    let moving = snapshot.len();
+    let moving_count = snapshot.len();
     let fixed = &statics.snapshot;
     static_pairs.collect_over(
         &*workers,
@@ -70,8 +76,10 @@ pub(crate) fn find_candidate_pairs(
             for (at, aabb) in aabbs.iter().enumerate() {
                 let i = first + at;
                 statics.grid.visit_overlapping(&fixed.aabbs, aabb, |k| {
-                    if layers[i].interacts_with(&fixed.layers[k as usize]) {
-                        output.push((i as u32, (moving + k as usize) as u32));
+                    if layers[i].interacts_with(&fixed.layers[k as usize])
+                        && !moving.same_body(i, fixed, k as usize)
+                    {
+                        output.push((i as u32, (moving_count + k as usize) as u32));
                     }
                 });
             }

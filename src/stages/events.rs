@@ -7,6 +7,7 @@ use bevy::prelude::*;
 use bevy::ecs::change_detection::ContiguousMut;
 use bevy::ecs::entity::Entities;
 
+use super::bodies::ColliderBodies;
 use super::narrow_phase::{Collisions, ContactPair, PairChange, PairChanges};
 use crate::components::CollidingEntities;
 use crate::geometry::Contact;
@@ -56,27 +57,43 @@ impl CollisionEvent {
     }
 }
 
-/// Triggered on each of the two entities when they start touching; observe it
-/// with `.observe(|event: On<CollisionStarted>| ...)`.
+/// Triggered on each of the two colliders when they start touching, and on
+/// the [`CollisionBody`] of each (if it has one other than itself); observe
+/// it with `.observe(|event: On<CollisionStarted>| ...)`.
+///
+/// For each collider, the event on the collider comes first, then the one
+/// on its body.
+///
+/// [`CollisionBody`]: crate::CollisionBody
 #[derive(EntityEvent, Clone, Copy, Debug, PartialEq, Reflect)]
 pub struct CollisionStarted {
-    /// The entity the event is triggered on.
+    /// The entity the event is triggered on: a collider, or its body.
     pub entity: Entity,
-    /// The entity it started touching.
+    /// The collider it started touching.
     pub other: Entity,
-    /// The contact seen from `entity`: the normal points from `entity` to
-    /// `other`.
+    /// The contact seen from `collider`: the normal points from `collider`
+    /// to `other`.
     pub contact: Contact,
+    /// The collider of `entity` that touched `other`: `entity` itself when
+    /// triggered on the collider, one of its parts when on a body.
+    pub collider: Entity,
 }
 
-/// Triggered on each of the two entities when they stop touching; when one of
-/// them was despawned, only on the survivor.
+/// Triggered on each of the two colliders when they stop touching, and on
+/// the [`CollisionBody`] of each that heard them start; when one of them was
+/// despawned, only on the survivor (and the bodies still there).
+///
+/// [`CollisionBody`]: crate::CollisionBody
 #[derive(EntityEvent, Clone, Copy, Debug, PartialEq, Reflect)]
 pub struct CollisionEnded {
-    /// The entity the event is triggered on.
+    /// The entity the event is triggered on: a collider, or its body.
     pub entity: Entity,
-    /// The entity it stopped touching (possibly despawned already).
+    /// The collider it stopped touching (possibly despawned already).
     pub other: Entity,
+    /// The collider of `entity` that stopped touching `other`: `entity`
+    /// itself when triggered on the collider, one of its parts when on a
+    /// body (possibly despawned already).
+    pub collider: Entity,
 }
 
 /// Entities whose [`CollidingEntities`] was inserted since the last
@@ -103,6 +120,7 @@ pub(crate) fn note_inserted_colliding(
 pub(crate) fn report_collision_changes(
     changes: Res<PairChanges>,
     collisions: Res<Collisions>,
+    bodies: Res<ColliderBodies>,
     mut inserted: ResMut<InsertedColliding>,
     mut messages: MessageWriter<CollisionEvent>,
     mut colliding: Query<(Entity, &mut CollidingEntities)>,
@@ -111,7 +129,10 @@ pub(crate) fn report_collision_changes(
     mut commands: Commands,
     mut buffers: Local<CollidingChanges>,
 ) {
-    let mut notifications = Vec::new();
+    let mut notifications = Notifications {
+        list: Vec::new(),
+        bodies: &bodies,
+    };
     // (entity, other, started): applied after all messages, in entity order,
     // which reads the components in storage order rather than at random.
     let CollidingChanges {
@@ -124,25 +145,24 @@ pub(crate) fn report_collision_changes(
             PairChange::Started(ContactPair { a, b, contact }) => {
                 messages.write(CollisionEvent::Started { a, b, contact });
                 colliding_changes.extend([(a, b, true), (b, a, true)]);
-                notifications.extend(Notification::started(a, b, contact));
+                notifications.started(a, b, contact);
             }
             PairChange::Ended(a, b) => {
                 messages.write(CollisionEvent::Ended { a, b });
                 colliding_changes.extend([(a, b, false), (b, a, false)]);
-                notifications.extend(Notification::ended(a, b));
+                notifications.ended(a, b);
             }
             // `CollidingEntities` ends as it was in both.
             PairChange::Restarted(ContactPair { a, b, contact }) => {
                 messages.write(CollisionEvent::Ended { a, b });
                 messages.write(CollisionEvent::Started { a, b, contact });
-                notifications.extend(Notification::ended(a, b));
-                notifications.extend(Notification::started(a, b, contact));
+                notifications.ended(a, b);
+                notifications.started(a, b, contact);
             }
             PairChange::Passed(ContactPair { a, b, contact }) => {
                 messages.write(CollisionEvent::Started { a, b, contact });
                 messages.write(CollisionEvent::Ended { a, b });
-                notifications.extend(Notification::started(a, b, contact));
-                notifications.extend(Notification::ended(a, b));
+                notifications.passed(a, b, contact);
             }
         }
     }
@@ -159,6 +179,10 @@ pub(crate) fn report_collision_changes(
     if !unreached.is_empty() {
         commands.queue(move |world: &mut World| apply_to_unqueried(world, unreached));
     }
+    if !bodies.moved().is_empty() {
+        notifications.changed_bodies(&changes.0, &collisions);
+    }
+    let notifications = notifications.list;
     if !notifications.is_empty() {
         commands.queue(move |world: &mut World| trigger_if_alive(world, notifications));
     }
@@ -367,36 +391,109 @@ enum Notification {
     Ended(CollisionEnded),
 }
 
-impl Notification {
-    /// `CollisionStarted` on `a`, then on `b`, each seeing the contact from
-    /// itself.
-    fn started(a: Entity, b: Entity, contact: Contact) -> [Self; 2] {
-        [
-            Self::Started(CollisionStarted {
-                entity: a,
-                other: b,
-                contact,
-            }),
-            Self::Started(CollisionStarted {
-                entity: b,
-                other: a,
-                contact: contact.flipped(),
-            }),
-        ]
+/// The observer events of one detection, in order.
+struct Notifications<'a> {
+    list: Vec<Notification>,
+    bodies: &'a ColliderBodies,
+}
+
+impl Notifications<'_> {
+    /// `CollisionStarted` on `a` and its body, then on `b` and its body,
+    /// each seeing the contact from its own collider.
+    fn started(&mut self, a: Entity, b: Entity, contact: Contact) {
+        self.started_on(a, b, contact);
+        self.started_on(b, a, contact.flipped());
     }
 
-    /// `CollisionEnded` on `a`, then on `b`.
-    fn ended(a: Entity, b: Entity) -> [Self; 2] {
-        [
-            Self::Ended(CollisionEnded {
-                entity: a,
-                other: b,
-            }),
-            Self::Ended(CollisionEnded {
-                entity: b,
-                other: a,
-            }),
-        ]
+    /// `CollisionEnded` on `a` and the body that heard it start, then on `b`
+    /// and its body.
+    fn ended(&mut self, a: Entity, b: Entity) {
+        self.ended_on(a, b);
+        self.ended_on(b, a);
+    }
+
+    /// A pair that started and ended within the step: both, on the bodies
+    /// the colliders have now.
+    fn passed(&mut self, a: Entity, b: Entity, contact: Contact) {
+        self.started(a, b, contact);
+        for (collider, other) in [(a, b), (b, a)] {
+            let body = self
+                .bodies
+                .body_of(collider)
+                .filter(|&body| body != collider);
+            self.ended_on_entities(collider, other, [Some(collider), body]);
+        }
+    }
+
+    fn started_on(&mut self, collider: Entity, other: Entity, contact: Contact) {
+        let body = self
+            .bodies
+            .body_of(collider)
+            .filter(|&body| body != collider);
+        for entity in [Some(collider), body].into_iter().flatten() {
+            self.list.push(Notification::Started(CollisionStarted {
+                entity,
+                other,
+                contact,
+                collider,
+            }));
+        }
+    }
+
+    fn ended_on(&mut self, collider: Entity, other: Entity) {
+        let body = (self.bodies.previous_body_of(collider)).filter(|&body| body != collider);
+        self.ended_on_entities(collider, other, [Some(collider), body]);
+    }
+
+    fn ended_on_entities(&mut self, collider: Entity, other: Entity, on: [Option<Entity>; 2]) {
+        for entity in on.into_iter().flatten() {
+            self.list.push(Notification::Ended(CollisionEnded {
+                entity,
+                other,
+                collider,
+            }));
+        }
+    }
+
+    /// For the contacts that go on while one of their colliders moved to
+    /// another body: ended on the old body, started on the new one.
+    fn changed_bodies(&mut self, changes: &[PairChange], collisions: &Collisions) {
+        let bodies = self.bodies;
+        let moved = |entity: &Entity| bodies.moved().binary_search(entity).is_ok();
+        let mut started: Vec<(Entity, Entity)> = (changes.iter())
+            .filter_map(|change| match change {
+                PairChange::Started(pair) | PairChange::Restarted(pair) => Some((pair.a, pair.b)),
+                PairChange::Ended(..) | PairChange::Passed(_) => None,
+            })
+            .collect();
+        started.sort_unstable();
+        for pair in collisions.iter() {
+            if !(moved(&pair.a) || moved(&pair.b))
+                || started.binary_search(&(pair.a, pair.b)).is_ok()
+            {
+                continue;
+            }
+            let sides = [
+                (pair.a, pair.b, pair.contact),
+                (pair.b, pair.a, pair.contact.flipped()),
+            ];
+            for (collider, other, contact) in sides {
+                let [old, new] = [bodies.previous_body_of(collider), bodies.body_of(collider)]
+                    .map(|body| body.filter(|&body| body != collider));
+                if old == new {
+                    continue;
+                }
+                self.ended_on_entities(collider, other, [old, None]);
+                if let Some(body) = new {
+                    self.list.push(Notification::Started(CollisionStarted {
+                        entity: body,
+                        other,
+                        contact,
+                        collider,
+                    }));
+                }
+            }
+        }
     }
 }
 

@@ -8,6 +8,7 @@
 //! 4. [`events`]: those changes as messages, observer events and
 //!    `CollidingEntities`.
 
+pub(crate) mod bodies;
 pub(crate) mod broad_phase;
 pub(crate) mod broad_phase_grid;
 pub(crate) mod events;

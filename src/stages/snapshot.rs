@@ -11,7 +11,7 @@ use std::ops::Range;
 
 use super::broad_phase_grid::BroadPhaseGrid;
 use super::swept_paths::PreviousPoses;
-use crate::components::{Collider, CollisionLayers, StaticCollider, Swept};
+use crate::components::{Collider, ColliderDisabled, CollisionLayers, StaticCollider, Swept};
 use crate::geometry::{
     BasicShape, PolygonRef, ShapeError, ShapeRef, Sweep, TransformReading, scaled_points_into,
     swept_aabb_of, validate_pose,
@@ -80,6 +80,9 @@ pub struct ColliderSnapshot {
     pub(crate) swept: Vec<bool>,
     /// The scaled points of segments and polygons (see [`SnapshotShape`]).
     pub(crate) points: Vec<Vec2>,
+    /// The [`CollisionBody`](crate::CollisionBody) of each collider, if it
+    /// has one; empty when none has.
+    pub(crate) bodies: Vec<Option<Entity>>,
     /// Where each collider's path over this step starts, when any collider
     /// is [`Swept`] (its partners move along their own paths too); empty
     /// otherwise, when every collider stands at its pose.
@@ -139,6 +142,16 @@ impl ColliderSnapshot {
         match self.path_starts.get(index) {
             Some(&start) => Sweep::new(start, end),
             None => Sweep::stationary(end),
+        }
+    }
+
+    /// Whether colliders `i` and `j` belong to one body, so that they are
+    /// never paired.
+    #[inline]
+    pub(crate) fn same_body(&self, i: usize, other: &Self, j: usize) -> bool {
+        match (self.bodies.get(i), other.bodies.get(j)) {
+            (Some(Some(a)), Some(Some(b))) => a == b,
+            _ => false,
         }
     }
 
@@ -512,6 +525,7 @@ fn lay_out(
         staged_starts,
         entity_varying_bits,
         points,
+        bodies: _,
     } = snapshot;
     let count = staged.len();
     layout.clear();
@@ -644,7 +658,7 @@ fn read_one_by_one<'a, F: ArchetypeFilter>(
 /// What reading the moving colliders into [`ColliderSnapshot`] needs.
 #[derive(SystemParam)]
 pub(crate) struct MovingInputs<'w, 's> {
-    colliders: Query<'w, 's, ColliderData, Without<StaticCollider>>,
+    colliders: Query<'w, 's, ColliderData, (Without<StaticCollider>, Without<ColliderDisabled>)>,
     snapshot: ResMut<'w, ColliderSnapshot>,
     warned: ResMut<'w, WarnedColliders>,
     previous_poses: ResMut<'w, PreviousPoses>,
@@ -653,6 +667,11 @@ pub(crate) struct MovingInputs<'w, 's> {
 }
 
 impl MovingInputs<'_, '_> {
+    /// The snapshot being filled.
+    pub(crate) fn snapshot_mut(&mut self) -> &mut ColliderSnapshot {
+        &mut self.snapshot
+    }
+
     /// Fills [`ColliderSnapshot`] from the ECS, in chunks shared by
     /// `workers`, skipping (and warning once about) colliders with invalid
     /// sizes, scales or transforms. Static colliders are not in it; with

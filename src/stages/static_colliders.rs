@@ -6,11 +6,12 @@
 use bevy::ecs::system::SystemParam;
 use bevy::prelude::*;
 
+use super::bodies::{BodyInputs, ColliderBodies};
 use super::snapshot::{
     ColliderData, ColliderSnapshot, MovingInputs, NoteScratch, ReadRows, SnapshotCollider,
     WarnedColliders, read_tables, take_snapshot,
 };
-use crate::components::{Collider, CollisionLayers, StaticCollider, Swept};
+use crate::components::{Collider, ColliderDisabled, CollisionLayers, StaticCollider, Swept};
 use crate::geometry::{ShapeRef, Sweep};
 use crate::grid::SpatialGrid;
 use crate::util::parallel::Workers;
@@ -46,10 +47,14 @@ impl StaticColliders {
     }
 }
 
+/// The static colliders in detection.
+type EnabledStatic = (With<StaticCollider>, Without<ColliderDisabled>);
+
 /// The changes that make the static colliders be read again.
 type StaticChanged = (
     With<StaticCollider>,
     With<Collider>,
+    Without<ColliderDisabled>,
     Or<(
         Changed<Collider>,
         Changed<GlobalTransform>,
@@ -65,22 +70,28 @@ type StaticChanged = (
 pub(crate) fn snapshot_colliders(
     mut moving: MovingInputs,
     mut statics: StaticInputs,
+    mut bodies: BodyInputs,
     workers: Res<Workers>,
 ) {
-    statics.update(&workers);
+    let bodies = bodies.update();
+    statics.update(&workers, bodies);
     moving.take(&workers, statics.any_swept());
+    bodies.fill(moving.snapshot_mut());
 }
 
 /// What keeping the static colliders up to date reads: run by the snapshot
 /// system, so that detection pays for one system, not two.
 #[derive(SystemParam)]
 pub(crate) struct StaticInputs<'w, 's> {
-    statics: Query<'w, 's, ColliderData, With<StaticCollider>>,
+    statics: Query<'w, 's, ColliderData, EnabledStatic>,
     changed: Query<'w, 's, (), StaticChanged>,
     removed_static: RemovedComponents<'w, 's, StaticCollider>,
     removed_collider: RemovedComponents<'w, 's, Collider>,
     removed_layers: RemovedComponents<'w, 's, CollisionLayers>,
     removed_swept: RemovedComponents<'w, 's, Swept>,
+    /// Static colliders disabled since the last detection.
+    disabled: Query<'w, 's, (), (With<StaticCollider>, Added<ColliderDisabled>)>,
+    removed_disabled: RemovedComponents<'w, 's, ColliderDisabled>,
     state: ResMut<'w, StaticColliders>,
 }
 
@@ -91,11 +102,12 @@ impl StaticInputs<'_, '_> {
         self.state.any_swept
     }
 
-    /// Reads the static colliders again if any was added, removed, moved or
-    /// changed since the last detection.
-    pub(crate) fn update(&mut self, workers: &Workers) {
+    /// Reads the static colliders again if any was added, removed, moved,
+    /// changed, disabled or enabled since the last detection, and gives
+    /// them their `bodies`.
+    pub(crate) fn update(&mut self, workers: &Workers, bodies: &ColliderBodies) {
         // Every removal is read, so that none is left for the next detection.
-        let mut removed = false;
+        let mut removed = !self.disabled.is_empty();
         let kept = &self.state.entities;
         for entity in (self.removed_static.read())
             .chain(self.removed_collider.read())
@@ -104,28 +116,37 @@ impl StaticInputs<'_, '_> {
         {
             removed |= kept.binary_search(&entity).is_ok();
         }
-        update_static_colliders(
+        for entity in self.removed_disabled.read() {
+            removed |= self.statics.contains(entity);
+        }
+        let rebuilt = update_static_colliders(
             &self.statics,
             &self.changed,
             removed,
             &mut self.state,
             workers,
         );
+        let state = &mut *self.state;
+        let body_changed =
+            || (bodies.moved().iter()).any(|entity| state.entities.binary_search(entity).is_ok());
+        if rebuilt || body_changed() {
+            bodies.fill(&mut state.snapshot);
+        }
     }
 }
 
 fn update_static_colliders(
-    statics: &Query<ColliderData, With<StaticCollider>>,
+    statics: &Query<ColliderData, EnabledStatic>,
     changed: &Query<(), StaticChanged>,
     removed: bool,
     state: &mut StaticColliders,
     workers: &Workers,
-) {
+) -> bool {
     let matched = statics.iter().len();
     // Checked last: it walks the change ticks of every static collider.
     let dirty = !state.built || removed || matched != state.matched || !changed.is_empty();
     if !dirty {
-        return;
+        return false;
     }
     state.built = true;
     state.matched = matched;
@@ -156,6 +177,7 @@ fn update_static_colliders(
             .map(|collider| collider.entity),
     );
     state.entities.sort_unstable();
+    true
 }
 
 /// This detection's colliders in one index space: the moving ones first,
