@@ -7,7 +7,9 @@ use bevy::transform::systems::{
     mark_dirty_trees, propagate_parent_transforms, sync_simple_transforms,
 };
 
-use crate::components::{Collider, CollidingEntities, CollisionLayers, StaticCollider, Swept};
+use crate::components::{
+    Collider, CollidingEntities, CollisionLayers, OneWayPlatform, StaticCollider, Swept,
+};
 use crate::geometry::Contact;
 use crate::level::{TilemapCollider, TilemapTile, build_tilemap_colliders};
 use crate::stages::broad_phase::{BroadPhasePairs, find_candidate_pairs};
@@ -83,6 +85,7 @@ impl Plugin for CollisionPlugin {
             .register_type::<CollidingEntities>()
             .register_type::<Swept>()
             .register_type::<StaticCollider>()
+            .register_type::<OneWayPlatform>()
             .register_type::<TilemapCollider>()
             .register_type::<TilemapTile>()
             .register_type::<Contact>()
