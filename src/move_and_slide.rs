@@ -345,9 +345,21 @@ impl<'a, 'w, 's> Slider<'a, 'w, 's> {
             let drop = self.travel(&below, down, reach);
             let snaps = motion.dot(self.up) <= 0.0
                 && ((start_ground.is_some() && self.snap_to_ground > 0.0) || drop <= self.skin);
-            let drop = if snaps { drop } else { 0.0 };
+            let mut drop = if snaps { drop } else { 0.0 };
+            // Closer than a skin (rolling over a tile's corner tilts the
+            // slide a hair down): back up to a skin, so that the gap cannot
+            // wear away seam after seam.
+            let into = below.hit.normal.dot(self.up);
+            let short = (self.skin / into - below.distance).min(self.skin);
+            if short > 0.0 {
+                let up = Dir2::new_unchecked(self.up);
+                drop = -match self.cast(at, up, short + self.skin) {
+                    Some(ceiling) => self.travel(&ceiling, up, short),
+                    None => short,
+                };
+            }
             at -= self.up * drop;
-            let gap = (below.distance - drop) * below.hit.normal.dot(self.up);
+            let gap = (below.distance - drop) * into;
             if gap <= 2.0 * self.skin {
                 ground = Some(below.hit);
             }
@@ -488,7 +500,13 @@ impl<'a, 'w, 's> Slider<'a, 'w, 's> {
         let down = Dir2::new_unchecked(-self.up);
         let reach = rise + 2.0 * self.skin;
         let ground = self.cast(ahead, down, reach)?;
-        if !self.is_ground(&ground, ahead - self.up * ground.distance) {
+        // Measured from where the step started: landing on a corner higher
+        // than a step (a rounded collider's side can reach over one) is
+        // climbing, not stepping.
+        let feet = at.dot(self.up) - self.foot_reach;
+        if ground.hit.point.dot(self.up) - feet > self.step_height + self.skin
+            || !self.is_ground(&ground, ahead - self.up * ground.distance)
+        {
             return None;
         }
         let landed = ahead - self.up * self.travel(&ground, down, reach);
@@ -503,35 +521,38 @@ impl<'a, 'w, 's> Slider<'a, 'w, 's> {
         let pose = Isometry2d::new(at, self.rotation);
         let colliders = self.spatial.colliders();
         let start = self.shape.aabb(pose);
-        let (entity, distance, (point, normal, index)) =
-            self.spatial
-                .nearest_along(start, direction, max_distance, self.filter, |index, _| {
-                    let (target, target_shape) = colliders.get(index);
-                    // The whole way, as `cast_shape` does, so that the result
-                    // does not depend on the order of the search.
-                    let hit = cast_shape_of(
-                        self.shape,
-                        pose,
-                        direction,
-                        max_distance,
-                        target_shape,
-                        target.pose,
-                    )?;
-                    if -hit.normal.dot(*direction) <= GRAZE {
+        let (entity, distance, (point, normal, index)) = self.spatial.nearest_along(
+            start,
+            direction,
+            max_distance,
+            self.filter,
+            |index, _| {
+                let (target, target_shape) = colliders.get(index);
+                // The whole way, as `cast_shape` does, so that the result
+                // does not depend on the order of the search.
+                let hit = cast_shape_of(
+                    self.shape,
+                    pose,
+                    direction,
+                    max_distance,
+                    target_shape,
+                    target.pose,
+                )?;
+                if -hit.normal.dot(*direction) <= GRAZE {
+                    return None;
+                }
+                if let Ok(platform) = self.spatial.one_way_platforms.get(target.entity) {
+                    let open_side = target.pose.rotation * platform.normal.as_vec2();
+                    let blocks = direction.dot(open_side) < 0.0
+                        && hit.normal.dot(open_side) > 0.0
+                        && !(hit.distance == 0.0 && self.overlaps(pose, target_shape, target.pose));
+                    if !blocks {
                         return None;
                     }
-                    if let Ok(platform) = self.spatial.one_way_platforms.get(target.entity) {
-                        let open_side = target.pose.rotation * platform.normal.as_vec2();
-                        let blocks = direction.dot(open_side) < 0.0
-                            && hit.normal.dot(open_side) > 0.0
-                            && !(hit.distance == 0.0
-                                && self.overlaps(pose, target_shape, target.pose));
-                        if !blocks {
-                            return None;
-                        }
-                    }
-                    Some((hit.distance, (hit.point, hit.normal, index)))
-                })?;
+                }
+                Some((hit.distance, (hit.point, hit.normal, index)))
+            },
+        )?;
         Some(Blocked {
             hit: SlideHit {
                 entity,
@@ -580,10 +601,9 @@ impl<'a, 'w, 's> Slider<'a, 'w, 's> {
             contacts = self.contacts(at);
             contacts.retain(|(_, contact)| contact.depth > 0.0);
         }
-        let entered_another = contacts
-            .iter()
-            .any(|(entity, _)| !first.iter().any(|(e, _)| e == entity));
-        if entered_another || !at.is_finite() {
+        // Part of the way out is no way out: it would only trade one
+        // overlap for another.
+        if !contacts.is_empty() || !at.is_finite() {
             return start;
         }
         hits.extend(pushed);
