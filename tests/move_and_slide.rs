@@ -428,6 +428,99 @@ fn tile_seams_never_stop_a_walk() {
     }
 }
 
+#[test]
+fn walking_up_a_slope_into_a_wall_stops_without_climbing_or_jitter() {
+    let angle = FRAC_PI_6;
+    let mut level = Level::new(|app| {
+        floor(app);
+        let wedge = Collider::convex_polygon(&[
+            Vec2::ZERO,
+            Vec2::new(400.0, 0.0),
+            Vec2::new(400.0, 400.0 * angle.tan()),
+        ])
+        .unwrap();
+        solid(app, wedge, 0.0, 0.0);
+        solid(app, Collider::rect(20.0, 400.0), 360.0, 200.0); // face at x = 350
+    });
+    for (name, collider) in characters() {
+        let half = collider.aabb(Isometry2d::IDENTITY).half_size();
+        let mut character = Character::new(
+            collider.clone(),
+            40.0,
+            ramp_height(angle, 48.0) + 2.0 * half.y,
+        );
+        let mut rest = None;
+        let mut highest = f32::NEG_INFINITY;
+        for frame in 0..200 {
+            // Running: much of a frame's motion is left when the wall is met.
+            let out = character.frame(&mut level, 4.0 * WALK, &config());
+            if frame >= 30 {
+                highest = highest.max(character.at.y);
+            }
+            if frame >= 150 {
+                assert!(out.grounded, "{name} frame {frame}: {out:?}");
+                let rest = *rest.get_or_insert(character.at);
+                assert!(
+                    character.at.distance(rest) < 1e-3,
+                    "{name} jitters against the wall: {rest} then {} at frame {frame}",
+                    character.at
+                );
+            }
+        }
+        assert!(
+            character.at.x > 350.0 - half.x - 1.0,
+            "{name}: {}",
+            character.at
+        );
+        // Never above where it comes to rest: the wall is not climbed.
+        assert!(
+            highest <= character.at.y + 1e-3,
+            "{name} climbed the wall to {highest}, then fell back to {}",
+            character.at
+        );
+    }
+}
+
+#[test]
+fn a_corner_between_two_walls_stops_the_motion() {
+    // Two slabs at +-30 degrees: a wedge narrowing to the left.
+    let mut level = Level::new(|app| {
+        for angle in [FRAC_PI_6, -FRAC_PI_6] {
+            let (sin, cos) = angle.sin_cos();
+            let outward = Vec2::new(-sin, cos) * angle.signum();
+            let centre = Vec2::new(cos, sin) * 100.0 - outward * 10.0;
+            solid_rotated(app, Collider::rect(200.0, 20.0), centre.x, centre.y, angle);
+        }
+    });
+    let config = config();
+    for (name, collider) in [
+        ("ball", Collider::circle(4.0)),
+        ("box", Collider::rect(6.0, 6.0)),
+    ] {
+        let mut at = Vec2::new(100.0, 0.0);
+        let mut rest = None;
+        for frame in 0..120 {
+            // Top-down, straight into the tip with a little sideways push.
+            let out = level.slide(&collider, at, Vec2::new(-3.0, 0.3), &config);
+            at = out.translation;
+            // Once each: the motion stops at the corner rather than
+            // bouncing between its walls until the iterations run out.
+            assert!(out.hits.len() <= 2, "{name} frame {frame}: {out:?}");
+            if frame >= 100 {
+                let rest = *rest.get_or_insert(at);
+                assert!(
+                    at.distance(rest) < 1e-3,
+                    "{name} jitters in the corner: {rest} then {at}"
+                );
+            }
+        }
+        assert!(
+            level.inside(&collider, at, 0.0).is_empty(),
+            "{name} at {at}"
+        );
+    }
+}
+
 /// A floor at y = 0 with a 6-high ledge from x = 100 and a 20-high wall
 /// from x = 300.
 fn ledges(app: &mut App) {
