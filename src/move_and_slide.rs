@@ -157,11 +157,11 @@ impl SpatialQuery<'_, '_> {
     /// transform scale applies), and the query sees colliders where the
     /// last detection saw them (see [`SpatialQuery`]).
     ///
-    /// A collider that starts overlapping others is first pushed out of
-    /// them, the shortest way, in a few rounds. If it cannot get out that
-    /// way (squeezed between colliders), it stays where it started rather
-    /// than be pushed into another collider, and moves only away from what
-    /// it overlaps.
+    /// A collider that starts overlapping or touching others is first
+    /// pushed out of them, the shortest way, a skin clear, in a few rounds.
+    /// If that does not get it all the way out (squeezed between
+    /// colliders), it stays where it started rather than trade one overlap
+    /// for another, and moves only away from what it overlaps.
     ///
     /// Velocity is the caller's: the output says where the collider went,
     /// and a game typically zeroes its fall speed while `grounded`. The
@@ -573,9 +573,9 @@ impl<'a, 'w, 's> Slider<'a, 'w, 's> {
     }
 
     /// The collider pushed out of what it overlaps or touches at `start`, a
-    /// skin clear of it, deepest first; `start` itself if that would push
-    /// it into a collider it did not overlap. One-way platforms are left
-    /// alone: being inside one is how it is crossed.
+    /// skin clear of it, deepest first; `start` itself if a few rounds do
+    /// not get it all the way out. One-way platforms are left alone: being
+    /// inside one is how it is crossed.
     fn depenetrate(&self, start: Vec2, hits: &mut Vec<SlideHit>) -> Vec2 {
         let first = self.contacts(start);
         if first.is_empty() {

@@ -102,7 +102,8 @@ pub struct ShapeHit {
 }
 
 /// Ray casts and overlap queries against the colliders, as a system
-/// parameter.
+/// parameter; [`move_and_slide`](Self::move_and_slide) moves a character
+/// through them.
 ///
 /// ```
 /// # use bevy::prelude::*;
