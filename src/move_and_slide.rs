@@ -577,13 +577,12 @@ impl<'a, 'w, 's> Slider<'a, 'w, 's> {
     /// not get it all the way out. One-way platforms are left alone: being
     /// inside one is how it is crossed.
     fn depenetrate(&self, start: Vec2, hits: &mut Vec<SlideHit>) -> Vec2 {
-        let first = self.contacts(start);
-        if first.is_empty() {
+        let mut contacts = self.contacts(start);
+        if contacts.is_empty() {
             return start;
         }
         let mut at = start;
         let mut pushed = Vec::new();
-        let mut contacts = first.clone();
         for _ in 0..DEPENETRATION_ROUNDS {
             let Some(&(entity, contact)) = contacts
                 .iter()
