@@ -446,6 +446,44 @@ pub struct ColliderDisabled;
 #[reflect(Component, Debug, Default, PartialEq, Clone)]
 pub struct CollisionBody;
 
+/// Makes a collider a one-way platform for
+/// [`SpatialQuery::move_and_slide`](crate::SpatialQuery::move_and_slide):
+/// it blocks a moving collider only from the side its `normal` faces.
+///
+/// A move is blocked only when it goes against `normal` (a fall onto a
+/// platform whose normal is up), where it meets the platform's side that
+/// faces `normal`, and when the moving collider does not already overlap
+/// the platform: a jump up through it passes, and so does a fall that
+/// starts while still inside it. `normal` is in the collider's own space
+/// and turns with it. Detection and the other queries treat the collider
+/// as any other.
+///
+/// ```
+/// # use bevy::prelude::*;
+/// # use bevy_collide2d::prelude::*;
+/// # fn spawn(mut commands: Commands) {
+/// commands.spawn((
+///     Collider::rect(96.0, 8.0),
+///     StaticCollider,
+///     OneWayPlatform::default(), // blocks from above
+///     Transform::from_xyz(0.0, 64.0, 0.0),
+/// ));
+/// # }
+/// ```
+#[derive(Component, Clone, Copy, Debug, PartialEq, Reflect)]
+#[reflect(Component, Debug, Default, PartialEq, Clone)]
+pub struct OneWayPlatform {
+    /// The side that blocks, as a unit direction in the collider's space
+    /// (default: up, `Dir2::Y`).
+    pub normal: Dir2,
+}
+
+impl Default for OneWayPlatform {
+    fn default() -> Self {
+        Self { normal: Dir2::Y }
+    }
+}
+
 /// Which colliders interact: two colliders are tested when each one's
 /// `memberships` share a bit with the other's `filters`.
 ///

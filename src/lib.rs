@@ -9,17 +9,19 @@ mod debug;
 pub mod geometry;
 mod grid;
 mod level;
+mod move_and_slide;
 mod plugin;
 mod spatial_query;
 mod stages;
 mod util;
 
 pub use components::{
-    Collider, ColliderDisabled, CollidingEntities, CollisionBody, CollisionLayers, StaticCollider,
-    Swept, pose_and_scale,
+    Collider, ColliderDisabled, CollidingEntities, CollisionBody, CollisionLayers, OneWayPlatform,
+    StaticCollider, Swept, pose_and_scale,
 };
 pub use geometry::{Contact, ShapeError};
 pub use level::{TilemapCollider, TilemapError, TilemapTile};
+pub use move_and_slide::{MoveAndSlideConfig, MoveAndSlideOutput, SlideHit};
 pub use plugin::{CollisionPlugin, CollisionSystems};
 pub use spatial_query::{QueryFilter, RayHit, ShapeHit, SpatialQuery};
 pub use stages::events::{CollisionEnded, CollisionEvent, CollisionStarted};
@@ -33,8 +35,9 @@ pub mod prelude {
     pub use crate::{
         Collider, ColliderDisabled, CollidingEntities, CollisionBody, CollisionEnded,
         CollisionEvent, CollisionLayers, CollisionPlugin, CollisionStarted, CollisionSystems,
-        Collisions, Contact, ContactPair, QueryFilter, RayHit, ShapeHit, SpatialQuery,
-        StaticCollider, Swept, TilemapCollider, TilemapTile,
+        Collisions, Contact, ContactPair, MoveAndSlideConfig, MoveAndSlideOutput, OneWayPlatform,
+        QueryFilter, RayHit, ShapeHit, SlideHit, SpatialQuery, StaticCollider, Swept,
+        TilemapCollider, TilemapTile,
     };
 
     #[cfg(feature = "debug")]

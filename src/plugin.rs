@@ -8,8 +8,8 @@ use bevy::transform::systems::{
 };
 
 use crate::components::{
-    Collider, ColliderDisabled, CollidingEntities, CollisionBody, CollisionLayers, StaticCollider,
-    Swept,
+    Collider, ColliderDisabled, CollidingEntities, CollisionBody, CollisionLayers, OneWayPlatform,
+    StaticCollider, Swept,
 };
 use crate::geometry::Contact;
 use crate::level::{TilemapCollider, TilemapTile, build_tilemap_colliders};
@@ -91,6 +91,7 @@ impl Plugin for CollisionPlugin {
             .register_type::<StaticCollider>()
             .register_type::<ColliderDisabled>()
             .register_type::<CollisionBody>()
+            .register_type::<OneWayPlatform>()
             .register_type::<TilemapCollider>()
             .register_type::<TilemapTile>()
             .register_type::<Contact>()

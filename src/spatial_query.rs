@@ -7,7 +7,7 @@ use bevy::math::bounding::{Aabb2d, IntersectsVolume};
 use bevy::math::{Dir2, Isometry2d, Vec2};
 use bevy::prelude::*;
 
-use crate::components::{Collider, CollisionLayers};
+use crate::components::{Collider, CollisionLayers, OneWayPlatform};
 use crate::geometry::{cast_shape_of, checked_ray, validate_pose};
 use crate::grid::SpatialGrid;
 use crate::stages::broad_phase_grid::BroadPhaseGrid;
@@ -102,7 +102,8 @@ pub struct ShapeHit {
 }
 
 /// Ray casts and overlap queries against the colliders, as a system
-/// parameter.
+/// parameter; [`move_and_slide`](Self::move_and_slide) moves a character
+/// through them.
 ///
 /// ```
 /// # use bevy::prelude::*;
@@ -153,7 +154,7 @@ pub struct ShapeHit {
 ///
 /// Needs [`CollisionPlugin`](crate::CollisionPlugin).
 #[derive(SystemParam)]
-pub struct SpatialQuery<'w> {
+pub struct SpatialQuery<'w, 's> {
     #[system_param(validation_message = "SpatialQuery needs CollisionPlugin")]
     snapshot: Res<'w, ColliderSnapshot>,
     #[system_param(validation_message = "SpatialQuery needs CollisionPlugin")]
@@ -161,9 +162,12 @@ pub struct SpatialQuery<'w> {
     #[system_param(validation_message = "SpatialQuery needs CollisionPlugin")]
     statics: Res<'w, StaticColliders>,
     ticks: SystemChangeTick,
+    /// Read live, not from the snapshot: only
+    /// [`move_and_slide`](Self::move_and_slide) uses them.
+    pub(crate) one_way_platforms: Query<'w, 's, &'static OneWayPlatform>,
 }
 
-impl SpatialQuery<'_> {
+impl SpatialQuery<'_, '_> {
     /// The first collider hit by the ray from `origin` along `direction`,
     /// at most `max_distance` away (which may be [`f32::INFINITY`]), among
     /// those `filter` accepts.
@@ -185,17 +189,17 @@ impl SpatialQuery<'_> {
             min: origin,
             max: origin,
         };
-        let (entity, hit) =
+        let (entity, distance, (point, normal)) =
             self.nearest_along(start, direction, max_distance, filter, |index, limit| {
                 let (target, shape) = colliders.get(index);
                 let hit = shape.cast_ray(target.pose, origin, direction, limit)?;
-                Some((hit.distance, hit.point, hit.normal))
+                Some((hit.distance, (hit.point, hit.normal)))
             })?;
         Some(RayHit {
             entity,
-            distance: hit.0,
-            point: hit.1,
-            normal: hit.2,
+            distance,
+            point,
+            normal,
         })
     }
 
@@ -284,7 +288,7 @@ impl SpatialQuery<'_> {
         let start = shape.aabb(pose);
         // Cast the whole way, not only up to the nearest hit so far, so that
         // the distance found does not depend on the order of the search.
-        let (entity, hit) =
+        let (entity, distance, (point, normal)) =
             self.nearest_along(start, direction, max_distance, filter, |index, _| {
                 let (target, target_shape) = colliders.get(index);
                 let hit = cast_shape_of(
@@ -295,45 +299,46 @@ impl SpatialQuery<'_> {
                     target_shape,
                     target.pose,
                 )?;
-                Some((hit.distance, hit.point, hit.normal))
+                Some((hit.distance, (hit.point, hit.normal)))
             })?;
         Some(ShapeHit {
             entity,
-            distance: hit.0,
-            point: hit.1,
-            normal: hit.2,
+            distance,
+            point,
+            normal,
         })
     }
 
     /// The nearest hit among the colliders that `filter` accepts, moving
     /// `start` along `direction` by up to `max_distance`: `cast(index,
-    /// limit)` gives the `(distance, point, normal)` of the hit in collider
-    /// `index`, if any, where only hits up to `limit` (the nearest so far)
-    /// matter. Equal distances go to the lowest [`Entity`].
-    fn nearest_along(
+    /// limit)` gives the distance of the hit in collider `index`, if any,
+    /// and what else the caller keeps of it, where only hits up to `limit`
+    /// (the nearest so far) matter. Equal distances go to the lowest
+    /// [`Entity`].
+    pub(crate) fn nearest_along<H: Copy>(
         &self,
         start: Aabb2d,
         direction: Dir2,
         max_distance: f32,
         filter: &QueryFilter,
-        mut cast: impl FnMut(usize, f32) -> Option<(f32, Vec2, Dir2)>,
-    ) -> Option<(Entity, (f32, Vec2, Dir2))> {
+        mut cast: impl FnMut(usize, f32) -> Option<(f32, H)>,
+    ) -> Option<(Entity, f32, H)> {
         let colliders = self.colliders();
-        let mut nearest: Option<(Entity, (f32, Vec2, Dir2))> = None;
+        let mut nearest: Option<(Entity, f32, H)> = None;
         self.visit_along(start, direction, max_distance, |index| {
             let entity = colliders.get(index).0.entity;
             if !filter.accepts(entity, colliders.layers(index)) {
                 return None;
             }
-            let limit = nearest.map_or(max_distance, |(_, best)| best.0);
-            let hit = cast(index, limit)?;
-            let nearer = nearest.is_none_or(|(best_entity, best)| {
-                hit.0 < best.0 || (hit.0 == best.0 && entity < best_entity)
+            let limit = nearest.map_or(max_distance, |(_, best, _)| best);
+            let (distance, hit) = cast(index, limit)?;
+            let nearer = nearest.is_none_or(|(best_entity, best, _)| {
+                distance < best || (distance == best && entity < best_entity)
             });
             if nearer {
-                nearest = Some((entity, hit));
+                nearest = Some((entity, distance, hit));
             }
-            Some(hit.0)
+            Some(distance)
         });
         nearest
     }
@@ -351,13 +356,13 @@ impl SpatialQuery<'_> {
     }
 
     /// The moving colliders, then the static ones, in one index space.
-    fn colliders(&self) -> DetectionColliders<'_> {
+    pub(crate) fn colliders(&self) -> DetectionColliders<'_> {
         DetectionColliders::new(&self.snapshot, &self.statics)
     }
 
     /// Calls `visit` with the index (in [`Self::colliders`]) of every
     /// collider whose bounding box overlaps `query`, each once.
-    fn visit_overlapping(&self, query: &Aabb2d, mut visit: impl FnMut(usize)) {
+    pub(crate) fn visit_overlapping(&self, query: &Aabb2d, mut visit: impl FnMut(usize)) {
         let aabbs = &self.snapshot.aabbs;
         match self.grid() {
             Some(grid) => grid.visit_overlapping(aabbs, query, |index| visit(index as usize)),

@@ -1,0 +1,634 @@
+//! [`SpatialQuery::move_and_slide`]: moves a collider through the colliders
+//! the way a character controller needs, sliding along what it meets.
+//!
+//! Each step casts the collider's shape along what is left of the motion,
+//! stops it a skin short of the first blocking surface, and turns the rest
+//! of the motion along that surface (Godot's and rapier's approach). What
+//! platformers add on top, and why:
+//! - ground (a surface facing up within the maximum slope) takes away only
+//!   the part of the motion along `up`, so walking keeps its horizontal
+//!   speed on slopes and gravity does not slide a standing character down;
+//! - walls and steep slopes take away the horizontal part, so they cannot be
+//!   climbed by walking into them, but falls slide down them;
+//! - the skin keeps the collider a little above floors, so that sliding
+//!   along a floor made of separate tiles never touches the tiles' sides
+//!   (the seams that snag other controllers), and a probe twice the skin
+//!   deep finds the ground every frame (no grounded flicker).
+
+use bevy::math::bounding::Aabb2d;
+use bevy::math::{Dir2, Isometry2d, Rot2, Vec2};
+use bevy::prelude::*;
+
+use crate::components::Collider;
+use crate::geometry::{Contact, MAX_MAGNITUDE, ShapeRef, cast_shape_of, validate_pose};
+use crate::spatial_query::{QueryFilter, SpatialQuery};
+
+/// Options of [`SpatialQuery::move_and_slide`].
+///
+/// Distances are in world units (usually pixels); the defaults suit
+/// characters some tens of units tall.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct MoveAndSlideConfig {
+    /// Which way is up: ground faces it, steps and snapping go along it
+    /// (default `Dir2::Y`).
+    pub up: Dir2,
+    /// The gap kept between the collider and the surfaces it stops at
+    /// (default `0.1`). Must be positive: touching surfaces exactly is what
+    /// makes controllers snag on the seams between tiles.
+    pub skin: f32,
+    /// The steepest ground, in radians: a surface whose normal is within
+    /// this angle of `up` is walkable ground (default 45°, `PI / 4`).
+    pub max_slope: f32,
+    /// Ledges up to this high are stepped onto while on the ground
+    /// (default `0`: off). Also how far above the collider's lowest point a
+    /// corner still counts as ground, so that a rounded collider can stand
+    /// on the edge it just stepped onto.
+    pub step_height: f32,
+    /// When the collider starts on the ground and the motion does not go
+    /// up, it sticks to walkable ground up to this far below its end
+    /// position (walking down slopes and steps; default `0`).
+    pub snap_to_ground: f32,
+    /// How many surfaces one call slides along at most (default `6`).
+    /// Motion left after that is dropped.
+    pub max_iterations: u32,
+}
+
+impl Default for MoveAndSlideConfig {
+    fn default() -> Self {
+        Self {
+            up: Dir2::Y,
+            skin: 0.1,
+            max_slope: core::f32::consts::FRAC_PI_4,
+            step_height: 0.0,
+            snap_to_ground: 0.0,
+            max_iterations: 6,
+        }
+    }
+}
+
+impl MoveAndSlideConfig {
+    /// Whether every value is usable: finite, `skin` positive, the others
+    /// not negative, `max_slope` at most a half turn, `up` of unit length.
+    pub fn is_valid(&self) -> bool {
+        let up = self.up.as_vec2();
+        up.is_finite()
+            && (up.length_squared() - 1.0).abs() < 1e-3
+            && self.skin > 0.0
+            && self.skin <= MAX_MAGNITUDE
+            && (0.0..=core::f32::consts::PI).contains(&self.max_slope)
+            && (0.0..=MAX_MAGNITUDE).contains(&self.step_height)
+            && (0.0..=MAX_MAGNITUDE).contains(&self.snap_to_ground)
+    }
+}
+
+/// A surface that [`SpatialQuery::move_and_slide`] met.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct SlideHit {
+    /// The collider's entity.
+    pub entity: Entity,
+    /// Where they touched, in world space.
+    pub point: Vec2,
+    /// The surface's unit normal at `point`, pointing towards the moving
+    /// collider.
+    pub normal: Dir2,
+}
+
+/// What [`SpatialQuery::move_and_slide`] found.
+#[derive(Clone, Debug, PartialEq)]
+pub struct MoveAndSlideOutput {
+    /// Where the collider ends up (its rotation is unchanged).
+    pub translation: Vec2,
+    /// `translation` minus the start's translation.
+    pub moved: Vec2,
+    /// Everything the collider touched on the way, in order: what it was
+    /// pushed out of at the start, then what it slid along or stepped onto.
+    pub hits: Vec<SlideHit>,
+    /// Whether it stands on walkable ground at the end (within twice the
+    /// skin of it).
+    pub grounded: bool,
+    /// That ground, when `grounded`. Its entity lets a game carry the
+    /// collider along with a moving platform.
+    pub ground: Option<SlideHit>,
+}
+
+impl MoveAndSlideOutput {
+    fn unmoved(translation: Vec2) -> Self {
+        Self {
+            translation,
+            moved: Vec2::ZERO,
+            hits: Vec::new(),
+            grounded: false,
+            ground: None,
+        }
+    }
+}
+
+/// Pushes out of overlaps at the start take at most this many rounds.
+const DEPENETRATION_ROUNDS: usize = 4;
+
+/// A hit whose normal is this close to perpendicular to the motion, or
+/// turned away from it, does not block: the shapes only graze (or the
+/// collider is already leaving something it overlaps).
+const GRAZE: f32 = 1e-6;
+
+/// Motion shorter than this is none (relative to the skin).
+const STILL: f32 = 1e-4;
+
+impl SpatialQuery<'_, '_> {
+    /// Moves `collider` from `pose` by `motion`, sliding along what it meets
+    /// instead of stopping, among the colliders `filter` accepts: where it
+    /// ends up, what it touched on the way, and the ground it stands on.
+    ///
+    /// The collider keeps `config.skin` away from the surfaces it stops at
+    /// and never ends inside a collider it was outside of. Walkable ground
+    /// (see [`MoveAndSlideConfig::max_slope`]) keeps the horizontal part of
+    /// the motion: walking up and down slopes keeps its horizontal speed,
+    /// and gravity does not slide a standing collider down a walkable slope.
+    /// Walls and steep slopes stop the horizontal part of the motion and
+    /// let it slide down them, never up (a steep slope cannot be walked
+    /// up). A corner between two surfaces stops it. Ledges up to
+    /// `config.step_height` are stepped onto, and with
+    /// `config.snap_to_ground` it follows the ground down. A
+    /// [`OneWayPlatform`](crate::OneWayPlatform) blocks only from its side.
+    ///
+    /// **Exclude the moving collider's own entity through `filter`**
+    /// (`with_excluded([entity])`), or it collides with itself where
+    /// detection last saw it. `collider` is taken at its own size (no
+    /// transform scale applies), and the query sees colliders where the
+    /// last detection saw them (see [`SpatialQuery`]).
+    ///
+    /// A collider that starts overlapping or touching others is first
+    /// pushed out of them, the shortest way, a skin clear, in a few rounds.
+    /// If that does not get it all the way out (squeezed between
+    /// colliders), it stays where it started rather than trade one overlap
+    /// for another, and moves only away from what it overlaps.
+    ///
+    /// Velocity is the caller's: the output says where the collider went,
+    /// and a game typically zeroes its fall speed while `grounded`. The
+    /// collider's rotation never changes.
+    ///
+    /// Bad input (a NaN or infinite motion, pose or config value, an
+    /// invalid collider, see [`MoveAndSlideConfig::is_valid`]) leaves the
+    /// collider where it is with no hits and never panics.
+    ///
+    /// ```
+    /// # use bevy::prelude::*;
+    /// # use bevy_collide2d::prelude::*;
+    /// #[derive(Component)]
+    /// struct Player {
+    ///     velocity: Vec2,
+    /// }
+    ///
+    /// fn move_player(
+    ///     time: Res<Time>,
+    ///     spatial: SpatialQuery,
+    ///     mut players: Query<(Entity, &Collider, &mut Transform, &mut Player)>,
+    /// ) {
+    ///     let config = MoveAndSlideConfig {
+    ///         step_height: 6.0,
+    ///         snap_to_ground: 4.0,
+    ///         ..default()
+    ///     };
+    ///     for (entity, collider, mut transform, mut player) in &mut players {
+    ///         player.velocity.y -= 900.0 * time.delta_secs();
+    ///         let pose = Isometry2d::from_translation(transform.translation.truncate());
+    ///         let motion = player.velocity * time.delta_secs();
+    ///         let filter = QueryFilter::default().with_excluded([entity]);
+    ///         let out = spatial.move_and_slide(collider, pose, motion, &config, &filter);
+    ///         transform.translation = out.translation.extend(transform.translation.z);
+    ///         if out.grounded {
+    ///             player.velocity.y = 0.0;
+    ///         }
+    ///     }
+    /// }
+    /// # bevy::ecs::system::assert_is_system(move_player);
+    /// ```
+    pub fn move_and_slide(
+        &self,
+        collider: &Collider,
+        pose: Isometry2d,
+        motion: Vec2,
+        config: &MoveAndSlideConfig,
+        filter: &QueryFilter,
+    ) -> MoveAndSlideOutput {
+        let shape = collider.shape_ref();
+        let valid = shape.validate().is_ok()
+            && validate_pose(pose).is_ok()
+            && motion.is_finite()
+            && motion.abs().max_element() <= MAX_MAGNITUDE
+            && config.is_valid();
+        if !valid {
+            return MoveAndSlideOutput::unmoved(pose.translation);
+        }
+        let slider = Slider::new(self, shape, pose.rotation.normalize(), config, filter);
+        let mut out = slider.run(pose.translation, motion);
+        if !out.translation.is_finite() {
+            // Only reachable at magnitudes near the limits; keep the promise.
+            return MoveAndSlideOutput::unmoved(pose.translation);
+        }
+        out.moved = out.translation - pose.translation;
+        out
+    }
+}
+
+/// A blocking hit of a cast, with what the step needs beyond [`SlideHit`].
+#[derive(Clone, Copy, Debug)]
+struct Blocked {
+    hit: SlideHit,
+    /// How far along the cast the collider touches.
+    distance: f32,
+    /// The target's index in [`SpatialQuery::colliders`].
+    index: usize,
+}
+
+/// One call's state that does not change while it runs.
+struct Slider<'a, 'w, 's> {
+    spatial: &'a SpatialQuery<'w, 's>,
+    shape: ShapeRef<'a>,
+    rotation: Rot2,
+    filter: &'a QueryFilter,
+    up: Vec2,
+    skin: f32,
+    step_height: f32,
+    snap_to_ground: f32,
+    max_iterations: u32,
+    /// `cos(max_slope)`: ground normals have at least this much `up`.
+    min_ground_up: f32,
+    /// How far the collider reaches below its centre, along `-up`.
+    foot_reach: f32,
+}
+
+impl<'a, 'w, 's> Slider<'a, 'w, 's> {
+    fn new(
+        spatial: &'a SpatialQuery<'w, 's>,
+        shape: ShapeRef<'a>,
+        rotation: Rot2,
+        config: &MoveAndSlideConfig,
+        filter: &'a QueryFilter,
+    ) -> Self {
+        let up = config.up.as_vec2().normalize();
+        // The box of the shape turned so that `up` is +y: its bottom is the
+        // lowest point along `up`.
+        let to_up_frame = Rot2::from_sin_cos(up.x, up.y);
+        let upright = shape.aabb(Isometry2d::new(Vec2::ZERO, to_up_frame * rotation));
+        Self {
+            spatial,
+            shape,
+            rotation,
+            filter,
+            up,
+            skin: config.skin,
+            step_height: config.step_height,
+            snap_to_ground: config.snap_to_ground,
+            max_iterations: config.max_iterations,
+            // A hair of tolerance so that a slope of exactly `max_slope` is
+            // ground despite rounding.
+            min_ground_up: config.max_slope.cos() - 1e-5,
+            foot_reach: -upright.min.y,
+        }
+    }
+
+    fn run(&self, start: Vec2, motion: Vec2) -> MoveAndSlideOutput {
+        let mut hits = Vec::new();
+        let mut at = self.depenetrate(start, &mut hits);
+        let start_ground = self.ground_below(at, 2.0 * self.skin);
+        // Stepping needs a foot on the ground: at the start, or met since.
+        let mut on_ground = start_ground.is_some();
+        let mut remaining = motion;
+        let mut planes: Vec<Vec2> = Vec::new();
+        let still = STILL * self.skin;
+        for _ in 0..self.max_iterations {
+            let length = remaining.length();
+            if length <= still {
+                break;
+            }
+            let direction = Dir2::new_unchecked(remaining / length);
+            let Some(blocked) = self.cast(at, direction, length + self.skin) else {
+                at += remaining;
+                break;
+            };
+            let normal = blocked.hit.normal.as_vec2();
+            let travel = self.travel(&blocked, direction, length);
+            let touch = at + direction * blocked.distance;
+            at += direction * travel;
+            remaining = direction * (length - travel);
+            hits.push(blocked.hit);
+            let walkable = self.is_ground(&blocked, touch);
+            if walkable {
+                on_ground = true;
+            } else if on_ground
+                && self.step_height > 0.0
+                && let Some((stepped, ground, left)) = self.step_up(at, remaining, normal)
+            {
+                at = stepped;
+                hits.push(ground.hit);
+                remaining = left;
+                continue;
+            }
+            remaining = self.slide(remaining, motion, normal, walkable);
+            // In 2D, two surfaces that both oppose the motion make a corner
+            // it cannot leave.
+            let tolerance = -1e-4 * remaining.length();
+            if planes.iter().any(|&plane| remaining.dot(plane) < tolerance) {
+                remaining = Vec2::ZERO;
+            }
+            planes.push(normal);
+        }
+
+        // The ground under the end position: twice the skin deep, so that a
+        // collider resting a skin above the floor stays grounded, or as far
+        // as it may snap down.
+        let mut ground = None;
+        let reach = self.skin + self.snap_to_ground.max(self.skin);
+        if let Some(below) = self.ground_below(at, reach) {
+            let down = Dir2::new_unchecked(-self.up);
+            let drop = self.travel(&below, down, reach);
+            let snaps = motion.dot(self.up) <= 0.0
+                && ((start_ground.is_some() && self.snap_to_ground > 0.0) || drop <= self.skin);
+            let mut drop = if snaps { drop } else { 0.0 };
+            // Closer than a skin (rolling over a tile's corner tilts the
+            // slide a hair down): back up to a skin, so that the gap cannot
+            // wear away seam after seam.
+            let into = below.hit.normal.dot(self.up);
+            let short = (self.skin / into - below.distance).min(self.skin);
+            if short > 0.0 {
+                let up = Dir2::new_unchecked(self.up);
+                drop = -match self.cast(at, up, short + self.skin) {
+                    Some(ceiling) => self.travel(&ceiling, up, short),
+                    None => short,
+                };
+            }
+            at -= self.up * drop;
+            let gap = (below.distance - drop) * into;
+            if gap <= 2.0 * self.skin {
+                ground = Some(below.hit);
+            }
+        }
+        MoveAndSlideOutput {
+            translation: at,
+            moved: Vec2::ZERO,
+            hits,
+            grounded: ground.is_some(),
+            ground,
+        }
+    }
+
+    /// How far to move along `direction` towards `blocked`: up to where the
+    /// gap along the surface's normal is a skin, at most `length`.
+    fn travel(&self, blocked: &Blocked, direction: Dir2, length: f32) -> f32 {
+        let into = -blocked.hit.normal.dot(*direction);
+        (blocked.distance - self.skin / into).clamp(0.0, length)
+    }
+
+    /// What is left of `remaining` after meeting a surface with `normal`;
+    /// `motion` is the whole call's.
+    fn slide(&self, remaining: Vec2, motion: Vec2, normal: Vec2, walkable: bool) -> Vec2 {
+        let up = self.up;
+        let into = remaining.dot(normal);
+        if into >= 0.0 {
+            return remaining;
+        }
+        if walkable {
+            // Only along `up`: the horizontal part stays whole.
+            return remaining - up * (into / normal.dot(up));
+        }
+        let normal_up = normal.dot(up);
+        let slid = if normal_up >= 0.0 {
+            // A wall or a steep slope: the horizontal part stops against it
+            // rather than turning into a climb; a fall slides down it.
+            let vertical = up * remaining.dot(up);
+            let horizontal = remaining - vertical;
+            let side = (normal - up * normal_up).normalize_or_zero();
+            let across = horizontal.dot(side);
+            let horizontal = if across < 0.0 {
+                horizontal - side * across
+            } else {
+                horizontal
+            };
+            let fall = vertical.dot(normal);
+            let vertical = if fall < 0.0 {
+                vertical - normal * fall
+            } else {
+                vertical
+            };
+            horizontal + vertical
+        } else {
+            // A ceiling: slide along it.
+            remaining - normal * into
+        };
+        // No rise the motion did not ask for: walking up a slope into a
+        // wall stops instead of climbing the wall.
+        let rise_limit = remaining.dot(up).min(motion.dot(up)).max(0.0);
+        let rise = slid.dot(up);
+        if rise > rise_limit {
+            slid - up * (rise - rise_limit)
+        } else {
+            slid
+        }
+    }
+
+    /// Whether `blocked`, met with the collider at `touch`, is walkable
+    /// ground: its normal is within the maximum slope of `up`, or it is a
+    /// corner no higher than a step above the collider's lowest point with
+    /// walkable ground just past it (a rounded collider on a ledge's edge).
+    fn is_ground(&self, blocked: &Blocked, touch: Vec2) -> bool {
+        let normal = blocked.hit.normal.as_vec2();
+        let normal_up = normal.dot(self.up);
+        if normal_up >= self.min_ground_up {
+            return true;
+        }
+        if normal_up <= 1e-3 {
+            return false;
+        }
+        let point = blocked.hit.point;
+        let feet = touch.dot(self.up) - self.foot_reach;
+        if point.dot(self.up) - feet > self.step_height + self.skin {
+            return false;
+        }
+        // Look down at the surface just past the contact, inside the
+        // target: a corner has its top face there, a steep slope has the
+        // ray start inside it.
+        let side = (normal - self.up * normal_up).normalize_or_zero();
+        let probe = self.skin;
+        let origin = point - side * probe + self.up * probe;
+        let (target, target_shape) = self.spatial.colliders().get(blocked.index);
+        let down = Dir2::new_unchecked(-self.up);
+        target_shape
+            .cast_ray(target.pose, origin, down, 2.0 * probe)
+            .is_some_and(|ray| ray.distance > 0.0 && ray.normal.dot(self.up) >= self.min_ground_up)
+    }
+
+    /// The walkable ground within `reach` below `at`, if the first thing
+    /// there is walkable.
+    fn ground_below(&self, at: Vec2, reach: f32) -> Option<Blocked> {
+        let down = Dir2::new_unchecked(-self.up);
+        let below = self.cast(at, down, reach)?;
+        self.is_ground(&below, at - self.up * below.distance)
+            .then_some(below)
+    }
+
+    /// Tries to step over what blocks `remaining` (a wall with `normal`) at
+    /// `at`: up by the step height, forward by the horizontal part of the
+    /// motion, down onto walkable ground. The position, the ground and the
+    /// motion left, if it gets further than sliding would (which stops the
+    /// horizontal motion at a wall).
+    fn step_up(&self, at: Vec2, remaining: Vec2, normal: Vec2) -> Option<(Vec2, Blocked, Vec2)> {
+        let up = Dir2::new_unchecked(self.up);
+        if remaining.dot(self.up) > 0.0 {
+            // Rising: a jump against a wall slides up it instead.
+            return None;
+        }
+        let lateral = remaining - self.up * remaining.dot(self.up);
+        let length = lateral.length();
+        if length <= STILL * self.skin || lateral.dot(normal) >= 0.0 {
+            return None;
+        }
+        let forward = Dir2::new_unchecked(lateral / length);
+        let rise = match self.cast(at, up, self.step_height + self.skin) {
+            Some(ceiling) => self.travel(&ceiling, up, self.step_height),
+            None => self.step_height,
+        };
+        let raised = at + self.up * rise;
+        let advance = match self.cast(raised, forward, length + self.skin) {
+            Some(wall) => self.travel(&wall, forward, length),
+            None => length,
+        };
+        if advance <= 0.5 * length.min(self.skin) {
+            return None;
+        }
+        let ahead = raised + forward * advance;
+        let down = Dir2::new_unchecked(-self.up);
+        let reach = rise + 2.0 * self.skin;
+        let ground = self.cast(ahead, down, reach)?;
+        // Measured from where the step started: landing on a corner higher
+        // than a step (a rounded collider's side can reach over one) is
+        // climbing, not stepping.
+        let feet = at.dot(self.up) - self.foot_reach;
+        if ground.hit.point.dot(self.up) - feet > self.step_height + self.skin
+            || !self.is_ground(&ground, ahead - self.up * ground.distance)
+        {
+            return None;
+        }
+        let landed = ahead - self.up * self.travel(&ground, down, reach);
+        Some((landed, ground, forward * (length - advance)))
+    }
+
+    /// The first collider that blocks the collider moved from `at` along
+    /// `direction` by up to `max_distance`. Not blocking: what it only
+    /// grazes or already overlaps and is moving out of, and one-way
+    /// platforms crossed from their open side.
+    fn cast(&self, at: Vec2, direction: Dir2, max_distance: f32) -> Option<Blocked> {
+        let pose = Isometry2d::new(at, self.rotation);
+        let colliders = self.spatial.colliders();
+        let start = self.shape.aabb(pose);
+        let (entity, distance, (point, normal, index)) = self.spatial.nearest_along(
+            start,
+            direction,
+            max_distance,
+            self.filter,
+            |index, _| {
+                let (target, target_shape) = colliders.get(index);
+                // The whole way, as `cast_shape` does, so that the result
+                // does not depend on the order of the search.
+                let hit = cast_shape_of(
+                    self.shape,
+                    pose,
+                    direction,
+                    max_distance,
+                    target_shape,
+                    target.pose,
+                )?;
+                if -hit.normal.dot(*direction) <= GRAZE {
+                    return None;
+                }
+                if let Ok(platform) = self.spatial.one_way_platforms.get(target.entity) {
+                    let open_side = target.pose.rotation * platform.normal.as_vec2();
+                    let blocks = direction.dot(open_side) < 0.0
+                        && hit.normal.dot(open_side) > 0.0
+                        && !(hit.distance == 0.0 && self.overlaps(pose, target_shape, target.pose));
+                    if !blocks {
+                        return None;
+                    }
+                }
+                Some((hit.distance, (hit.point, hit.normal, index)))
+            },
+        )?;
+        Some(Blocked {
+            hit: SlideHit {
+                entity,
+                point,
+                normal,
+            },
+            distance,
+            index,
+        })
+    }
+
+    /// Whether the collider at `pose` is inside `target` by more than half
+    /// the skin (less is resting on it, within rounding).
+    fn overlaps(&self, pose: Isometry2d, target: ShapeRef<'_>, target_pose: Isometry2d) -> bool {
+        self.shape
+            .contact(pose, target, target_pose)
+            .is_some_and(|contact| contact.depth > 0.5 * self.skin)
+    }
+
+    /// The collider pushed out of what it overlaps or touches at `start`, a
+    /// skin clear of it, deepest first; `start` itself if a few rounds do
+    /// not get it all the way out. One-way platforms are left alone: being
+    /// inside one is how it is crossed.
+    fn depenetrate(&self, start: Vec2, hits: &mut Vec<SlideHit>) -> Vec2 {
+        let mut contacts = self.contacts(start);
+        if contacts.is_empty() {
+            return start;
+        }
+        let mut at = start;
+        let mut pushed = Vec::new();
+        for _ in 0..DEPENETRATION_ROUNDS {
+            let Some(&(entity, contact)) = contacts
+                .iter()
+                .max_by(|(_, a), (_, b)| a.depth.total_cmp(&b.depth))
+            else {
+                break;
+            };
+            // `contact.normal` points from the collider into the target.
+            at -= contact.normal * (contact.depth + self.skin);
+            pushed.push(SlideHit {
+                entity,
+                point: contact.point,
+                normal: -contact.normal,
+            });
+            contacts = self.contacts(at);
+            contacts.retain(|(_, contact)| contact.depth > 0.0);
+        }
+        // Part of the way out is no way out: it would only trade one
+        // overlap for another.
+        if !contacts.is_empty() || !at.is_finite() {
+            return start;
+        }
+        hits.extend(pushed);
+        at
+    }
+
+    /// The colliders (not one-way platforms) that the collider at `at`
+    /// overlaps or touches, with their contacts seen from it.
+    fn contacts(&self, at: Vec2) -> Vec<(Entity, Contact)> {
+        let pose = Isometry2d::new(at, self.rotation);
+        let colliders = self.spatial.colliders();
+        let mut found = Vec::new();
+        let query: Aabb2d = self.shape.aabb(pose);
+        self.spatial.visit_overlapping(&query, |index| {
+            let (target, target_shape) = colliders.get(index);
+            if !self.filter.accepts(target.entity, colliders.layers(index))
+                || self.spatial.one_way_platforms.contains(target.entity)
+            {
+                return;
+            }
+            if let Some(contact) = self.shape.contact(pose, target_shape, target.pose) {
+                found.push((target.entity, contact));
+            }
+        });
+        // The search order is the grid's; the pushes must not depend on it.
+        found.sort_unstable_by_key(|(entity, _)| *entity);
+        found
+    }
+}
