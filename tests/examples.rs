@@ -301,3 +301,45 @@ fn level_walls_are_merged_and_hold_every_ball() {
     let heard = &app.world().resource::<Heard>().0;
     assert!(heard.len() > 50, "{} events", heard.len());
 }
+
+#[allow(dead_code)]
+#[path = "../examples/platformer/main.rs"]
+mod platformer;
+
+/// The autoplayed route: every coin, the goal, never inside a wall or
+/// below the floor, never reset by the spikes.
+#[test]
+fn platformer_route_is_completed() {
+    let report = platformer::run_headless(3600);
+    assert!(report.completed, "{report}");
+    assert_eq!(report.coins, 4, "{report}");
+    assert_eq!(report.resets, 0, "{report}");
+    assert!(report.deepest_overlap < 1e-3, "{report}");
+    assert!(report.lowest > platformer::SPAWN.y - 2.0, "{report}");
+}
+
+/// Standing still on the floor for two seconds: grounded every frame, no
+/// drift; dropped onto the spikes: back at the start.
+#[test]
+fn platformer_player_stands_still_and_spikes_reset_it() {
+    let mut app = platformer::headless_app(false);
+    run(&mut app, 30);
+    let player = single::<platformer::Player>(&mut app);
+    let rest = position(&app, player);
+    for _ in 0..120 {
+        app.update();
+        assert!(
+            app.world()
+                .get::<platformer::Player>(player)
+                .unwrap()
+                .grounded
+        );
+        assert!(position(&app, player).distance(rest) < 1e-3);
+    }
+    // Over the spike pit, falling.
+    let mut transform = app.world_mut().get_mut::<Transform>(player).unwrap();
+    transform.translation.x = 660.0;
+    run(&mut app, 60);
+    assert_eq!(app.world().resource::<platformer::Game>().resets, 1);
+    assert!(position(&app, player).distance(platformer::SPAWN) < 30.0);
+}
