@@ -93,6 +93,8 @@ enum Op {
     ToggleDisabled,
     /// `ColliderDisabled` inserted or removed.
     ToggleColliderDisabled,
+    /// `CollisionBody` inserted or removed.
+    ToggleBody,
     /// A new parent (`ChildOf`).
     Reparent,
     /// `ChildOf` removed.
@@ -120,6 +122,7 @@ const OPS: &[(Op, u32)] = &[
     (Op::ReinsertSwept, 3),
     (Op::ToggleDisabled, 4),
     (Op::ToggleColliderDisabled, 3),
+    (Op::ToggleBody, 4),
     (Op::Reparent, 3),
     (Op::Unparent, 2),
     (Op::ReinsertColliding, 3),
@@ -505,6 +508,18 @@ struct Body {
     /// A [`StaticCollider`]: never paired with another, never moves along a
     /// path.
     fixed: bool,
+    /// The [`CollisionBody`] that owns it: never paired with another of the
+    /// same body.
+    owner: Option<Entity>,
+}
+
+impl Body {
+    /// Whether detection may pair it with `other`.
+    fn pairs_with(&self, other: &Self) -> bool {
+        self.layers.interacts_with(&other.layers)
+            && !(self.fixed && other.fixed)
+            && (self.owner.is_none() || self.owner != other.owner)
+    }
 }
 
 impl Body {
@@ -1015,6 +1030,15 @@ impl Harness {
                     format!("{e} on, touching {touching}")
                 }
             }
+            Op::ToggleBody => {
+                if self.app.world().entity(e).contains::<CollisionBody>() {
+                    self.app.world_mut().entity_mut(e).remove::<CollisionBody>();
+                    format!("{e} off")
+                } else {
+                    self.app.world_mut().entity_mut(e).insert(CollisionBody);
+                    format!("{e} on")
+                }
+            }
             Op::ToggleColliderDisabled => {
                 if self.app.world().entity(e).contains::<ColliderDisabled>() {
                     self.app
@@ -1110,6 +1134,7 @@ impl Harness {
                     layers: entity.get::<CollisionLayers>().copied().unwrap_or_default(),
                     swept: entity.contains::<Swept>(),
                     fixed: entity.contains::<StaticCollider>(),
+                    owner: owner_of(world, e),
                 },
             );
         }
@@ -1145,6 +1170,9 @@ impl Harness {
         if entity.contains::<ColliderDisabled>() {
             s += " ColliderDisabled";
         }
+        if entity.contains::<CollisionBody>() {
+            s += " CollisionBody";
+        }
         if let Some(parent) = entity.get::<ChildOf>() {
             s += &format!(" child of {}", parent.parent());
         }
@@ -1160,10 +1188,12 @@ impl Harness {
         if let (Some(ba), Some(bb)) = (bodies.get(&a), bodies.get(&b)) {
             let sep = separation(&ba.rounded, ba.pose, &bb.rounded, bb.pose);
             s += &format!(
-                "\n    model separation {:.6} (sat {:.6}), layers interact {}",
+                "\n    model separation {:.6} (sat {:.6}), layers interact {}, owners {:?} {:?}",
                 sep.signed,
                 sep.sat,
-                ba.layers.interacts_with(&bb.layers)
+                ba.layers.interacts_with(&bb.layers),
+                ba.owner,
+                bb.owner
             );
         }
         s
@@ -1306,7 +1336,7 @@ impl Harness {
         let list: Vec<(&Entity, &Body)> = bodies.iter().collect();
         for (i, &(&ea, ba)) in list.iter().enumerate() {
             for &(&eb, bb) in &list[i + 1..] {
-                if !ba.layers.interacts_with(&bb.layers) || (ba.fixed && bb.fixed) {
+                if !ba.pairs_with(bb) {
                     continue;
                 }
                 let tol = tolerance(ba.magnitude().max(bb.magnitude()));
@@ -1606,7 +1636,7 @@ impl Harness {
         messages: Option<&Vec<PairMessage>>,
     ) {
         let (ba, bb) = (&bodies[&pair.0], &bodies[&pair.1]);
-        if !ba.layers.interacts_with(&bb.layers) || (ba.fixed && bb.fixed) {
+        if !ba.pairs_with(bb) {
             return;
         }
         let (path_a, path_b) = (paths[&pair.0], paths[&pair.1]);
@@ -1793,6 +1823,24 @@ fn conservative_slack(a: &Body, path_a: &Path, b: &Body, path_b: &Path) -> f64 {
         most = most.max(slack(a));
     }
     most
+}
+
+/// The body that owns collider `e`: the nearest `CollisionBody` among it
+/// and its ancestors, unless that one, or an ancestor on the way, is
+/// disabled (detection does not see through disabled entities).
+fn owner_of(world: &World, e: Entity) -> Option<Entity> {
+    let mut at = e;
+    loop {
+        let entity = world.get_entity(at).ok()?;
+        let disabled = entity.contains::<Disabled>();
+        if at != e && disabled {
+            return None;
+        }
+        if entity.contains::<CollisionBody>() {
+            return (!disabled).then_some(at);
+        }
+        at = entity.get::<ChildOf>()?.parent();
+    }
 }
 
 /// Where `Swept` inserted on `e` now restarts its path: its `Transform` in

@@ -25,6 +25,11 @@ pub fn app_with(plugin: CollisionPlugin) -> App {
         .init_resource::<Observed>()
         .add_observer(
             |event: On<CollisionStarted>, mut observed: ResMut<Observed>| {
+                // Only the colliders' own events; tests/bodies.rs checks
+                // those on bodies.
+                if event.collider != event.entity {
+                    return;
+                }
                 observed.0.push(ObservedEvent::Started {
                     entity: event.entity,
                     other: event.other,
@@ -34,6 +39,9 @@ pub fn app_with(plugin: CollisionPlugin) -> App {
         )
         .add_observer(
             |event: On<CollisionEnded>, mut observed: ResMut<Observed>| {
+                if event.collider != event.entity {
+                    return;
+                }
                 observed.0.push(ObservedEvent::Ended {
                     entity: event.entity,
                     other: event.other,
