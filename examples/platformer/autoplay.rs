@@ -5,7 +5,7 @@
 use bevy::prelude::*;
 
 use super::level::{LEDGE, PIT};
-use super::{Controls, MovingPlatform, Player};
+use super::{Controls, Game, MovingPlatform, Player};
 
 /// Where to jump over the spike pit (its left edge is at 620).
 const SPIKE_JUMP: (f32, f32) = (575.0, 590.0);
@@ -13,8 +13,13 @@ const SPIKE_JUMP: (f32, f32) = (575.0, 590.0);
 pub fn autoplay(
     player: Single<(&Transform, &Player)>,
     platform: Single<(Entity, &Transform), With<MovingPlatform>>,
+    game: Res<Game>,
     mut controls: ResMut<Controls>,
 ) {
+    if game.finished_at.is_some() {
+        *controls = Controls::default();
+        return;
+    }
     let (transform, player) = *player;
     let at = transform.translation.truncate();
     let (platform, platform_transform) = *platform;

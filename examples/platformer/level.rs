@@ -144,7 +144,6 @@ pub fn spawn_level(mut commands: Commands) {
             Coin,
             Collider::circle(5.0),
             CollisionLayers::new(ITEMS, PLAYER),
-            Sprite::from_color(Color::srgb(1.0, 0.85, 0.2), Vec2::splat(10.0)),
             Transform::from_translation(at.extend(0.0)),
         ));
     }
@@ -162,7 +161,6 @@ pub fn spawn_level(mut commands: Commands) {
             Player::default(),
             Collider::capsule(7.0, 14.0),
             CollisionLayers::new(PLAYER, SOLID | ITEMS),
-            Sprite::from_color(Color::srgb(0.4, 0.7, 1.0), Vec2::new(14.0, 28.0)),
             Transform::from_translation(SPAWN.extend(1.0)),
         ))
         .observe(touch);

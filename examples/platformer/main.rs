@@ -10,7 +10,8 @@
 //! the player ([`CollisionStarted`]).
 //!
 //! [`level`] builds the level, [`player`] moves the player and reacts to
-//! what it touches, [`autoplay`] plays the route by itself.
+//! what it touches, [`autoplay`] plays the route by itself, [`view`] draws
+//! it in a window.
 //!
 //! # Controls
 //!
@@ -35,6 +36,7 @@
 mod autoplay;
 mod level;
 mod player;
+mod view;
 
 use std::fmt;
 use std::time::Duration;
@@ -44,7 +46,7 @@ use bevy::time::TimeUpdateStrategy;
 use bevy_collide2d::prelude::*;
 
 use autoplay::autoplay;
-use level::{GROUND, level_size, move_platforms, spawn_level};
+use level::{GROUND, move_platforms, spawn_level};
 use player::move_player;
 
 /// World units per tile.
@@ -56,7 +58,7 @@ pub const SPAWN: Vec2 = Vec2::new(60.0, GROUND + 15.0);
 pub const PLAYER: u32 = 1 << 0;
 pub const SOLID: u32 = 1 << 1;
 pub const ITEMS: u32 = 1 << 2;
-const COINS: u32 = 4;
+pub const COINS: u32 = 4;
 
 #[allow(
     dead_code,
@@ -68,20 +70,7 @@ fn main() -> AppExit {
         println!("{}", run_headless(3600));
         return AppExit::Success;
     }
-    let mut app = App::new();
-    app.add_plugins((DefaultPlugins, CollisionPlugin::default(), Platformer))
-        .insert_resource(Autoplay(flag("--autoplay")))
-        .add_systems(Startup, |mut commands: Commands| {
-            commands.spawn(Camera2d);
-        })
-        .add_systems(
-            Update,
-            (keyboard.before(autoplay), follow_player.after(move_player)),
-        );
-    if flag("--overlay") {
-        app.add_plugins(CollisionDebugPlugin::default());
-    }
-    app.run()
+    view::run(flag("--autoplay"), flag("--overlay"))
 }
 
 /// The game's rules, with or without a window.
@@ -156,39 +145,6 @@ pub struct Game {
     /// The lowest the player's centre ever was: below the ground means it
     /// fell through a floor.
     pub lowest: f32,
-}
-
-fn keyboard(
-    keys: Res<ButtonInput<KeyCode>>,
-    mut controls: ResMut<Controls>,
-    mut autoplay: ResMut<Autoplay>,
-) {
-    if keys.just_pressed(KeyCode::KeyP) {
-        autoplay.0 = !autoplay.0;
-    }
-    if autoplay.0 {
-        return;
-    }
-    let pressed = |codes: [KeyCode; 2]| codes.iter().any(|&code| keys.pressed(code));
-    let right = pressed([KeyCode::ArrowRight, KeyCode::KeyD]);
-    let left = pressed([KeyCode::ArrowLeft, KeyCode::KeyA]);
-    *controls = Controls {
-        run: f32::from(u8::from(right)) - f32::from(u8::from(left)),
-        jump: pressed([KeyCode::Space, KeyCode::ArrowUp]) || keys.pressed(KeyCode::KeyW),
-    };
-}
-
-fn follow_player(
-    player: Single<&Transform, (With<Player>, Without<Camera>)>,
-    mut camera: Single<&mut Transform, With<Camera>>,
-) {
-    let half_view = Vec2::new(400.0, 200.0);
-    let size = level_size();
-    camera.translation.x = player
-        .translation
-        .x
-        .clamp(half_view.x, size.x - half_view.x);
-    camera.translation.y = size.y / 2.0;
 }
 
 /// After detection: counts the frame and checks that the player is never
