@@ -985,16 +985,8 @@ impl Harness {
                 }
             }
             Op::ToggleStatic => {
-                if self.app.world().entity(e).contains::<StaticCollider>() {
-                    self.app
-                        .world_mut()
-                        .entity_mut(e)
-                        .remove::<StaticCollider>();
-                    format!("{e} moving")
-                } else {
-                    self.app.world_mut().entity_mut(e).insert(StaticCollider);
-                    format!("{e} static")
-                }
+                let on = self.toggle::<StaticCollider>(e);
+                format!("{e} {}", if on { "static" } else { "moving" })
             }
             Op::ToggleSwept => {
                 if self.app.world().entity(e).contains::<Swept>() {
@@ -1017,44 +1009,12 @@ impl Harness {
                 self.insert_swept(e);
                 format!("{e}{}", if teleport { " after a teleport" } else { "" })
             }
-            Op::ToggleDisabled => {
-                if self.app.world().entity(e).contains::<Disabled>() {
-                    self.app.world_mut().entity_mut(e).remove::<Disabled>();
-                    format!("{e} off")
-                } else {
-                    let touching = self.colliding_len(e);
-                    if touching > 0 {
-                        self.stats.disabled_mid_contact += 1;
-                    }
-                    self.app.world_mut().entity_mut(e).insert(Disabled);
-                    format!("{e} on, touching {touching}")
-                }
-            }
+            Op::ToggleDisabled => self.toggle_disabling::<Disabled>(e),
             Op::ToggleBody => {
-                if self.app.world().entity(e).contains::<CollisionBody>() {
-                    self.app.world_mut().entity_mut(e).remove::<CollisionBody>();
-                    format!("{e} off")
-                } else {
-                    self.app.world_mut().entity_mut(e).insert(CollisionBody);
-                    format!("{e} on")
-                }
+                let on = self.toggle::<CollisionBody>(e);
+                format!("{e} {}", if on { "on" } else { "off" })
             }
-            Op::ToggleColliderDisabled => {
-                if self.app.world().entity(e).contains::<ColliderDisabled>() {
-                    self.app
-                        .world_mut()
-                        .entity_mut(e)
-                        .remove::<ColliderDisabled>();
-                    format!("{e} off")
-                } else {
-                    let touching = self.colliding_len(e);
-                    if touching > 0 {
-                        self.stats.disabled_mid_contact += 1;
-                    }
-                    self.app.world_mut().entity_mut(e).insert(ColliderDisabled);
-                    format!("{e} on, touching {touching}")
-                }
-            }
+            Op::ToggleColliderDisabled => self.toggle_disabling::<ColliderDisabled>(e),
             Op::Reparent => {
                 let Some(parent) = self.random_tracked() else {
                     return false;
@@ -1099,6 +1059,33 @@ impl Harness {
         };
         self.ops_log.push(format!("{op:?} {note}"));
         true
+    }
+
+    /// Inserts the marker `C` on `e`, or removes it if there; whether it is
+    /// there now.
+    fn toggle<C: Component + Default>(&mut self, e: Entity) -> bool {
+        let mut entity = self.app.world_mut().entity_mut(e);
+        if entity.contains::<C>() {
+            entity.remove::<C>();
+            false
+        } else {
+            entity.insert(C::default());
+            true
+        }
+    }
+
+    /// [`Self::toggle`] for a component that takes `e` out of detection,
+    /// counting the times it does so mid-contact.
+    fn toggle_disabling<C: Component + Default>(&mut self, e: Entity) -> String {
+        let touching = self.colliding_len(e);
+        if self.toggle::<C>(e) {
+            if touching > 0 {
+                self.stats.disabled_mid_contact += 1;
+            }
+            format!("{e} on, touching {touching}")
+        } else {
+            format!("{e} off")
+        }
     }
 
     fn transform_mut(&mut self, e: Entity) -> Mut<'_, Transform> {
