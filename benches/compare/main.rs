@@ -39,6 +39,14 @@
 //!                                 share of the colliders standing still,
 //!                                 once plain and once `StaticCollider`
 //!                                 (with a baseline of its own)
+//!   --scene characters            N capsule characters (default --n 1000)
+//!                                 run, fall and jump through the level's
+//!                                 tiles, moved by each engine's character
+//!                                 controller (see `characters.rs`; default
+//!                                 --frames 300; --engines ours,avian,rapier)
+//!   --serial                      characters: the `Update` systems of ours
+//!                                 and avian2d move the characters one by
+//!                                 one instead of with `par_iter_mut`
 //! ```
 //!
 //! `--scene level`: the movers wrap in the level's square (side C * T,
@@ -71,6 +79,7 @@
 //! 10 ms, so it means little over less than a second of frames.
 
 mod avian;
+mod characters;
 mod level;
 mod ours;
 mod rapier;
@@ -247,6 +256,12 @@ struct Options {
     scene: SceneShapes,
     level: Option<LevelOptions>,
     static_fraction: Option<f64>,
+    /// `--scene characters` (with `level` set).
+    characters: bool,
+    /// `--serial` (characters).
+    serial: bool,
+    /// `--engines` as given.
+    engine_words: Option<Vec<String>>,
 }
 
 fn parse_options() -> Options {
@@ -261,6 +276,9 @@ fn parse_options() -> Options {
         scene: SceneShapes::CirclesRects,
         level: None,
         static_fraction: None,
+        characters: false,
+        serial: false,
+        engine_words: None,
     };
     let mut level = LevelOptions {
         cells: 548,
@@ -290,6 +308,7 @@ fn parse_options() -> Options {
             "--engines" => {
                 let wanted = value();
                 let wanted: Vec<&str> = wanted.split(',').map(str::trim).collect();
+                options.engine_words = Some(wanted.iter().map(|w| w.to_string()).collect());
                 options.engines = Some(
                     ENGINES
                         .iter()
@@ -309,6 +328,9 @@ fn parse_options() -> Options {
                 let name = value();
                 if name == "level" {
                     level_scene = true;
+                } else if name == "characters" {
+                    level_scene = true;
+                    options.characters = true;
                 } else {
                     options.scene = SceneShapes::parse(&name).unwrap_or_else(|| {
                         panic!("--scene: circles-rects, five-shapes or level, not {name}")
@@ -329,6 +351,7 @@ fn parse_options() -> Options {
                 options.static_fraction = Some(fraction);
             }
             "--no-check" => options.check = false,
+            "--serial" => options.serial = true,
             other => panic!("unknown option {other}; see the doc comment of compare/main.rs"),
         }
     }
@@ -601,6 +624,11 @@ fn main() {
     } else {
         options.scene.name()
     };
+    let scene_name = if options.characters {
+        "characters"
+    } else {
+        scene_name
+    };
     println!("scene: {scene_name}, seed {}", options.seed);
     if let Some(level) = &level {
         println!(
@@ -614,6 +642,22 @@ fn main() {
     }
     if let Some(fraction) = options.static_fraction {
         println!("static fraction: {fraction} of the colliders stand still");
+    }
+    if options.characters {
+        let level = level.as_ref().expect("characters run in the level");
+        let n = options.counts.as_ref().map_or(1_000, |counts| counts[0]);
+        characters::run(
+            &characters::CharacterOptions {
+                n,
+                frames: options.frames.unwrap_or(300),
+                warmup: options.warmup,
+                seed: options.seed,
+                serial: options.serial,
+                engines: options.engine_words.clone(),
+            },
+            level,
+        );
+        return;
     }
     let default_counts = if level.is_some() {
         vec![1_000]
