@@ -19,7 +19,7 @@ use bevy::math::bounding::Aabb2d;
 use bevy::math::{Dir2, Isometry2d, Rot2, Vec2};
 use bevy::prelude::*;
 
-use crate::components::Collider;
+use crate::components::{Collider, OneWayPlatform};
 use crate::geometry::{Contact, MAX_MAGNITUDE, ShapeRef, cast_shape_of, validate_pose};
 use crate::spatial_query::{QueryFilter, SpatialQuery};
 
@@ -256,6 +256,9 @@ struct Slider<'a, 'w, 's> {
     min_ground_up: f32,
     /// How far the collider reaches below its centre, along `-up`.
     foot_reach: f32,
+    /// Whether any collider is a [`OneWayPlatform`](crate::OneWayPlatform):
+    /// most worlds have none, and then no hit needs looking up.
+    one_way: bool,
 }
 
 impl<'a, 'w, 's> Slider<'a, 'w, 's> {
@@ -285,13 +288,17 @@ impl<'a, 'w, 's> Slider<'a, 'w, 's> {
             // ground despite rounding.
             min_ground_up: config.max_slope.cos() - 1e-5,
             foot_reach: -upright.min.y,
+            one_way: !spatial.one_way_platforms.is_empty(),
         }
     }
 
     fn run(&self, start: Vec2, motion: Vec2) -> MoveAndSlideOutput {
         let mut hits = Vec::new();
         let mut at = self.depenetrate(start, &mut hits);
-        let start_ground = self.ground_below(at, 2.0 * self.skin);
+        // Only stepping and snapping ask whether it starts on the ground.
+        let start_ground = (self.step_height > 0.0 || self.snap_to_ground > 0.0)
+            .then(|| self.ground_below(at, 2.0 * self.skin))
+            .flatten();
         // Stepping needs a foot on the ground: at the start, or met since.
         let mut on_ground = start_ground.is_some();
         let mut remaining = motion;
@@ -541,7 +548,7 @@ impl<'a, 'w, 's> Slider<'a, 'w, 's> {
                 if -hit.normal.dot(*direction) <= GRAZE {
                     return None;
                 }
-                if let Ok(platform) = self.spatial.one_way_platforms.get(target.entity) {
+                if let Some(platform) = self.one_way_platform(target.entity) {
                     let open_side = target.pose.rotation * platform.normal.as_vec2();
                     let blocks = direction.dot(open_side) < 0.0
                         && hit.normal.dot(open_side) > 0.0
@@ -562,6 +569,14 @@ impl<'a, 'w, 's> Slider<'a, 'w, 's> {
             distance,
             index,
         })
+    }
+
+    /// The one-way platform on `entity`, if it is one.
+    fn one_way_platform(&self, entity: Entity) -> Option<&OneWayPlatform> {
+        if !self.one_way {
+            return None;
+        }
+        self.spatial.one_way_platforms.get(entity).ok()
     }
 
     /// Whether the collider at `pose` is inside `target` by more than half
@@ -619,7 +634,7 @@ impl<'a, 'w, 's> Slider<'a, 'w, 's> {
         self.spatial.visit_overlapping(&query, |index| {
             let (target, target_shape) = colliders.get(index);
             if !self.filter.accepts(target.entity, colliders.layers(index))
-                || self.spatial.one_way_platforms.contains(target.entity)
+                || self.one_way_platform(target.entity).is_some()
             {
                 return;
             }
