@@ -330,8 +330,11 @@ impl TryFrom<&bevy::math::primitives::ConvexPolygon> for Collider {
 /// contact at the moment of first touch, with
 /// [`Contact::time_of_impact`](crate::Contact::time_of_impact) below 1; if
 /// they are apart again at the end of the step, `Ended` follows in the same
-/// detection. See [`geometry::time_of_impact`](crate::geometry::time_of_impact)
-/// for how exact each pair of shapes is.
+/// detection. [`Collisions::impact_pose`](crate::Collisions::impact_pose)
+/// gives its pose at the touch, to rewind to it; [`Collisions`](crate::Collisions)
+/// lists which contact a swept pair holds in each case. See
+/// [`geometry::time_of_impact`](crate::geometry::time_of_impact) for how exact
+/// each pair of shapes is.
 ///
 /// A teleport is a motion too. To move a swept collider without sweeping
 /// (a respawn, a rewind), move it and insert `Swept` again: its next path

@@ -8,6 +8,7 @@ mod components;
 mod debug;
 pub mod geometry;
 mod grid;
+pub mod guide;
 mod level;
 mod move_and_slide;
 mod plugin;

@@ -11,6 +11,7 @@ mod convex;
 mod pairs;
 mod polygon;
 mod pose;
+mod push_out;
 mod ray;
 mod shape;
 mod shape_cast;
@@ -30,6 +31,7 @@ pub use pairs::{
 pub use polygon::ConvexPolygon;
 pub(crate) use polygon::scaled_points_into;
 pub(crate) use pose::TransformReading;
+pub use push_out::push_out;
 pub(crate) use ray::checked_ray;
 pub use ray::{RayIntersection, ray_circle, ray_rect, ray_segment};
 pub(crate) use shape::BasicShape;

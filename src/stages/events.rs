@@ -29,7 +29,9 @@ pub enum CollisionEvent {
         /// The higher entity.
         b: Entity,
         /// The contact when they started touching, seen from `a` (the normal
-        /// points from `a` to `b`).
+        /// points from `a` to `b`). With a [`Swept`](crate::Swept) collider,
+        /// the first touch on the way (see [which contact a swept pair
+        /// holds](crate::Collisions#which-contact-a-swept-pair-holds)).
         contact: Contact,
     },
     /// `a` and `b` stopped touching, or one of them was despawned, lost its
@@ -72,7 +74,11 @@ pub struct CollisionStarted {
     /// The collider it started touching.
     pub other: Entity,
     /// The contact seen from `collider`: the normal points from `collider`
-    /// to `other`.
+    /// to `other`. With a [`Swept`](crate::Swept) collider, the first touch
+    /// on the way (see [which contact a swept pair
+    /// holds](crate::Collisions#which-contact-a-swept-pair-holds));
+    /// [`Collisions::impact_pose`](crate::Collisions::impact_pose) says
+    /// where `collider` was then.
     pub contact: Contact,
     /// The collider of `entity` that touched `other`: `entity` itself when
     /// triggered on the collider, one of its parts when on a body.

@@ -3,12 +3,15 @@
 //! for each pair since the previous detection ([`PairChange`]), which the
 //! events step reports.
 
+use std::sync::OnceLock;
+
+use bevy::math::Isometry2d;
 use bevy::prelude::*;
 
 use super::broad_phase::BroadPhasePairs;
 use super::snapshot::ColliderSnapshot;
 use super::static_colliders::{ColliderSource, DetectionColliders, StaticColliders};
-use crate::geometry::{Contact, time_of_impact_from_apart};
+use crate::geometry::{Contact, Sweep, push_out, time_of_impact_from_apart};
 use crate::util::parallel::{ChunkOutputs, RunChunks, Workers, for_each_chunk_mut};
 use crate::util::prefetch::{PREFETCH_DISTANCE, prefetch};
 use crate::util::sort::{PairKeys, PairSortSpace, SortedKeys, sort_by_unique_pair};
@@ -35,13 +38,56 @@ pub struct ContactPair {
 /// Every pair of colliders in contact at the last detection, sorted by
 /// `(a, b)`. The source of all collision events and of [`CollidingEntities`].
 ///
+/// Read it after detection (in the next frame's `Update`, or in systems
+/// ordered after [`CollisionSystems`]): [`Self::contacts_of`] lists what
+/// one collider touches, seen from it, and [`Self::push_out`] is the usual
+/// way to keep a collider out of walls, every frame, whether its contacts
+/// are new or go on (events only come when they start).
+///
+/// # Which contact a swept pair holds
+///
+/// A pair with a [`Swept`] collider is tested along both colliders' paths
+/// since the previous detection, and holds (and its `Started` events carry)
+/// one of these contacts:
+///
+/// - **Started on the way** (apart at the start of the paths): the *first
+///   touch*, with [`Contact::time_of_impact`] below 1 and a depth of about 0,
+///   even though the colliders may overlap deeply at the end of the step.
+///   [`Self::impact_pose`] says where each collider was then. From the next
+///   detection on, while it goes on, the contact at the end of the step.
+/// - **Going on** (touching at the previous detection, at the start and at
+///   the end of the paths): the contact at the end of the step, time of
+///   impact 1, as for a pair without `Swept`.
+/// - **Started at the start** (overlapping at the start of the paths without
+///   having touched at the previous detection: a new collider, or one
+///   moved into the other): the contact at the start, time of impact 0,
+///   with the depth there.
+/// - **Restarted** (touching at both detections, but apart at the start of
+///   the paths, because one was moved away and `Swept` inserted again, and
+///   touching again on the way): `Ended` then `Started`, with the new first
+///   touch.
+/// - **Passed** (touched on the way, apart at the end: a fast ball grazing a
+///   brick): `Started` and `Ended` in the same detection, with the first
+///   touch; the pair is in [`Self::passing`], not in [`Self::iter`],
+///   [`Self::get`] or [`Self::contacts_of`].
+///
 /// [`CollidingEntities`]: crate::CollidingEntities
+/// [`CollisionSystems`]: crate::CollisionSystems
+/// [`Swept`]: crate::Swept
 #[derive(Resource, Default, Debug)]
 pub struct Collisions {
     pairs: Vec<ContactPair>,
     /// Pairs with a [`Swept`](crate::Swept) collider that touched during the
     /// step and are apart at its end, sorted by `(a, b)`.
     passing: Vec<ContactPair>,
+    /// The paths of the pairs tested along them (in `pairs` or `passing`),
+    /// sorted by `(a, b)`.
+    swept_paths: Vec<PairPaths>,
+    /// The indices of `pairs` sorted by `b` (then `a`), so that an entity's
+    /// pairs as `b` are a range too. Built on the first call to
+    /// [`Self::contacts_of`] after a detection: nothing is paid when nobody
+    /// asks.
+    by_b: OnceLock<Vec<u32>>,
     /// Sorting space, kept to reuse its allocations.
     sort_space: PairSortSpace<ContactPair>,
 }
@@ -57,6 +103,16 @@ const UNSET_PAIR: ContactPair = ContactPair {
         time_of_impact: 1.0,
     },
 };
+
+/// The paths of a pair tested along them, for [`Collisions::impact_pose`].
+#[derive(Clone, Copy, Debug)]
+struct PairPaths {
+    a: Entity,
+    b: Entity,
+    time_of_impact: f32,
+    path_a: Sweep,
+    path_b: Sweep,
+}
 
 /// The order of [`Collisions`]: `Entity` orders by its bits.
 fn entity_pair(pair: &ContactPair) -> (u64, u64) {
@@ -85,7 +141,9 @@ impl Collisions {
     }
 
     /// The contact between `entity` and `other` seen from `entity` (normal
-    /// pointing towards `other`), if they touch.
+    /// pointing towards `other`), if they touch. For a pair with a
+    /// [`Swept`](crate::Swept) collider, see [which contact it
+    /// holds](Self#which-contact-a-swept-pair-holds).
     pub fn get(&self, entity: Entity, other: Entity) -> Option<Contact> {
         let (a, b) = if entity < other {
             (entity, other)
@@ -107,6 +165,150 @@ impl Collisions {
     /// Whether `entity` and `other` touch.
     pub fn contains(&self, entity: Entity, other: Entity) -> bool {
         self.get(entity, other).is_some()
+    }
+
+    /// Every current contact of `entity`, seen from it: `(other, contact)`
+    /// with the normal pointing from `entity` towards `other` (so moving
+    /// `entity` by `-normal * depth` separates them).
+    ///
+    /// No lookup per partner: the pairs of `entity` are two ranges of the
+    /// sorted pairs, found by binary search. The first call after a
+    /// detection sorts the pairs' indices once (`O(n log n)` in the number
+    /// of pairs); later calls share it. Pairs that only [passed](Self::passing)
+    /// during the step are not current contacts and are not listed.
+    ///
+    /// ```
+    /// # use bevy::prelude::*;
+    /// # use bevy_collide2d::prelude::*;
+    /// fn touching(collisions: Res<Collisions>, player: Single<Entity, With<Collider>>) {
+    ///     for (other, contact) in collisions.contacts_of(*player) {
+    ///         info!("{other} at {} (normal {:?})", contact.point, contact.normal);
+    ///     }
+    /// }
+    /// # bevy::ecs::system::assert_is_system(touching);
+    /// ```
+    pub fn contacts_of(&self, entity: Entity) -> impl Iterator<Item = (Entity, Contact)> + '_ {
+        let as_a_start = self.pairs.partition_point(|pair| pair.a < entity);
+        let as_a_end =
+            as_a_start + self.pairs[as_a_start..].partition_point(|pair| pair.a == entity);
+        let as_a = self.pairs[as_a_start..as_a_end]
+            .iter()
+            .map(|pair| (pair.b, pair.contact));
+        let by_b = self.by_b.get_or_init(|| {
+            let mut by_b: Vec<u32> = (0..self.pairs.len() as u32).collect();
+            // Stable: pairs of one `b` stay in `a` order.
+            by_b.sort_by_key(|&index| self.pairs[index as usize].b);
+            by_b
+        });
+        let pair_b = |index: &u32| self.pairs[*index as usize].b;
+        let as_b_start = by_b.partition_point(|index| pair_b(index) < entity);
+        let as_b_end =
+            as_b_start + by_b[as_b_start..].partition_point(|index| pair_b(index) == entity);
+        let as_b = by_b[as_b_start..as_b_end].iter().map(|&index| {
+            let pair = &self.pairs[index as usize];
+            (pair.a, pair.contact.flipped())
+        });
+        as_a.chain(as_b)
+    }
+
+    /// The translation that moves `entity` out of everything it overlaps
+    /// now: add it to its `Transform` (for a collider without a parent).
+    ///
+    /// This is the usual way to keep a moving thing out of walls. Call it
+    /// every frame, before moving the collider again: a contact that goes on
+    /// sends no more events, so reacting only to `Started` leaves a collider
+    /// inside a wall it entered on a long frame. With a bouncing ball,
+    /// reflect its velocity off each of [`Self::contacts_of`] that it is
+    /// still moving into, so that the push and the bounce agree (the
+    /// [bouncing ball recipe](crate::guide::bouncing_ball)).
+    ///
+    /// The pushes of all contacts are combined by [`push_out`](crate::geometry::push_out):
+    /// deepest first, each adding only what is still missing along its own
+    /// normal, so two coplanar walls push once, a corner pushes out of both,
+    /// and when squeezed between two facing surfaces the deeper one wins.
+    /// To leave some contacts out (triggers, pickups), use
+    /// [`Self::push_out_filtered`].
+    ///
+    /// For a [`Swept`](crate::Swept) pair new in this detection the contact
+    /// is the first touch (depth about 0), so it pushes nothing: rewind to
+    /// [`Self::impact_pose`] first, or it is pushed out at the next
+    /// detection.
+    pub fn push_out(&self, entity: Entity) -> Vec2 {
+        self.push_out_filtered(entity, |_| true)
+    }
+
+    /// [`Self::push_out`] from the contacts with the colliders for which
+    /// `solid(other)` is true: walls yes, coins and trigger zones no.
+    ///
+    /// ```
+    /// # use bevy::prelude::*;
+    /// # use bevy_collide2d::prelude::*;
+    /// #[derive(Component)]
+    /// struct Wall;
+    ///
+    /// fn keep_out_of_walls(
+    ///     collisions: Res<Collisions>,
+    ///     walls: Query<(), With<Wall>>,
+    ///     mut players: Query<(Entity, &mut Transform), With<Collider>>,
+    /// ) {
+    ///     for (player, mut transform) in &mut players {
+    ///         let push = collisions.push_out_filtered(player, |other| walls.contains(other));
+    ///         transform.translation += push.extend(0.0);
+    ///     }
+    /// }
+    /// # bevy::ecs::system::assert_is_system(keep_out_of_walls);
+    /// ```
+    pub fn push_out_filtered(&self, entity: Entity, mut solid: impl FnMut(Entity) -> bool) -> Vec2 {
+        push_out(
+            self.contacts_of(entity)
+                .filter(|&(other, _)| solid(other))
+                .map(|(_, contact)| contact),
+        )
+    }
+
+    /// Where `entity` was when it touched `other`, for a pair with a
+    /// [`Swept`](crate::Swept) collider: its world pose (position and
+    /// rotation, as [`pose_and_scale`](crate::pose_and_scale) reads it)
+    /// along its path over the last step, at the contact's
+    /// [`time_of_impact`](Contact::time_of_impact).
+    ///
+    /// For a pair that started touching on the way, or [passed](Self::passing),
+    /// this is the pose of the first touch: set the collider's translation
+    /// to it to rewind to the moment of impact (and insert `Swept` again, so
+    /// that its next path starts there rather than where it was detected).
+    /// For a pair that goes on it is the pose at the end of the step, where
+    /// the collider was detected. See [which contact a swept pair
+    /// holds](Self#which-contact-a-swept-pair-holds).
+    ///
+    /// `None` when the two do not touch and did not pass, or when neither
+    /// is `Swept`: such a pair's contact is where the colliders were
+    /// detected.
+    ///
+    /// ```
+    /// # use bevy::prelude::*;
+    /// # use bevy_collide2d::prelude::*;
+    /// fn rewind(hit: On<CollisionStarted>, collisions: Res<Collisions>, mut transforms: Query<&mut Transform>, mut commands: Commands) {
+    ///     if let Some(pose) = collisions.impact_pose(hit.collider, hit.other)
+    ///         && let Ok(mut transform) = transforms.get_mut(hit.collider)
+    ///     {
+    ///         transform.translation = pose.translation.extend(transform.translation.z);
+    ///         commands.entity(hit.collider).insert(Swept);
+    ///     }
+    /// }
+    /// ```
+    pub fn impact_pose(&self, entity: Entity, other: Entity) -> Option<Isometry2d> {
+        let (a, b) = (entity.min(other), entity.max(other));
+        let index = self
+            .swept_paths
+            .binary_search_by(|paths| (paths.a, paths.b).cmp(&(a, b)))
+            .ok()?;
+        let paths = &self.swept_paths[index];
+        let path = if entity == a {
+            paths.path_a
+        } else {
+            paths.path_b
+        };
+        Some(path.at(paths.time_of_impact))
     }
 
     /// Pairs with a [`Swept`](crate::Swept) collider that touched during
@@ -139,6 +341,8 @@ struct SweptContact {
     /// The contact reported for the step: at the end if the pair was
     /// touching all along, else at the first touch on the way.
     pair: ContactPair,
+    /// The candidate's colliders, `a`'s first, for their paths.
+    colliders: (u32, u32),
     /// Apart where the paths start: a pair touching at the previous
     /// detection was moved apart (teleported) and touched again on the way.
     apart_at_start: bool,
@@ -184,8 +388,14 @@ fn swept_contact_pair<'a>(
             .filter(|contact| contact.time_of_impact < 1.0)
             .or(end)?
     };
+    let colliders = if ci.entity < cj.entity {
+        (i as u32, j as u32)
+    } else {
+        (j as u32, i as u32)
+    };
     Some(SweptContact {
         pair: ordered_pair(ci.entity, cj.entity, contact),
+        colliders,
         apart_at_start: !touching_at_start,
         touching_at_end,
     })
@@ -262,9 +472,13 @@ pub(crate) fn compute_contacts(
     let Collisions {
         pairs,
         passing,
+        swept_paths,
+        by_b,
         sort_space,
     } = &mut *collisions;
     passing.clear();
+    swept_paths.clear();
+    by_b.take();
     let mut candidates = candidates.pairs.as_slice();
     let SweptSplit {
         plain,
@@ -302,6 +516,13 @@ pub(crate) fn compute_contacts(
         }
         sort_by_unique_pair(contacts, contact_sort_space, |c| entity_pair(&c.pair));
         for contact in contacts.iter() {
+            swept_paths.push(PairPaths {
+                a: contact.pair.a,
+                b: contact.pair.b,
+                time_of_impact: contact.pair.contact.time_of_impact,
+                path_a: colliders.sweep(contact.colliders.0 as usize),
+                path_b: colliders.sweep(contact.colliders.1 as usize),
+            });
             if contact.touching_at_end {
                 touching.push(contact.pair);
                 if contact.apart_at_start {
@@ -590,6 +811,40 @@ mod tests {
                 assert_eq!(pairs, expected, "generation step {generation_step}");
             }
         }
+    }
+
+    /// Each entity's contacts, as `a` and as `b`, seen from it, whatever
+    /// the entity order; the same again once the index is built.
+    #[test]
+    fn contacts_of_an_entity_are_seen_from_it() {
+        let snapshot = crowd(1);
+        let mut pairs: Vec<ContactPair> = (0..300)
+            .flat_map(|i| (i + 1..300).map(move |j| (i, j)))
+            .filter_map(|candidate| contact_pair(moving_only(&snapshot), candidate))
+            .collect();
+        pairs.sort_by_key(entity_pair);
+        let collisions = Collisions {
+            pairs,
+            ..Default::default()
+        };
+        for _ in 0..2 {
+            for collider in &snapshot.colliders {
+                let entity = collider.entity;
+                let mut expected: Vec<(Entity, Contact)> = (collisions.iter())
+                    .filter_map(|pair| {
+                        let other = if pair.a == entity { pair.b } else { pair.a };
+                        (pair.a == entity || pair.b == entity)
+                            .then(|| (other, collisions.get(entity, other).unwrap()))
+                    })
+                    .collect();
+                let mut actual: Vec<(Entity, Contact)> = collisions.contacts_of(entity).collect();
+                expected.sort_by_key(|&(other, _)| other);
+                actual.sort_by_key(|&(other, _)| other);
+                assert_eq!(actual, expected, "{entity}");
+            }
+        }
+        let absent = Entity::from_raw_u32(1000).unwrap();
+        assert_eq!(collisions.contacts_of(absent).count(), 0);
     }
 
     #[test]

@@ -1,0 +1,210 @@
+//! Pushing a shape out of everything it overlaps: the contacts' pushes
+//! combined into one translation.
+
+use bevy::math::Vec2;
+use smallvec::SmallVec;
+
+use super::Contact;
+
+/// Two pushes whose directions are closer than this to opposite (cosine;
+/// about 18 degrees) squeeze the shape: no translation clears both, and the
+/// corner of the two surfaces would lie far away.
+const SQUEEZED_COS: f32 = -0.95;
+
+/// The translation that moves a shape out of everything it overlaps, given
+/// its contacts seen from it (each `normal` pointing from the shape towards
+/// the other one, as [`Collisions::contacts_of`] gives them).
+///
+/// Each contact asks for a push of `depth` along `-normal`. Pushes are taken
+/// deepest first, and each adds only what the pushes before it have not
+/// already done along its own direction:
+///
+/// - two surfaces facing the same way (a floor of two tiles, a wall and a
+///   brick flush with it) push once, by the deeper depth, not twice;
+/// - two surfaces at an angle (a ball in a corner between a wall and a brick)
+///   push out of both: to the corner of the two surfaces, so that neither is
+///   pushed further than needed, also for rotated ones;
+/// - two surfaces facing each other (squeezed between them, or less than
+///   about 18 degrees from that) cannot both be cleared: the deeper one
+///   wins and the other is left for the game to resolve (crush, despawn).
+///
+/// Exact (the shortest translation clearing every contact) for one or two
+/// surfaces; with three or more directions at once it clears the deepest,
+/// then the others as far as it can without undoing the deepest.
+/// The result has no margin: the shape ends up exactly touching (which
+/// counts as colliding), so a game that must be clear adds a small skin.
+///
+/// [`Collisions::contacts_of`]: crate::Collisions::contacts_of
+///
+/// ```
+/// # use bevy::math::{Dir2, Vec2};
+/// # use bevy_collide2d::Contact;
+/// # use bevy_collide2d::geometry::push_out;
+/// let into = |normal: Dir2, depth: f32| Contact {
+///     point: Vec2::ZERO,
+///     normal,
+///     depth,
+///     time_of_impact: 1.0,
+/// };
+/// // 3 into a floor below, 2 into a wall on the right: out of both.
+/// let push = push_out([into(Dir2::NEG_Y, 3.0), into(Dir2::X, 2.0)]);
+/// assert_eq!(push, Vec2::new(-2.0, 3.0));
+/// // Two floor tiles under it push once, not twice.
+/// let push = push_out([into(Dir2::NEG_Y, 3.0), into(Dir2::NEG_Y, 3.0)]);
+/// assert_eq!(push, Vec2::new(0.0, 3.0));
+/// ```
+pub fn push_out(contacts: impl IntoIterator<Item = Contact>) -> Vec2 {
+    // (direction out of the other shape, depth), deepest first; ties keep
+    // their order, so the result never depends on sorting.
+    let mut pushes: SmallVec<[(Vec2, f32); 8]> = contacts
+        .into_iter()
+        .filter(|contact| contact.depth > 0.0)
+        .map(|contact| (-*contact.normal, contact.depth))
+        .collect();
+    pushes.sort_by(|a, b| b.1.total_cmp(&a.1));
+    let Some(&(deepest_out, deepest)) = pushes.first() else {
+        return Vec2::ZERO;
+    };
+    let mut push = deepest_out * deepest;
+    for &(out, depth) in &pushes[1..] {
+        let missing = depth - push.dot(out);
+        if missing <= 0.0 {
+            continue;
+        }
+        let plain = push + out * missing;
+        if plain.dot(deepest_out) >= deepest {
+            push = plain;
+            continue;
+        }
+        // The plain push would put the shape back into the deepest surface:
+        // go to the corner of the two surfaces instead, sliding along it.
+        if deepest_out.dot(out) < SQUEEZED_COS {
+            continue;
+        }
+        let det = deepest_out.perp_dot(out);
+        push = Vec2::new(
+            deepest * out.y - deepest_out.y * depth,
+            deepest_out.x * depth - out.x * deepest,
+        ) / det;
+    }
+    push
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use bevy::math::{Dir2, Rot2};
+
+    /// A contact into a surface whose outward direction (away from it, the
+    /// way the shape is pushed) is `out`.
+    fn into(out: Vec2, depth: f32) -> Contact {
+        Contact {
+            point: Vec2::ZERO,
+            normal: Dir2::new(-out).unwrap(),
+            depth,
+            time_of_impact: 1.0,
+        }
+    }
+
+    fn assert_near(actual: Vec2, expected: Vec2, epsilon: f32) {
+        assert!(
+            actual.abs_diff_eq(expected, epsilon),
+            "{actual} vs {expected}"
+        );
+    }
+
+    /// Every contact is cleared: the push covers each one's depth along its
+    /// direction.
+    fn assert_clears(push: Vec2, contacts: &[Contact]) {
+        for contact in contacts {
+            let along = push.dot(-*contact.normal);
+            assert!(along >= contact.depth - 1e-4, "{push} vs {contact:?}");
+        }
+    }
+
+    #[test]
+    fn nothing_to_push_out_of() {
+        assert_eq!(push_out([]), Vec2::ZERO);
+        assert_eq!(push_out([into(Vec2::Y, 0.0)]), Vec2::ZERO);
+    }
+
+    #[test]
+    fn one_contact_pushes_by_its_depth() {
+        let out = Rot2::degrees(30.0) * Vec2::X;
+        assert_near(push_out([into(out, 2.0)]), out * 2.0, 1e-6);
+    }
+
+    #[test]
+    fn surfaces_facing_the_same_way_push_once() {
+        let up = Rot2::degrees(10.0) * Vec2::Y;
+        let push = push_out([into(up, 1.0), into(up, 3.0), into(up, 2.0)]);
+        assert_near(push, up * 3.0, 1e-6);
+    }
+
+    /// A wall and a brick at right angles, in any orientation: out of both,
+    /// by exactly each depth.
+    #[test]
+    fn a_corner_pushes_out_of_both() {
+        for degrees in [0.0, 30.0, 45.0, 170.0] {
+            let rotation = Rot2::degrees(degrees);
+            let contacts = [into(rotation * Vec2::X, 2.0), into(rotation * Vec2::Y, 5.0)];
+            let push = push_out(contacts);
+            let expected = rotation * Vec2::new(2.0, 5.0);
+            assert_near(push, expected, 1e-5);
+        }
+    }
+
+    /// In a wedge (surfaces 60 degrees apart) the shape goes to the corner
+    /// where both are just cleared, further than either depth alone.
+    #[test]
+    fn a_wedge_pushes_to_the_corner_of_its_surfaces() {
+        let contacts = [
+            into(Rot2::degrees(60.0) * Vec2::X, 1.0),
+            into(Rot2::degrees(-60.0) * Vec2::X, 1.0),
+        ];
+        let push = push_out(contacts);
+        assert_clears(push, &contacts);
+        // The corner lies on the bisector, at 1 / cos(60°) = 2.
+        assert_near(push, Vec2::new(2.0, 0.0), 1e-5);
+        // Slightly apart, as between two nearly coplanar tiles: a little more
+        // than one depth, not two.
+        let contacts = [
+            into(Rot2::degrees(92.0) * Vec2::X, 1.0),
+            into(Rot2::degrees(88.0) * Vec2::X, 1.0),
+        ];
+        let push = push_out(contacts);
+        assert_clears(push, &contacts);
+        assert!(push.length() < 1.01, "{push}");
+    }
+
+    #[test]
+    fn squeezed_between_two_surfaces_the_deeper_wins() {
+        let push = push_out([into(Vec2::X, 1.0), into(Vec2::NEG_X, 3.0)]);
+        assert_eq!(push, Vec2::new(-3.0, 0.0));
+    }
+
+    /// Random contacts in two directions that are not squeezed are always
+    /// cleared, whatever their order.
+    #[test]
+    fn two_directions_are_always_cleared() {
+        let mut seed = 7_u32;
+        let mut next = || {
+            seed = seed.wrapping_mul(1_664_525).wrapping_add(1_013_904_223);
+            (seed >> 8) as f32 / (1 << 24) as f32
+        };
+        for _ in 0..2000 {
+            let first = Rot2::radians(next() * 6.3) * Vec2::X;
+            let second = Rot2::radians(next() * 6.3) * Vec2::X;
+            if first.dot(second) < SQUEEZED_COS {
+                continue;
+            }
+            let contacts = [
+                into(first, next() * 10.0),
+                into(second, next() * 10.0),
+                into(first, next() * 5.0),
+            ];
+            assert_clears(push_out(contacts), &contacts);
+            assert_clears(push_out(contacts.into_iter().rev()), &contacts);
+        }
+    }
+}

@@ -1,0 +1,67 @@
+//! Migrating: from Bevy's breakout collision code, and from avian2d or
+//! bevy_rapier2d used only for detection.
+//!
+//! # From Bevy's breakout
+//!
+//! Bevy's `examples/showcase/breakout.rs` tests the ball against every
+//! collider each frame with `bevy_math::bounding` (`BoundingCircle` against
+//! `Aabb2d`) and picks a side from the closest point. Here:
+//!
+//! | Breakout | bevy_collide2d |
+//! |---|---|
+//! | `#[derive(Component)] struct Collider;` on walls, bricks, paddle | `Collider::rect(1.0, 1.0)` (they are sized by `Transform::scale`: [`sprites_sized_by_scale`](super::sprites_sized_by_scale)) |
+//! | the ball's `BoundingCircle` | `Collider::circle(0.5)` (a 1x1 mesh scaled by the diameter) |
+//! | `check_for_collisions`: loop over colliders, `ball_collision` | an observer on [`CollisionStarted`], or `MessageReader<CollisionEvent>` |
+//! | `Collision::{Left, Right, Top, Bottom}` from the closest point | `contact.normal` (any direction: rotated bricks, tilted paddle, corners) |
+//! | flip `velocity.x` or `.y` | reflect about the normal: `v - 2 * v.dot(n) * n` when `v.dot(n) > 0` |
+//! | nothing keeps the ball out of what it entered | [`Collisions::push_out`] every frame ([`bouncing_ball`](super::bouncing_ball)) |
+//! | a long frame can carry the ball through a brick | [`Swept`] on the ball, [`Collisions::impact_pose`] to rewind |
+//! | `CollisionEvent` (its own event, for the sound) | [`CollisionEvent`] (a message, with the contact) |
+//!
+//! # From avian2d or bevy_rapier2d, for detection only
+//!
+//! A physics engine used only to detect needs a rigid body (kinematic or
+//! static) on each collider, sensors or disabled responses, and its own
+//! schedule; its events carry no contact. Here a collider is enough.
+//!
+//! | avian2d 0.7 | bevy_rapier2d 0.36 | bevy_collide2d |
+//! |---|---|---|
+//! | `PhysicsPlugins` | `RapierPhysicsPlugin` | [`CollisionPlugin`] |
+//! | `Collider::circle(r)`, `Collider::rectangle(w, h)` | `Collider::ball(r)`, `Collider::cuboid(hw, hh)` (half sizes) | [`Collider::circle`], [`Collider::rect`] (full sizes) |
+//! | `Collider::capsule(r, len)`, `segment`, `convex_hull` | `capsule_y(half_len, r)`, `segment`, `convex_hull` | [`Collider::capsule`], [`Collider::segment`], [`Collider::convex_polygon`] |
+//! | `RigidBody::Kinematic` / `Static`, `Sensor` | `RigidBody::KinematicPositionBased`, `Sensor`, `ActiveEvents::COLLISION_EVENTS` | nothing: any collider is detected; [`StaticCollider`] for level geometry |
+//! | `CollisionEventsEnabled`, `CollisionStart` / `CollisionEnd` | `CollisionEvent::Started` / `Stopped` (no contact) | [`CollisionStarted`] / [`CollisionEnded`], [`CollisionEvent`] (with the contact) |
+//! | `Collisions` (a system parameter), `ContactGraph` | `RapierContext::contact_pair` | [`Collisions`], [`Collisions::contacts_of`] |
+//! | `CollidingEntities` | — | [`CollidingEntities`] |
+//! | `CollisionLayers::new(memberships, filters)` | `CollisionGroups::new(memberships, filters)` | [`CollisionLayers::new`] (`u32` masks) |
+//! | `SweptCcd` | `Ccd::enabled()` | [`Swept`] |
+//! | `SpatialQuery` (`cast_ray`, `cast_shape`, ...) | `ReadRapierContext` (`cast_ray`, ...) | [`SpatialQuery`] |
+//! | `RigidBody` with child colliders | `RigidBody` with child colliders | [`CollisionBody`] |
+//! | `ColliderDisabled` | `ColliderDisabled` | [`ColliderDisabled`] |
+//! | `PhysicsDebugPlugin` | `RapierDebugRenderPlugin` | [`CollisionDebugPlugin`] |
+//! | the solver's depenetration | the character controller | [`Collisions::push_out`] |
+//!
+//! Poses come from `GlobalTransform` as usual (no `Position` / `Rotation`
+//! components), scale included.
+//!
+//! [`CollisionStarted`]: crate::CollisionStarted
+//! [`CollisionEnded`]: crate::CollisionEnded
+//! [`CollisionEvent`]: crate::CollisionEvent
+//! [`CollisionPlugin`]: crate::CollisionPlugin
+//! [`Collider::circle`]: crate::Collider::circle
+//! [`Collider::rect`]: crate::Collider::rect
+//! [`Collider::capsule`]: crate::Collider::capsule
+//! [`Collider::segment`]: crate::Collider::segment
+//! [`Collider::convex_polygon`]: crate::Collider::convex_polygon
+//! [`StaticCollider`]: crate::StaticCollider
+//! [`Collisions`]: crate::Collisions
+//! [`Collisions::contacts_of`]: crate::Collisions::contacts_of
+//! [`Collisions::push_out`]: crate::Collisions::push_out
+//! [`Collisions::impact_pose`]: crate::Collisions::impact_pose
+//! [`CollidingEntities`]: crate::CollidingEntities
+//! [`CollisionLayers::new`]: crate::CollisionLayers::new
+//! [`Swept`]: crate::Swept
+//! [`SpatialQuery`]: crate::SpatialQuery
+//! [`CollisionBody`]: crate::CollisionBody
+//! [`ColliderDisabled`]: crate::ColliderDisabled
+//! [`CollisionDebugPlugin`]: crate::CollisionDebugPlugin
