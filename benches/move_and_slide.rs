@@ -56,7 +56,10 @@ fn world() -> App {
     world.spawn((Transform::default(), ramp, StaticCollider));
     let mut rng = ChaCha8Rng::seed_from_u64(7);
     for _ in 0..219 {
-        let centre = Vec2::new(rng.random_range(0.0..800.0), rng.random_range(300.0..1000.0));
+        let centre = Vec2::new(
+            rng.random_range(0.0..800.0),
+            rng.random_range(300.0..1000.0),
+        );
         world.spawn((Transform::from_translation(centre.extend(0.0)), tile()));
     }
     app.update();
@@ -95,9 +98,21 @@ fn bench_move_and_slide(c: &mut Criterion) {
     };
     // (name, start, motion, config, expect grounded at the end)
     let cases = [
-        ("standing on the floor", on_floor(100.0), Vec2::new(0.0, -FALL), plain, true),
+        (
+            "standing on the floor",
+            on_floor(100.0),
+            Vec2::new(0.0, -FALL),
+            plain,
+            true,
+        ),
         // Across a seam between two tiles within the call.
-        ("walking on the floor", on_floor(TILE * 20.0 - 0.5), Vec2::new(WALK, -FALL), plain, true),
+        (
+            "walking on the floor",
+            on_floor(TILE * 20.0 - 0.5),
+            Vec2::new(WALK, -FALL),
+            plain,
+            true,
+        ),
         (
             "walking into a wall",
             on_floor(WALL_X - RADIUS - SKIN),
@@ -105,8 +120,20 @@ fn bench_move_and_slide(c: &mut Criterion) {
             plain,
             true,
         ),
-        ("walking up a 30° ramp", on_ramp(RAMP_X + 50.0), Vec2::new(WALK, -FALL), plain, true),
-        ("walking down a 30° ramp", on_ramp(RAMP_X + 50.0), Vec2::new(-WALK, -FALL), plain, false),
+        (
+            "walking up a 30° ramp",
+            on_ramp(RAMP_X + 50.0),
+            Vec2::new(WALK, -FALL),
+            plain,
+            true,
+        ),
+        (
+            "walking down a 30° ramp",
+            on_ramp(RAMP_X + 50.0),
+            Vec2::new(-WALK, -FALL),
+            plain,
+            false,
+        ),
         (
             "walking down a 30° ramp, snap 4, step 4",
             on_ramp(RAMP_X + 50.0),
@@ -114,7 +141,13 @@ fn bench_move_and_slide(c: &mut Criterion) {
             platformer,
             true,
         ),
-        ("falling in the open", Vec2::new(200.0, 150.0), Vec2::new(WALK, -5.0), plain, false),
+        (
+            "falling in the open",
+            Vec2::new(200.0, 150.0),
+            Vec2::new(WALK, -5.0),
+            plain,
+            false,
+        ),
         (
             "landing on the floor",
             on_floor(200.0) + Vec2::new(0.0, 2.0),

@@ -122,8 +122,11 @@ pub fn generate(level: &Level, n: usize, seed: u64) -> Vec<(Vec2, Character)> {
         taken[low] = true;
         taken[high] = true;
         // Centred on the column, on the line between the two cells.
-        let position =
-            level.origin() + Vec2::new((col as f32 + 0.5) * level.tile, (row + 1) as f32 * level.tile);
+        let position = level.origin()
+            + Vec2::new(
+                (col as f32 + 0.5) * level.tile,
+                (row + 1) as f32 * level.tile,
+            );
         let speed = rng.random_range(30.0..=90.0) * if rng.random_bool(0.5) { 1.0 } else { -1.0 };
         out.push((
             position,
@@ -425,7 +428,11 @@ mod rapier {
     fn set_translations(
         time: Res<Time>,
         half: Res<HalfSide>,
-        mut characters: Query<(&Transform, &mut KinematicCharacterController, &mut Character)>,
+        mut characters: Query<(
+            &Transform,
+            &mut KinematicCharacterController,
+            &mut Character,
+        )>,
     ) {
         let dt = time.delta_secs();
         for (transform, mut controller, mut character) in &mut characters {
@@ -434,9 +441,7 @@ mod rapier {
         }
     }
 
-    fn read_grounded(
-        mut characters: Query<(&KinematicCharacterControllerOutput, &mut Character)>,
-    ) {
+    fn read_grounded(mut characters: Query<(&KinematicCharacterControllerOutput, &mut Character)>) {
         for (output, mut character) in &mut characters {
             character.grounded = output.grounded;
         }
@@ -555,7 +560,9 @@ impl CharacterRun {
 fn median_ms(times: &[Duration]) -> f64 {
     let mut times = times.to_vec();
     times.sort_unstable();
-    times.get(times.len() / 2).map_or(f64::NAN, |t| t.as_secs_f64() * 1e3)
+    times
+        .get(times.len() / 2)
+        .map_or(f64::NAN, |t| t.as_secs_f64() * 1e3)
 }
 
 /// How deep the upright capsule centred at `at` is inside the solid tiles
@@ -594,15 +601,11 @@ pub fn run(options: &CharacterOptions, level: &Level) {
         .iter()
         .filter(|e| {
             !e.moves
-                || options
-                    .engines
-                    .as_ref()
-                    .is_none_or(|words| {
-                        words.iter().any(|w| {
-                            e.name.contains(w.as_str())
-                                || (w == "ours" && e.name == "bevy_collide2d")
-                        })
+                || options.engines.as_ref().is_none_or(|words| {
+                    words.iter().any(|w| {
+                        e.name.contains(w.as_str()) || (w == "ours" && e.name == "bevy_collide2d")
                     })
+                })
         })
         .collect();
     println!(
@@ -668,19 +671,35 @@ pub fn run(options: &CharacterOptions, level: &Level) {
             "| {} | {:.2} | {} | {} | {} | {} | {} | {} | {} | {:.1} | {} |",
             run.engine.name,
             run.median_ms(),
-            if run.engine.moves { format!("{c:.2}") } else { "-".into() },
+            if run.engine.moves {
+                format!("{c:.2}")
+            } else {
+                "-".into()
+            },
             match (run.engine.moves, ours) {
                 (true, Some(ours)) => format!("{:.1}", c / ours),
                 _ => "-".into(),
             },
-            if move_ms.is_nan() { "-".into() } else { format!("{move_ms:.2}") },
-            if run.engine.moves { run.overlaps.to_string() } else { "-".into() },
+            if move_ms.is_nan() {
+                "-".into()
+            } else {
+                format!("{move_ms:.2}")
+            },
+            if run.engine.moves {
+                run.overlaps.to_string()
+            } else {
+                "-".into()
+            },
             if run.engine.moves {
                 run.characters_ever_overlapping.len().to_string()
             } else {
                 "-".into()
             },
-            if run.engine.moves { format!("{:.3}", run.deepest) } else { "-".into() },
+            if run.engine.moves {
+                format!("{:.3}", run.deepest)
+            } else {
+                "-".into()
+            },
             if run.engine.moves {
                 format!("{:.0}", run.grounded as f64 / frames)
             } else {
@@ -697,11 +716,18 @@ pub fn run(options: &CharacterOptions, level: &Level) {
             let medians: Vec<String> = (crate::ours::STAGES.iter().zip(&times.samples))
                 .map(|(name, samples)| format!("{name} {:.2} ms", median_ms(samples)))
                 .collect();
-            println!("{} detection stages (median): {}", run.engine.name, medians.join(", "));
+            println!(
+                "{} detection stages (median): {}",
+                run.engine.name,
+                medians.join(", ")
+            );
         }
     }
     if let Some(ours) = ours {
-        for run in runs.iter().filter(|r| r.engine.moves && r.engine.name != "bevy_collide2d") {
+        for run in runs
+            .iter()
+            .filter(|r| r.engine.moves && r.engine.name != "bevy_collide2d")
+        {
             println!(
                 "{}: {:.2} ms per frame moving {} characters, ours {ours:.2} ms: ours takes {:.1}x less time (target at least 5x)",
                 run.engine.name,
