@@ -3,8 +3,6 @@
 //! moved or changed. Detection pairs the moving colliders with them through
 //! that grid; two static ones are never paired.
 
-use std::sync::atomic::{AtomicBool, Ordering};
-
 use bevy::ecs::system::SystemParam;
 use bevy::prelude::*;
 
@@ -146,7 +144,7 @@ fn update_static_colliders(
 ) -> bool {
     let matched = statics.iter().len();
     // Checked last: it walks the change ticks of every static collider.
-    let dirty = !state.built || removed || matched != state.matched || any_changed(changed);
+    let dirty = !state.built || removed || matched != state.matched || !changed.is_empty();
     if !dirty {
         return false;
     }
@@ -180,17 +178,6 @@ fn update_static_colliders(
     );
     state.entities.sort_unstable();
     true
-}
-
-/// Whether any static collider changed. Nearly always none, found only by
-/// walking the change ticks of them all: shared among the threads, which
-/// halves the walk on two cores.
-fn any_changed(changed: &Query<(), StaticChanged>) -> bool {
-    let found = AtomicBool::new(false);
-    changed
-        .par_iter()
-        .for_each(|()| found.store(true, Ordering::Relaxed));
-    found.into_inner()
 }
 
 /// This detection's colliders in one index space: the moving ones first,
