@@ -39,7 +39,8 @@
 //! | `RigidBody` with child colliders | `RigidBody` with child colliders | [`CollisionBody`] |
 //! | `ColliderDisabled` | `ColliderDisabled` | [`ColliderDisabled`] |
 //! | `PhysicsDebugPlugin` | `RapierDebugRenderPlugin` | [`CollisionDebugPlugin`] |
-//! | the solver's depenetration | the character controller | [`Collisions::push_out`] |
+//! | `MoveAndSlide` | `KinematicCharacterController` | [`SpatialQuery::move_and_slide`] ([`character_controller`](super::character_controller)) |
+//! | the solver's depenetration | the character controller's | [`Collisions::push_out`] |
 //!
 //! Poses come from `GlobalTransform` as usual (no `Position` / `Rotation`
 //! components), scale included.
@@ -62,6 +63,7 @@
 //! [`CollisionLayers::new`]: crate::CollisionLayers::new
 //! [`Swept`]: crate::Swept
 //! [`SpatialQuery`]: crate::SpatialQuery
+//! [`SpatialQuery::move_and_slide`]: crate::SpatialQuery::move_and_slide
 //! [`CollisionBody`]: crate::CollisionBody
 //! [`ColliderDisabled`]: crate::ColliderDisabled
 //! [`CollisionDebugPlugin`]: crate::CollisionDebugPlugin

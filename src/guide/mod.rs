@@ -16,6 +16,7 @@
 //! | Page | For |
 //! |---|---|
 //! | [`bouncing_ball`] | balls and walls: events, per-frame push-out, bounce, `Swept` rewind |
+//! | [`character_controller`] | a character that walks, falls and slides along walls |
 //! | [`triggers`] | pickups, zones, doors: sensors that never push |
 //! | [`damage_on_first_touch`] | spikes, bullets, enemies: once per touch, with observers |
 //! | [`messages_or_observers`] | choosing between the two, and their timing |
@@ -37,6 +38,7 @@
 //! [`Collisions::push_out`]: crate::Collisions::push_out
 
 pub mod bouncing_ball;
+pub mod character_controller;
 pub mod damage_on_first_touch;
 #[cfg(feature = "debug")]
 pub mod debug_overlay;
