@@ -1,21 +1,18 @@
 //! Shape casts: how far a shape can move in a straight line before it first
 //! touches another.
 //!
-//! The moving shape keeps its rotation and slides along `direction`. Only
-//! the part of the path where the two bounding boxes overlap can hold the
-//! first touch, so that window is found first (a slab test, which also
-//! makes an infinite `max_distance` finite) and the time of impact is
-//! searched in it alone ([`time_of_impact`], with the target standing
-//! still). The result is as exact as the time of impact: exact for a circle
-//! against a circle or a rectangle, within a tiny tolerance (never past the
-//! touch) for two rectangles.
+//! The moving shape keeps its rotation and slides along `direction`, so the
+//! cast is exact and in closed form: a ray against the rounded Minkowski
+//! difference of the two shapes (`translation_cast.rs`). A slab test of the
+//! two bounding boxes along the path rejects most misses before that.
+//! Sweeps that also turn are a different problem: [`time_of_impact`](super::time_of_impact).
 
 use bevy::math::bounding::{Aabb2d, BoundingVolume};
 use bevy::math::{Dir2, Isometry2d, Vec2};
 
 use super::ray::checked_ray;
-use super::swept::time_of_impact_of;
-use super::{Shape, ShapeRef, Sweep, validate_pose};
+use super::translation_cast::{TranslationCast, cast_translation};
+use super::{Shape, ShapeRef, validate_pose};
 
 /// Where a cast shape first touches another.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -92,26 +89,42 @@ pub(crate) fn cast_shape_of(
         s.validate().ok()?;
         validate_pose(p).ok()?;
     }
-    let (enter, exit) = overlap_window(
+    // Boxes that never meet along the way: most misses end here, cheaply.
+    overlap_window(
         &shape.aabb(pose),
         *direction,
         &target.aabb(target_pose),
         max_distance,
     )?;
-    let at =
-        |distance: f32| Isometry2d::new(pose.translation + direction * distance, pose.rotation);
-    let contact = time_of_impact_of(
-        shape,
-        Sweep::new(at(enter), at(exit)),
-        target,
-        Sweep::stationary(target_pose),
-    )?;
-    let distance = (enter + contact.time_of_impact * (exit - enter)).min(exit);
-    Some(ShapeCastHit {
-        distance,
-        point: contact.point,
-        normal: -contact.normal,
-    })
+    match cast_translation(shape, pose, direction, max_distance, target, target_pose) {
+        TranslationCast::Miss => None,
+        // Touching or overlapping at the start: the contact's point (in the
+        // overlap) and the way out, as detection sees them; the cast's own
+        // touch when detection, a rounding error away, sees them apart.
+        TranslationCast::AtStart { point, normal } => {
+            Some(match shape.contact(pose, target, target_pose) {
+                Some(contact) => ShapeCastHit {
+                    distance: 0.0,
+                    point: contact.point,
+                    normal: -contact.normal,
+                },
+                None => ShapeCastHit {
+                    distance: 0.0,
+                    point,
+                    normal,
+                },
+            })
+        }
+        TranslationCast::Hit {
+            distance,
+            point,
+            normal,
+        } => Some(ShapeCastHit {
+            distance,
+            point,
+            normal,
+        }),
+    }
 }
 
 /// The distances `enter..=exit` within `0..=max_distance` over which `moving`,
