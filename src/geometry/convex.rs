@@ -74,7 +74,7 @@ impl Core {
 
     /// The core in the shape's own frame: no point is moved, and a polygon's
     /// normals are copied as they are (their segments' are recomputed).
-    fn local(shape: ShapeRef<'_>) -> Self {
+    pub(crate) fn local(shape: ShapeRef<'_>) -> Self {
         match shape {
             ShapeRef::Polygon(polygon) => Self {
                 points: SmallVec::from_slice(polygon.vertices()),
@@ -93,6 +93,24 @@ impl Core {
             },
             _ => Self::new(shape, Isometry2d::IDENTITY),
         }
+    }
+
+    /// One point, the two ends of a segment, or a polygon's vertices
+    /// counter-clockwise.
+    #[inline]
+    pub(crate) fn points(&self) -> &[Vec2] {
+        &self.points
+    }
+
+    /// The outward unit normal of each edge, from point `i` to `i + 1`.
+    #[inline]
+    pub(crate) fn normals(&self) -> &[Vec2] {
+        &self.normals
+    }
+
+    #[inline]
+    pub(crate) fn radius(&self) -> f32 {
+        self.radius
     }
 
     fn point(p: Vec2, radius: f32) -> Self {

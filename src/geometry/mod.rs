@@ -17,7 +17,10 @@ mod shape;
 mod shape_cast;
 mod shape_ref;
 mod swept;
+mod translation_cast;
 
+#[cfg(test)]
+mod cast_reference_tests;
 #[cfg(test)]
 mod property_tests;
 #[cfg(test)]

@@ -1,21 +1,18 @@
 //! Shape casts: how far a shape can move in a straight line before it first
 //! touches another.
 //!
-//! The moving shape keeps its rotation and slides along `direction`. Only
-//! the part of the path where the two bounding boxes overlap can hold the
-//! first touch, so that window is found first (a slab test, which also
-//! makes an infinite `max_distance` finite) and the time of impact is
-//! searched in it alone ([`time_of_impact`], with the target standing
-//! still). The result is as exact as the time of impact: exact for a circle
-//! against a circle or a rectangle, within a tiny tolerance (never past the
-//! touch) for two rectangles.
+//! The moving shape keeps its rotation and slides along `direction`, so the
+//! cast is exact and in closed form: a ray against the rounded Minkowski
+//! difference of the two shapes (`translation_cast.rs`). A slab test of the
+//! two bounding boxes along the path rejects most misses before that.
+//! Sweeps that also turn are a different problem: [`time_of_impact`](super::time_of_impact).
 
 use bevy::math::bounding::{Aabb2d, BoundingVolume};
 use bevy::math::{Dir2, Isometry2d, Vec2};
 
 use super::ray::checked_ray;
-use super::swept::time_of_impact_of;
-use super::{Shape, ShapeRef, Sweep, validate_pose};
+use super::translation_cast::{TranslationCast, cast_translation};
+use super::{Shape, ShapeRef, validate_pose};
 
 /// Where a cast shape first touches another.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -92,26 +89,42 @@ pub(crate) fn cast_shape_of(
         s.validate().ok()?;
         validate_pose(p).ok()?;
     }
-    let (enter, exit) = overlap_window(
+    // Boxes that never meet along the way: most misses end here, cheaply.
+    overlap_window(
         &shape.aabb(pose),
         *direction,
         &target.aabb(target_pose),
         max_distance,
     )?;
-    let at =
-        |distance: f32| Isometry2d::new(pose.translation + direction * distance, pose.rotation);
-    let contact = time_of_impact_of(
-        shape,
-        Sweep::new(at(enter), at(exit)),
-        target,
-        Sweep::stationary(target_pose),
-    )?;
-    let distance = (enter + contact.time_of_impact * (exit - enter)).min(exit);
-    Some(ShapeCastHit {
-        distance,
-        point: contact.point,
-        normal: -contact.normal,
-    })
+    match cast_translation(shape, pose, direction, max_distance, target, target_pose) {
+        TranslationCast::Miss => None,
+        // Touching or overlapping at the start: the contact's point (in the
+        // overlap) and the way out, as detection sees them; the cast's own
+        // touch when detection, a rounding error away, sees them apart.
+        TranslationCast::AtStart { point, normal } => {
+            Some(match shape.contact(pose, target, target_pose) {
+                Some(contact) => ShapeCastHit {
+                    distance: 0.0,
+                    point: contact.point,
+                    normal: -contact.normal,
+                },
+                None => ShapeCastHit {
+                    distance: 0.0,
+                    point,
+                    normal,
+                },
+            })
+        }
+        TranslationCast::Hit {
+            distance,
+            point,
+            normal,
+        } => Some(ShapeCastHit {
+            distance,
+            point,
+            normal,
+        }),
+    }
 }
 
 /// The distances `enter..=exit` within `0..=max_distance` over which `moving`,
@@ -661,5 +674,208 @@ mod tests {
         .unwrap();
         let face = target_pose.rotation * Vec2::Y;
         assert!((hit.normal.as_vec2() - face).length() < 1e-4, "{hit:?}");
+    }
+
+    /// A hit compared exactly (to rounding): the cast is now in closed form.
+    fn assert_exact(hit: Option<ShapeCastHit>, distance: f32, point: Vec2, normal: Vec2) {
+        let hit = hit.unwrap_or_else(|| panic!("expected a hit at {distance}"));
+        let scale = 1e-5 * distance.abs().max(point.abs().max_element()).max(1.0);
+        assert!(
+            (hit.distance - distance).abs() <= scale,
+            "{hit:?} vs {distance}"
+        );
+        assert!((hit.point - point).length() <= scale, "{hit:?} vs {point}");
+        assert!(
+            (hit.normal.as_vec2() - normal).length() <= 1e-5,
+            "{hit:?} vs {normal}"
+        );
+    }
+
+    fn capsule(radius: f32, half_length: f32) -> Shape {
+        Shape::Capsule {
+            radius,
+            half_length,
+        }
+    }
+
+    #[test]
+    fn casts_are_exact_at_faces_corners_and_caps() {
+        let floor = rect(20.0, 2.0);
+        // A capsule falling flat onto a face: its cap's lowest point (0, 3.5
+        // - d) meets y = 1.
+        assert_exact(
+            cast_shape(
+                &capsule(0.5, 1.0),
+                pose(0.0, 5.0, 0.0),
+                Dir2::NEG_Y,
+                f32::INFINITY,
+                &floor,
+                Isometry2d::IDENTITY,
+            ),
+            2.5,
+            Vec2::new(0.0, 1.0),
+            Vec2::Y,
+        );
+        // Straight at a corner along the diagonal: the circle's centre stops
+        // its radius from the corner (1, 1).
+        let diagonal = Dir2::new(Vec2::new(-1.0, -1.0)).unwrap();
+        let start = Vec2::splat(5.0);
+        let stop = Vec2::ONE + Vec2::splat(0.5f32.sqrt());
+        assert_exact(
+            cast_shape(
+                &circle(1.0),
+                pose(start.x, start.y, 0.0),
+                diagonal,
+                f32::INFINITY,
+                &rect(2.0, 2.0),
+                Isometry2d::IDENTITY,
+            ),
+            (start - stop).length(),
+            Vec2::ONE,
+            Vec2::ONE.normalize(),
+        );
+        // A sharp corner into a sharp corner, tip to tip: a diamond's right
+        // tip (1.414.., 0) meets a square's left side at x = 10 - 1.
+        let tip = 2f32.sqrt();
+        assert_exact(
+            cast_shape(
+                &rect(2.0, 2.0),
+                pose(0.0, 0.0, core::f32::consts::FRAC_PI_4),
+                Dir2::X,
+                f32::INFINITY,
+                &rect(2.0, 2.0),
+                pose(10.0, 0.0, 0.0),
+            ),
+            9.0 - tip,
+            Vec2::new(9.0, 0.0),
+            Vec2::NEG_X,
+        );
+        // A zero-length segment (a point) onto a face.
+        let point = segment((0.0, 0.0), (0.0, 0.0));
+        assert_exact(
+            cast_shape(
+                &point,
+                pose(-15.0, 0.5, 0.0),
+                Dir2::X,
+                f32::INFINITY,
+                &floor,
+                Isometry2d::IDENTITY,
+            ),
+            5.0,
+            Vec2::new(-10.0, 0.5),
+            Vec2::NEG_X,
+        );
+    }
+
+    #[test]
+    fn grazing_touching_and_degenerate_casts() {
+        let block = rect(2.0, 2.0);
+        let at = Isometry2d::IDENTITY;
+        // Sliding level with the top face, from the left: the sides meet
+        // first (touching counts), after 3.
+        assert_exact(
+            cast_shape(
+                &rect(2.0, 2.0),
+                pose(-5.0, 2.0, 0.0),
+                Dir2::X,
+                100.0,
+                &block,
+                at,
+            ),
+            3.0,
+            Vec2::new(-1.0, 1.0),
+            Vec2::NEG_X,
+        );
+        // A capsule lying flat on the top face and sliding along it:
+        // touching at the start.
+        let lying = capsule(0.5, 2.0);
+        let on_top = pose(-0.5, 1.5, core::f32::consts::FRAC_PI_2);
+        let hit = cast_shape(&lying, on_top, Dir2::X, 100.0, &block, at).unwrap();
+        assert_eq!(hit.distance, 0.0, "{hit:?}");
+        assert!((hit.normal.as_vec2() - Vec2::Y).length() < 1e-5, "{hit:?}");
+        // Moving away from a touch still touches at the start.
+        let hit = cast_shape(
+            &circle(1.0),
+            pose(0.0, 2.0, 0.0),
+            Dir2::Y,
+            100.0,
+            &block,
+            at,
+        );
+        assert_eq!(hit.map(|h| h.distance), Some(0.0));
+        // Starting inside: distance 0, the way out.
+        let hit = cast_shape(
+            &circle(0.5),
+            pose(0.2, 0.9, 0.0),
+            Dir2::X,
+            100.0,
+            &block,
+            at,
+        );
+        let hit = hit.unwrap();
+        assert_eq!(hit.distance, 0.0);
+        assert!((hit.normal.as_vec2() - Vec2::Y).length() < 1e-5, "{hit:?}");
+        // A point cast along a segment's line onto its end, and one passing
+        // a hair beside it.
+        let rail = segment((0.0, 0.0), (4.0, 0.0));
+        let point = segment((1.0, 1.0), (1.0, 1.0));
+        assert_exact(
+            cast_shape(&point, pose(-11.0, -1.0, 0.0), Dir2::X, 100.0, &rail, at),
+            10.0,
+            Vec2::ZERO,
+            Vec2::NEG_X,
+        );
+        assert!(cast_shape(&point, pose(-11.0, -0.999, 0.0), Dir2::X, 100.0, &rail, at).is_none());
+        // Two collinear segments end to end along their line.
+        assert_exact(
+            cast_shape(&rail, pose(-10.0, 0.0, 0.0), Dir2::X, 100.0, &rail, at),
+            6.0,
+            Vec2::ZERO,
+            Vec2::NEG_X,
+        );
+        // max_distance 0: a hit only when touching already.
+        let touching = pose(-2.0, 0.0, 0.0);
+        assert_eq!(
+            cast_shape(&circle(1.0), touching, Dir2::X, 0.0, &block, at).map(|h| h.distance),
+            Some(0.0)
+        );
+        let apart = pose(-2.001, 0.0, 0.0);
+        assert!(cast_shape(&circle(1.0), apart, Dir2::X, 0.0, &block, at).is_none());
+    }
+
+    #[test]
+    fn casts_far_from_the_origin_keep_their_precision() {
+        // A capsule walking into a wall at x = 10000 + 3: precision of the
+        // coordinates there (1e-3) is lost only once, in the world pose.
+        let far = Vec2::new(1.0e4, 1.0e4);
+        let wall = rect(2.0, 20.0);
+        let hit = cast_shape(
+            &capsule(0.5, 1.0),
+            Isometry2d::from_translation(far + Vec2::new(0.25, 0.0)),
+            Dir2::X,
+            f32::INFINITY,
+            &wall,
+            Isometry2d::from_translation(far + Vec2::new(4.0, 0.0)),
+        )
+        .unwrap();
+        assert_eq!(hit.distance, 2.25, "{hit:?}");
+        assert_eq!(hit.normal, Dir2::NEG_X);
+        assert!((hit.point.x - (far.x + 3.0)).abs() <= 1e-3, "{hit:?}");
+        // The same turned by a quarter (the frame is the capsule's own).
+        let turn = Rot2::degrees(90.0);
+        let hit = cast_shape(
+            &capsule(0.5, 1.0),
+            Isometry2d::new(far + Vec2::new(0.0, 0.25), turn),
+            Dir2::Y,
+            f32::INFINITY,
+            &rect(20.0, 2.0),
+            Isometry2d::from_translation(far + Vec2::new(0.0, 4.0)),
+        )
+        .unwrap();
+        assert!((hit.distance - 2.25).abs() <= 1e-5, "{hit:?}");
+        assert!(
+            (hit.normal.as_vec2() - Vec2::NEG_Y).length() <= 1e-5,
+            "{hit:?}"
+        );
     }
 }
