@@ -631,17 +631,18 @@ impl<'a, 'w, 's> Slider<'a, 'w, 's> {
         let colliders = self.spatial.colliders();
         let mut found = Vec::new();
         let query: Aabb2d = self.shape.aabb(pose);
-        self.spatial.visit_overlapping(&query, |index| {
-            let (target, target_shape) = colliders.get(index);
-            if !self.filter.accepts(target.entity, colliders.layers(index))
-                || self.one_way_platform(target.entity).is_some()
-            {
-                return;
-            }
-            if let Some(contact) = self.shape.contact(pose, target_shape, target.pose) {
-                found.push((target.entity, contact));
-            }
-        });
+        self.spatial
+            .visit_overlapping(&query, self.filter, |index| {
+                let (target, target_shape) = colliders.get(index);
+                if !self.filter.accepts(target.entity, colliders.layers(index))
+                    || self.one_way_platform(target.entity).is_some()
+                {
+                    return;
+                }
+                if let Some(contact) = self.shape.contact(pose, target_shape, target.pose) {
+                    found.push((target.entity, contact));
+                }
+            });
         // The search order is the grid's; the pushes must not depend on it.
         found.sort_unstable_by_key(|(entity, _)| *entity);
         found

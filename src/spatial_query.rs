@@ -215,7 +215,7 @@ impl SpatialQuery<'_, '_> {
             min: point,
             max: point,
         };
-        self.visit_overlapping(&query, |index| {
+        self.visit_overlapping(&query, filter, |index| {
             let (target, target_shape) = colliders.get(index);
             if filter.accepts(target.entity, colliders.layers(index))
                 && target_shape.contains_point(target.pose, point)
@@ -247,7 +247,7 @@ impl SpatialQuery<'_, '_> {
         // scale the shape.
         let pose = Isometry2d::new(pose.translation, pose.rotation.normalize());
         let colliders = self.colliders();
-        self.visit_overlapping(&shape.aabb(pose), |index| {
+        self.visit_overlapping(&shape.aabb(pose), filter, |index| {
             let (target, target_shape) = colliders.get(index);
             if filter.accepts(target.entity, colliders.layers(index))
                 && shape.intersects(pose, target_shape, target.pose)
@@ -325,7 +325,7 @@ impl SpatialQuery<'_, '_> {
     ) -> Option<(Entity, f32, H)> {
         let colliders = self.colliders();
         let mut nearest: Option<(Entity, f32, H)> = None;
-        self.visit_along(start, direction, max_distance, |index| {
+        self.visit_along(start, direction, max_distance, filter, |index| {
             let entity = colliders.get(index).0.entity;
             if !filter.accepts(entity, colliders.layers(index)) {
                 return None;
@@ -361,23 +361,44 @@ impl SpatialQuery<'_, '_> {
     }
 
     /// Calls `visit` with the index (in [`Self::colliders`]) of every
-    /// collider whose bounding box overlaps `query`, each once.
-    pub(crate) fn visit_overlapping(&self, query: &Aabb2d, mut visit: impl FnMut(usize)) {
+    /// collider whose bounding box overlaps `query`, each once, except
+    /// that the moving or the static colliders are skipped as a whole when
+    /// `filter`'s layers meet none of theirs.
+    pub(crate) fn visit_overlapping(
+        &self,
+        query: &Aabb2d,
+        filter: &QueryFilter,
+        mut visit: impl FnMut(usize),
+    ) {
         let aabbs = &self.snapshot.aabbs;
-        match self.grid() {
+        let moving = aabbs.len();
+        let (see_moving, see_static) = self.sees(filter);
+        match self.grid().filter(|_| see_moving) {
             Some(grid) => grid.visit_overlapping(aabbs, query, |index| visit(index as usize)),
-            None => {
+            None if see_moving => {
                 for (index, aabb) in aabbs.iter().enumerate() {
                     if query.intersects(aabb) {
                         visit(index);
                     }
                 }
             }
+            None => {}
         }
         // The static grid is rebuilt with their snapshot, never stale.
-        let moving = aabbs.len();
-        let fixed = &self.statics.snapshot.aabbs;
-        (self.statics.grid).visit_overlapping(fixed, query, |k| visit(moving + k as usize));
+        if see_static {
+            let fixed = &self.statics.snapshot.aabbs;
+            (self.statics.grid).visit_overlapping(fixed, query, |k| visit(moving + k as usize));
+        }
+    }
+
+    /// Whether `filter` may see any of the moving colliders, and any of the
+    /// static ones: a query whose layers meet none of theirs (a character's
+    /// that only sees the level, say) need not walk their grid.
+    fn sees(&self, filter: &QueryFilter) -> (bool, bool) {
+        (
+            self.snapshot.may_interact(&filter.layers),
+            self.statics.snapshot.may_interact(&filter.layers),
+        )
     }
 
     /// Calls `visit` with the snapshot index of the colliders whose bounding
@@ -391,21 +412,26 @@ impl SpatialQuery<'_, '_> {
         start: Aabb2d,
         direction: Dir2,
         max_distance: f32,
+        filter: &QueryFilter,
         mut visit: impl FnMut(usize) -> Option<f32>,
     ) {
         let aabbs = &self.snapshot.aabbs;
-        match self.grid() {
+        let (see_moving, see_static) = self.sees(filter);
+        match self.grid().filter(|_| see_moving) {
             Some(grid) => grid.visit_along(aabbs, start, direction, max_distance, |index| {
                 visit(index as usize)
             }),
-            None => (0..aabbs.len()).for_each(|index| {
+            None if see_moving => (0..aabbs.len()).for_each(|index| {
                 visit(index);
             }),
+            None => {}
         }
-        let moving = aabbs.len();
-        let fixed = &self.statics.snapshot.aabbs;
-        (self.statics.grid).visit_along(fixed, start, direction, max_distance, |k| {
-            visit(moving + k as usize)
-        });
+        if see_static {
+            let moving = aabbs.len();
+            let fixed = &self.statics.snapshot.aabbs;
+            (self.statics.grid).visit_along(fixed, start, direction, max_distance, |k| {
+                visit(moving + k as usize)
+            });
+        }
     }
 }

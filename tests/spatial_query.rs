@@ -759,3 +759,65 @@ fn bad_input_finds_nothing() {
         );
     });
 }
+
+/// Queries whose layers meet only the static colliders, only the moving
+/// ones, only a rare layer among the moving ones, or none: each finds
+/// exactly what its layers allow (a query may skip a whole grid whose
+/// colliders' layers it cannot meet, never one it can).
+#[test]
+fn layers_that_meet_one_kind_of_collider_only() {
+    const LEVEL: u32 = 1 << 0;
+    const CROWD: u32 = 1 << 1;
+    const RARE: u32 = 1 << 2;
+    let mut app = test_app();
+    let wall = app
+        .world_mut()
+        .spawn((
+            Collider::rect(10.0, 100.0),
+            StaticCollider,
+            CollisionLayers::new(LEVEL, CROWD),
+            Transform::from_xyz(50.0, 0.0, 0.0),
+        ))
+        .id();
+    let crowd: Vec<Entity> = (0..20)
+        .map(|i| {
+            app.world_mut()
+                .spawn((
+                    Collider::circle(2.0),
+                    CollisionLayers::new(CROWD, LEVEL),
+                    Transform::from_xyz(-40.0, i as f32 * 5.0 - 50.0, 0.0),
+                ))
+                .id()
+        })
+        .collect();
+    let rare = app
+        .world_mut()
+        .spawn((
+            Collider::circle(2.0),
+            CollisionLayers::new(RARE, RARE),
+            Transform::from_xyz(0.0, 0.0, 0.0),
+        ))
+        .id();
+    app.update();
+    let mut state = SystemState::<SpatialQuery>::new(app.world_mut());
+    let spatial = state.get(app.world()).unwrap();
+    let seeing =
+        |filters: u32| QueryFilter::default().with_layers(CollisionLayers::new(u32::MAX, filters));
+    // A ray along y = 0 from the left crosses a crowd member, the rare one
+    // and the wall.
+    let first_hit = |filters| {
+        spatial
+            .cast_ray(Vec2::new(-100.0, 0.0), Dir2::X, 500.0, &seeing(filters))
+            .map(|hit| hit.entity)
+    };
+    assert_eq!(first_hit(LEVEL), Some(wall));
+    assert_eq!(first_hit(RARE), Some(rare));
+    assert_eq!(first_hit(CROWD), Some(crowd[10]));
+    assert_eq!(first_hit(1 << 7), None);
+    let probe = Collider::rect(200.0, 4.0);
+    let overlapping = |filters| spatial.shape_hits(&probe, Isometry2d::IDENTITY, &seeing(filters));
+    assert_eq!(overlapping(LEVEL), vec![wall]);
+    assert_eq!(overlapping(RARE), vec![rare]);
+    assert_eq!(overlapping(CROWD), vec![crowd[10]]);
+    assert!(overlapping(1 << 7).is_empty());
+}

@@ -99,6 +99,9 @@ pub struct ColliderSnapshot {
     /// The bits in which the colliders' entities differ ([`Entity::to_bits`]),
     /// so that pairs of them pack into small sort keys.
     entity_varying_bits: u64,
+    /// Every membership and every filter bit of the colliders' layers: a
+    /// query whose layers meet none of them can skip these colliders.
+    layers_seen: CollisionLayers,
 }
 
 /// A collider as read from the ECS, before it is laid out: one record, so
@@ -170,6 +173,12 @@ impl ColliderSnapshot {
     /// ([`Entity::to_bits`]).
     pub(crate) fn entity_varying_bits(&self) -> u64 {
         self.entity_varying_bits
+    }
+
+    /// Whether a collider with `layers` may interact with any of these
+    /// colliders (if not, none of them needs looking at).
+    pub(crate) fn may_interact(&self, layers: &CollisionLayers) -> bool {
+        layers.interacts_with(&self.layers_seen)
     }
 }
 
@@ -421,6 +430,8 @@ struct SnapshotSlots<'a> {
     path_starts: &'a mut [Isometry2d],
     /// The OR and the AND of the entity bits gathered into these slots.
     entity_bits: BitsSeen,
+    /// The OR of their layers' memberships and of their filters.
+    layers_seen: CollisionLayers,
 }
 
 impl SnapshotSlots<'_> {
@@ -444,6 +455,7 @@ impl SnapshotSlots<'_> {
                 swept,
                 path_starts,
                 entity_bits: BitsSeen::NONE,
+                layers_seen: CollisionLayers::NONE,
             });
             rest = Self {
                 start: rest.start + first,
@@ -453,6 +465,7 @@ impl SnapshotSlots<'_> {
                 swept: more_swept,
                 path_starts: more_path_starts,
                 entity_bits: BitsSeen::NONE,
+                layers_seen: CollisionLayers::NONE,
             };
         }
         chunks
@@ -487,9 +500,12 @@ impl SnapshotSlots<'_> {
             self.swept[at] = swept;
         }
         let mut entity_bits = BitsSeen::NONE;
+        let mut layers_seen = CollisionLayers::NONE;
         let keeps_paths = !self.path_starts.is_empty();
         for (at, (aabb, collider)) in self.aabbs.iter_mut().zip(&*self.colliders).enumerate() {
             entity_bits = entity_bits.union(BitsSeen::of(collider.entity.to_bits()));
+            layers_seen.memberships |= self.layers[at].memberships;
+            layers_seen.filters |= self.layers[at].filters;
             *aabb = if keeps_paths {
                 let start = staged_starts[positions[at] as usize];
                 self.path_starts[at] = start;
@@ -502,6 +518,7 @@ impl SnapshotSlots<'_> {
             };
         }
         self.entity_bits = entity_bits;
+        self.layers_seen = layers_seen;
     }
 }
 
@@ -524,6 +541,7 @@ fn lay_out(
         staged,
         staged_starts,
         entity_varying_bits,
+        layers_seen,
         points,
         bodies: _,
     } = snapshot;
@@ -550,6 +568,7 @@ fn lay_out(
         path_starts.clear();
         query_positions.clear();
         *entity_varying_bits = 0;
+        *layers_seen = CollisionLayers::NONE;
         return;
     };
     // Overwritten below; resizing only writes when the count grows.
@@ -566,6 +585,7 @@ fn lay_out(
         swept,
         path_starts,
         entity_bits: BitsSeen::NONE,
+        layers_seen: CollisionLayers::NONE,
     }
     .into_chunks(COLLIDERS_PER_CHUNK);
     let (staged, staged_starts, layout_ref, points) =
@@ -573,11 +593,22 @@ fn lay_out(
     let entity_bits = map_parts(runner, chunks, |_, mut slots| {
         let positions = &layout_ref[slots.start..slots.start + slots.colliders.len()];
         slots.gather(staged, staged_starts, positions, points);
-        slots.entity_bits
+        (slots.entity_bits, slots.layers_seen)
     })
     .into_iter()
-    .fold(BitsSeen::NONE, BitsSeen::union);
+    .fold(
+        (BitsSeen::NONE, CollisionLayers::NONE),
+        |(bits, seen), (more_bits, more)| {
+            let layers = CollisionLayers::new(
+                seen.memberships | more.memberships,
+                seen.filters | more.filters,
+            );
+            (bits.union(more_bits), layers)
+        },
+    );
+    let (entity_bits, seen) = entity_bits;
     *entity_varying_bits = entity_bits.varying();
+    *layers_seen = seen;
     std::mem::swap(query_positions, layout);
 }
 
