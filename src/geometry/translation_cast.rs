@@ -150,20 +150,27 @@ fn circle_into_box(
     let beyond = entry.abs().cmpgt(half);
     let (distance, normal) = if beyond.all() {
         // In a corner's region: the rounded boundary there is the circle of
-        // the corner, which the ray meets or misses.
+        // the corner, which the ray meets or misses. Solved from the entry
+        // point, near the corner: from the origin, far away, the quadratic
+        // would cancel to nothing.
         let corner = half * entry.signum();
-        let from = origin - corner;
+        let from = entry - corner;
         let b = from.dot(d);
         let c = from.length_squared() - radius * radius;
         let discriminant = b * b - c;
         if discriminant < 0.0 {
             return Some(TranslationCast::Miss);
         }
-        let t = -b - discriminant.sqrt();
+        let t = enter - b - discriminant.sqrt();
         if !(0.0..=max_distance).contains(&t) {
             return Some(TranslationCast::Miss);
         }
-        (t, (origin + d * t - corner) / radius)
+        let at = entry + d * (t - enter);
+        (
+            t,
+            ((at - corner) / radius)
+                .normalize_or(entry.signum() * core::f32::consts::FRAC_1_SQRT_2),
+        )
     } else {
         (enter, face)
     };
