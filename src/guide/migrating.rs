@@ -38,7 +38,10 @@
 //! | `SpatialQuery` (`cast_ray`, `cast_shape`, ...) | `ReadRapierContext` (`cast_ray`, ...) | [`SpatialQuery`] |
 //! | `RigidBody` with child colliders | `RigidBody` with child colliders | [`CollisionBody`] |
 //! | `ColliderDisabled` | `ColliderDisabled` | [`ColliderDisabled`] |
-//! | `PhysicsDebugPlugin` | `RapierDebugRenderPlugin` | [`CollisionDebugPlugin`] |
+#![cfg_attr(
+    feature = "debug",
+    doc = "| `PhysicsDebugPlugin` | `RapierDebugRenderPlugin` | [`CollisionDebugPlugin`](crate::CollisionDebugPlugin) |"
+)]
 //! | `MoveAndSlide` | `KinematicCharacterController` | [`SpatialQuery::move_and_slide`] ([`character_controller`](super::character_controller)) |
 //! | the solver's depenetration | the character controller's | [`Collisions::push_out`] |
 //!
@@ -66,4 +69,3 @@
 //! [`SpatialQuery::move_and_slide`]: crate::SpatialQuery::move_and_slide
 //! [`CollisionBody`]: crate::CollisionBody
 //! [`ColliderDisabled`]: crate::ColliderDisabled
-//! [`CollisionDebugPlugin`]: crate::CollisionDebugPlugin

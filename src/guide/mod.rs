@@ -23,7 +23,10 @@
 //! | [`sprites_sized_by_scale`] | `Collider::rect(1.0, 1.0)` under `Transform::scale` |
 //! | [`fixed_timestep`] | detection in `FixedPostUpdate` |
 //! | [`layers`] | who collides with whom |
-//! | [`debug_overlay`] | seeing the colliders and contacts |
+#![cfg_attr(
+    feature = "debug",
+    doc = "| [`debug_overlay`] | seeing the colliders and contacts |"
+)]
 //! | [`spatial_queries`] | rays, lines of sight, what is under a point or in range |
 //! | [`disabling_and_bodies`] | switching colliders off; one body of several colliders |
 //! | [`migrating`] | from Bevy's breakout, avian2d or bevy_rapier2d |

@@ -9,7 +9,7 @@
 //! size instead, `Collider::rect(100.0, 30.0)` under a scale of
 //! `(100, 30)`, gives a collider 100 times too wide and 30 times too tall,
 //! and nothing warns: it is a valid, huge rectangle. The debug overlay
-//! ([`debug_overlay`](super::debug_overlay)) shows it at once.
+//! (the `debug_overlay` page) shows it at once.
 //!
 //! A collider on a child entity without the scale, or a sprite sized with
 //! `Sprite::custom_size`, takes the size in world units instead.
