@@ -152,6 +152,10 @@ pub struct ShapeHit {
 /// NaN or negative distance, an invalid collider or pose) finds nothing and
 /// never panics.
 ///
+/// It reads [`OneWayPlatform`] components (for
+/// [`move_and_slide`](Self::move_and_slide)), so a system that also changes
+/// them takes `SpatialQuery` in a separate system, or a `ParamSet`.
+///
 /// Needs [`CollisionPlugin`](crate::CollisionPlugin).
 #[derive(SystemParam)]
 pub struct SpatialQuery<'w, 's> {
