@@ -425,7 +425,9 @@ pub struct ColliderDisabled;
 /// naming the part that touched, so one observer on the body hears them
 /// all. A collider moved to another parent belongs to its new body from the
 /// next detection on (contacts that go on end on the old body and start on
-/// the new one).
+/// the new one). Ownership follows the hierarchy alone: a part or a body
+/// disabled with Bevy's `Disabled` and enabled again is still the same
+/// body's.
 ///
 /// [`CollisionStarted`]: crate::CollisionStarted
 /// [`CollisionEnded`]: crate::CollisionEnded

@@ -340,3 +340,34 @@ fn static_and_moving_parts_of_one_body() {
     app.update();
     assert!(colliding(&app, door).contains(&wall));
 }
+
+/// A part disabled with Bevy's `Disabled` and enabled again is still its
+/// body's: it never meets its sibling, and the body hears its contacts.
+/// (The model-based test found this: the map was rebuilt while the part
+/// was hidden from queries, and enabling it set off no rebuild.)
+#[test]
+fn a_part_enabled_again_is_still_its_bodys() {
+    let mut app = test_app();
+    let mut log = MessageLog::default();
+    let (body, hitbox, _) = spawn_player(&mut app, 0.0);
+    listen(&mut app, body);
+    app.update();
+    app.world_mut()
+        .entity_mut(hitbox)
+        .insert(bevy::ecs::entity_disabling::Disabled);
+    app.update();
+    // Something else makes the map rebuild while the part is hidden.
+    let wall = spawn_at(&mut app, Collider::rect(10.0, 100.0), 9.0, 0.0);
+    app.update();
+    app.world_mut()
+        .entity_mut(hitbox)
+        .remove::<bevy::ecs::entity_disabling::Disabled>();
+    app.update();
+    let (a, b) = ordered(hitbox, wall);
+    let events = log.read(&app);
+    assert!(
+        matches!(events[..], [CollisionEvent::Started { a: x, b: y, .. }] if (x, y) == (a, b)),
+        "only the wall, not the sibling: {events:?}"
+    );
+    assert_eq!(heard(&mut app, body), vec![(true, body, wall, hitbox)]);
+}

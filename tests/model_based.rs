@@ -43,7 +43,7 @@ use bevy::prelude::*;
 use bevy_collide2d::geometry::{MAX_SUBSTEP_ANGLE, Shape, validate_pose};
 use bevy_collide2d::pose_and_scale;
 use bevy_collide2d::prelude::*;
-use common::{MessageLog, ObservedEvent, take_observed, test_app};
+use common::{MessageLog, ObservedEvent, take_observed, take_observed_on_bodies, test_app};
 use rand::{Rng, SeedableRng, rngs::StdRng};
 
 /// Seeds of the default test.
@@ -631,6 +631,9 @@ struct Harness {
     log: MessageLog,
     /// Pairs touching according to the messages so far.
     running: BTreeSet<(Entity, Entity)>,
+    /// `(body, collider, other)` touching according to the events on
+    /// bodies so far.
+    running_on_bodies: BTreeSet<(Entity, Entity, Entity)>,
     /// The colliders in detection at the previous frame.
     previous: BTreeMap<Entity, Body>,
     /// Where each collider's path over this step starts, as the contract
@@ -659,6 +662,7 @@ impl Harness {
             tracked: Vec::new(),
             log: MessageLog::default(),
             running: BTreeSet::new(),
+            running_on_bodies: BTreeSet::new(),
             previous: BTreeMap::new(),
             path_starts: HashMap::new(),
             ops_log: Vec::new(),
@@ -1276,6 +1280,11 @@ impl Harness {
             }
         }
 
+        // 2d. Events on bodies: each (body, part, other) starts and ends in
+        // turn, and what has started is exactly the touching pairs seen
+        // from each part that has a body other than itself.
+        self.check_events_on_bodies(&bodies);
+
         // 3. Observers: the messages again, one event per living entity.
         let world = self.app.world();
         let alive = |e: Entity| world.get_entity(e).is_ok();
@@ -1495,6 +1504,44 @@ impl Harness {
     }
 
     /// Where `e` went during this step (see [`Self::path_starts`]).
+    fn check_events_on_bodies(&mut self, bodies: &BTreeMap<Entity, Body>) {
+        for (started, body, collider, other) in take_observed_on_bodies(&mut self.app) {
+            let key = (body, collider, other);
+            if started {
+                let fresh = self.running_on_bodies.insert(key);
+                self.check(fresh, || {
+                    format!("CollisionStarted twice on body {body}: {key:?}")
+                });
+            } else {
+                let was = self.running_on_bodies.remove(&key);
+                self.check(was, || {
+                    format!("CollisionEnded on body {body} without a start: {key:?}")
+                });
+            }
+        }
+        // Events on a despawned body are not triggered.
+        let world = self.app.world();
+        self.running_on_bodies
+            .retain(|&(body, _, _)| world.get_entity(body).is_ok());
+        let mut expected = BTreeSet::new();
+        for &(a, b) in &self.running {
+            for (collider, other) in [(a, b), (b, a)] {
+                if let Some(owner) = bodies.get(&collider).and_then(|c| c.owner)
+                    && owner != collider
+                {
+                    expected.insert((owner, collider, other));
+                }
+            }
+        }
+        if expected != self.running_on_bodies {
+            let missing: Vec<_> = expected.difference(&self.running_on_bodies).collect();
+            let extra: Vec<_> = self.running_on_bodies.difference(&expected).collect();
+            self.fail(format!(
+                "events on bodies: missing (body, part, other) {missing:?}, not touching {extra:?}"
+            ));
+        }
+    }
+
     fn path_of(&self, e: Entity, body: &Body) -> Path {
         let start = match body.fixed {
             true => body.pose,
@@ -1813,18 +1860,14 @@ fn conservative_slack(a: &Body, path_a: &Path, b: &Body, path_b: &Path) -> f64 {
 }
 
 /// The body that owns collider `e`: the nearest `CollisionBody` among it
-/// and its ancestors, unless that one, or an ancestor on the way, is
-/// disabled (detection does not see through disabled entities).
+/// and its ancestors, whether disabled or not (ownership follows the
+/// hierarchy alone).
 fn owner_of(world: &World, e: Entity) -> Option<Entity> {
     let mut at = e;
     loop {
         let entity = world.get_entity(at).ok()?;
-        let disabled = entity.contains::<Disabled>();
-        if at != e && disabled {
-            return None;
-        }
         if entity.contains::<CollisionBody>() {
-            return (!disabled).then_some(at);
+            return Some(at);
         }
         at = entity.get::<ChildOf>()?.parent();
     }

@@ -4,6 +4,8 @@
 //! broad phase to leave out pairs of one body.
 
 use bevy::ecs::entity::EntityHashMap;
+use bevy::ecs::entity_disabling::Disabled;
+use bevy::ecs::query::Allow;
 use bevy::ecs::system::SystemParam;
 use bevy::prelude::*;
 
@@ -100,13 +102,16 @@ fn mark_stale(mut bodies: ResMut<ColliderBodies>) {
     }
 }
 
-/// What rebuilding [`ColliderBodies`] reads.
+/// What rebuilding [`ColliderBodies`] reads. Entities disabled with Bevy's
+/// `Disabled` are read too: ownership follows the hierarchy alone, so that
+/// a part enabled again is still its body's (enabling changes nothing the
+/// map depends on, and sets off no rebuild).
 #[derive(SystemParam)]
 pub(crate) struct BodyInputs<'w, 's> {
-    bodies: Query<'w, 's, Entity, With<CollisionBody>>,
-    children: Query<'w, 's, &'static Children>,
-    is_body: Query<'w, 's, (), With<CollisionBody>>,
-    is_collider: Query<'w, 's, (), With<Collider>>,
+    bodies: Query<'w, 's, Entity, (With<CollisionBody>, Allow<Disabled>)>,
+    children: Query<'w, 's, &'static Children, Allow<Disabled>>,
+    is_body: Query<'w, 's, (), (With<CollisionBody>, Allow<Disabled>)>,
+    is_collider: Query<'w, 's, (), (With<Collider>, Allow<Disabled>)>,
     map: ResMut<'w, ColliderBodies>,
 }
 

@@ -23,11 +23,16 @@ pub fn app_with(plugin: CollisionPlugin) -> App {
             1.0 / 60.0,
         )))
         .init_resource::<Observed>()
+        .init_resource::<ObservedOnBodies>()
         .add_observer(
-            |event: On<CollisionStarted>, mut observed: ResMut<Observed>| {
-                // Only the colliders' own events; tests/bodies.rs checks
-                // those on bodies.
+            |event: On<CollisionStarted>,
+             mut observed: ResMut<Observed>,
+             mut on_bodies: ResMut<ObservedOnBodies>| {
+                // The colliders' own events apart from those on their bodies.
                 if event.collider != event.entity {
+                    on_bodies
+                        .0
+                        .push((true, event.entity, event.collider, event.other));
                     return;
                 }
                 observed.0.push(ObservedEvent::Started {
@@ -38,8 +43,13 @@ pub fn app_with(plugin: CollisionPlugin) -> App {
             },
         )
         .add_observer(
-            |event: On<CollisionEnded>, mut observed: ResMut<Observed>| {
+            |event: On<CollisionEnded>,
+             mut observed: ResMut<Observed>,
+             mut on_bodies: ResMut<ObservedOnBodies>| {
                 if event.collider != event.entity {
+                    on_bodies
+                        .0
+                        .push((false, event.entity, event.collider, event.other));
                     return;
                 }
                 observed.0.push(ObservedEvent::Ended {
@@ -67,6 +77,16 @@ pub enum ObservedEvent {
 
 #[derive(Resource, Default, Debug)]
 pub struct Observed(pub Vec<ObservedEvent>);
+
+/// Observer events triggered on a `CollisionBody` for one of its parts:
+/// `(started, body, collider, other)`.
+#[derive(Resource, Default, Debug)]
+pub struct ObservedOnBodies(pub Vec<(bool, Entity, Entity, Entity)>);
+
+/// Drains the events on bodies recorded so far.
+pub fn take_observed_on_bodies(app: &mut App) -> Vec<(bool, Entity, Entity, Entity)> {
+    std::mem::take(&mut app.world_mut().resource_mut::<ObservedOnBodies>().0)
+}
 
 /// Drains the observer events recorded so far.
 pub fn take_observed(app: &mut App) -> Vec<ObservedEvent> {
