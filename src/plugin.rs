@@ -26,7 +26,7 @@ use crate::stages::narrow_phase::{
     Collisions, ContactPair, PairChanges, PreviousPairs, compute_contacts,
 };
 use crate::stages::snapshot::{ColliderSnapshot, WarnedColliders};
-use crate::stages::static_colliders::{StaticColliders, snapshot_colliders};
+use crate::stages::static_colliders::{StaticColliders, note_added_static, snapshot_colliders};
 use crate::stages::swept_paths::{PreviousPoses, restart_swept_path};
 use crate::util::parallel::Workers;
 
@@ -114,6 +114,7 @@ impl Plugin for CollisionPlugin {
             .add_observer(restart_swept_path)
             .add_observer(note_inserted_colliding)
             .add_observer(mark_bodies_stale)
+            .add_observer(note_added_static)
             .add_observer(mark_bodies_stale_on_insert)
             .add_observer(mark_bodies_stale_on_discard);
 

@@ -251,3 +251,88 @@ fn swept_on_a_static_wall_catches_fast_plain_movers_until_removed() {
     let events = run(&mut app, &mut log);
     assert!(events.is_empty(), "{events:?}");
 }
+
+/// `Swept` put on a static wall that is already in detection is seen at the
+/// next detection, though nothing else about the wall changed.
+#[test]
+fn swept_added_to_a_standing_static_wall_is_seen() {
+    let mut app = test_app();
+    let mut log = MessageLog::default();
+    let wall = spawn_static(&mut app, Collider::rect(1.0, 40.0), 100.0, 0.0);
+    let ball = spawn_at(&mut app, Collider::circle(1.0), 0.0, 0.0);
+    run(&mut app, &mut log);
+    app.world_mut().entity_mut(wall).insert(Swept);
+    run(&mut app, &mut log);
+    set_translation(&mut app, ball, 250.0, 0.0);
+    let events = run(&mut app, &mut log);
+    assert_eq!(events.len(), 2, "passed through: {events:?}");
+}
+
+/// One static collider disabled and another collider made static in the
+/// same frame: as many static colliders as before, and both changes seen.
+#[test]
+fn a_static_disabled_while_another_becomes_static_is_seen() {
+    let mut app = test_app();
+    let mut log = MessageLog::default();
+    let floor = spawn_static(&mut app, Collider::rect(100.0, 10.0), 0.0, 0.0);
+    let old_wall = spawn_static(&mut app, Collider::rect(10.0, 10.0), 200.0, 0.0);
+    let crate_box = spawn_at(&mut app, Collider::rect(10.0, 10.0), 0.0, 9.0);
+    let ball = spawn_at(&mut app, Collider::circle(3.0), 0.0, 16.0);
+    assert_eq!(run(&mut app, &mut log).len(), 2);
+    assert!(run(&mut app, &mut log).is_empty());
+    app.world_mut().entity_mut(old_wall).insert(Disabled);
+    app.world_mut().entity_mut(crate_box).insert(StaticCollider);
+    let events = run(&mut app, &mut log);
+    let [CollisionEvent::Ended { a, b }] = events[..] else {
+        panic!("{events:?}");
+    };
+    assert_eq!((a, b), ordered(floor, crate_box));
+    assert!(colliding(&app, floor).is_empty());
+    // The crate is seen as static: its contact with the ball goes on.
+    assert_eq!(colliding(&app, crate_box), vec![ball]);
+}
+
+/// Layers edited in place on static colliders (no insert, nothing else
+/// changed) are seen at the next detection, with the static colliders on
+/// one layer or on several.
+#[test]
+fn static_layers_edited_in_place_are_seen() {
+    const WALLS: u32 = 1 << 0;
+    const GHOSTS: u32 = 1 << 1;
+    let mut app = test_app();
+    let mut log = MessageLog::default();
+    let wall = spawn_static(&mut app, Collider::rect(10.0, 10.0), 0.0, 0.0);
+    let other_wall = spawn_static(&mut app, Collider::rect(10.0, 10.0), 100.0, 0.0);
+    for entity in [wall, other_wall] {
+        (app.world_mut().entity_mut(entity)).insert(CollisionLayers::new(WALLS, u32::MAX));
+    }
+    let ball = app
+        .world_mut()
+        .spawn((
+            Collider::circle(2.0),
+            CollisionLayers::new(u32::MAX, WALLS),
+            Transform::from_xyz(6.0, 0.0, 0.0),
+        ))
+        .id();
+    assert_eq!(run(&mut app, &mut log).len(), 1);
+    let mut set_layers = |app: &mut App, entity, layers| {
+        *app.world_mut().get_mut::<CollisionLayers>(entity).unwrap() = layers;
+        run(app, &mut log)
+    };
+    // Both walls on one layer the ball ignores, then the touched one alone.
+    set_layers(&mut app, other_wall, CollisionLayers::new(GHOSTS, u32::MAX));
+    let events = set_layers(&mut app, wall, CollisionLayers::new(GHOSTS, u32::MAX));
+    assert!(
+        matches!(events[..], [CollisionEvent::Ended { .. }]),
+        "{events:?}"
+    );
+    let events = set_layers(&mut app, other_wall, CollisionLayers::new(WALLS, u32::MAX));
+    assert!(events.is_empty(), "{events:?}");
+    assert!(colliding(&app, ball).is_empty());
+    let events = set_layers(&mut app, wall, CollisionLayers::new(WALLS, u32::MAX));
+    assert!(
+        matches!(events[..], [CollisionEvent::Started { .. }]),
+        "{events:?}"
+    );
+    assert_eq!(colliding(&app, ball), vec![wall]);
+}

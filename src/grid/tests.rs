@@ -411,6 +411,38 @@ fn visit_overlapping_matches_brute_force() {
     }
 }
 
+/// Many lookups at once, their reads asked for ahead, find what each finds
+/// alone, in the same order, also with other boxes than the grid's.
+#[test]
+fn visit_overlapping_each_matches_one_by_one() {
+    let mut rng = StdRng::seed_from_u64(29);
+    for (world, aabbs) in query_worlds(&mut rng).iter().enumerate() {
+        let grid = built(aabbs);
+        let queries: Vec<Aabb2d> = (0..200)
+            .map(|round| {
+                let size = match round % 5 {
+                    0 => Vec2::ZERO,
+                    1 | 2 => Vec2::new(rng.random_range(0.0..20.0), rng.random_range(0.0..20.0)),
+                    3 => Vec2::splat(rng.random_range(0.0..2000.0)),
+                    _ => Vec2::splat(f32::INFINITY),
+                };
+                aabb(random_point(&mut rng, aabbs), size)
+            })
+            .collect();
+        let fewer = &aabbs[..aabbs.len() / 2];
+        for boxes in [&aabbs[..], fewer] {
+            let mut alone = Vec::new();
+            for (at, query) in queries.iter().enumerate() {
+                grid.visit_overlapping(boxes, query, |i| alone.push((at, i)));
+            }
+            let mut together = Vec::new();
+            grid.visit_overlapping_each(boxes, &queries, |at, i| together.push((at, i)));
+            assert!(aabbs.is_empty() || !alone.is_empty(), "world {world}");
+            assert_eq!(together, alone, "world {world}");
+        }
+    }
+}
+
 #[test]
 fn visit_overlapping_with_other_boxes_tests_them_all() {
     let mut rng = StdRng::seed_from_u64(2);

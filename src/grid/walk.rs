@@ -3,24 +3,30 @@
 
 use bevy::math::{IVec2, Vec2, bounding::Aabb2d};
 
-use super::cells::{Keying, OverlapTest};
+use super::cells::{Keying, OverlapTest, key_of};
 use super::level::Level;
+use crate::util::prefetch::prefetch;
 
 /// A walk along a path looks at pieces of this many cells at a time: longer
 /// pieces look at more cells beside a diagonal path, shorter ones at the same
 /// cells again from the next piece.
 pub(super) const CELLS_PER_PIECE: f32 = 2.0;
 
+/// Lookups covering more cells than this are not prefetched: they read
+/// long runs in order, and asking for every one would only crowd the cache.
+const MAX_PREFETCHED_CELLS: i64 = 16;
+
 impl Level {
-    /// Calls `visit` with the sorted position of every filed box that
-    /// overlaps `query`, each once: those have their min corner in the cells
-    /// `query` covers or one cell below or left of them. When those cells
-    /// outnumber the filed boxes, the boxes are scanned instead.
+    /// The cells to look in for boxes overlapping `query`: those it covers
+    /// and one below and left of them (a box is filed by its min corner),
+    /// clipped to the filed cells of a dense grid. `None` when no filed box
+    /// can overlap it, `Some(None)` when those cells outnumber the filed
+    /// boxes, which are then scanned instead.
     #[inline]
-    pub(super) fn visit_filed_overlapping(&self, query: &Aabb2d, mut visit: impl FnMut(usize)) {
+    fn query_cells(&self, query: &Aabb2d) -> Option<Option<(IVec2, IVec2)>> {
         let filed = self.sorted_index.len();
         if filed == 0 {
-            return;
+            return None;
         }
         let (mut min, mut max) = (self.to_cell(query.min) - 1, self.to_cell(query.max));
         if let Keying::Dense = self.keying {
@@ -28,20 +34,30 @@ impl Level {
             let last = self.origin + (self.span - 1).as_ivec2();
             (min, max) = (min.max(self.origin), max.min(last));
             if min.cmpgt(max).any() {
-                return;
+                return None;
             }
         }
         let covered = (max - min).as_i64vec2() + 1;
+        Some((covered.x * covered.y < filed as i64).then_some((min, max)))
+    }
+
+    /// Calls `visit` with the sorted position of every filed box that
+    /// overlaps `query`, each once.
+    #[inline]
+    pub(super) fn visit_filed_overlapping(&self, query: &Aabb2d, mut visit: impl FnMut(usize)) {
+        let Some(cells) = self.query_cells(query) else {
+            return;
+        };
         let query = OverlapTest::of_aabb(query);
         let mut test = |b: usize| {
             if query.overlaps(&self.sorted_box[b]) {
                 visit(b);
             }
         };
-        if covered.x * covered.y >= filed as i64 {
-            (0..filed).for_each(&mut test);
+        let Some((min, max)) = cells else {
+            (0..self.sorted_index.len()).for_each(&mut test);
             return;
-        }
+        };
         for y in min.y..=max.y {
             for x in min.x..=max.x {
                 let cell = IVec2::new(x, y);
@@ -54,7 +70,65 @@ impl Level {
         }
     }
 
-    /// position; `visit` lowers `limit` when it finds a hit.
+    /// The first step of [`Self::visit_filed_overlapping`] for `query`,
+    /// started early: asks for where its cells' runs start.
+    #[inline]
+    pub(super) fn prefetch_runs(&self, query: &Aabb2d) {
+        self.for_each_prefetched_row(query, |first, last| {
+            prefetch(&self.key_starts[first]);
+            prefetch(&self.key_starts[last + 1]);
+        });
+    }
+
+    /// The second step, once the runs are in cache: asks for the boxes of
+    /// `query`'s cells and their indices.
+    #[inline]
+    pub(super) fn prefetch_boxes(&self, query: &Aabb2d) {
+        self.for_each_prefetched_row(query, |first, last| {
+            let (start, end) = (self.key_starts[first], self.key_starts[last + 1]);
+            if start < end {
+                let (start, last) = (start as usize, end as usize - 1);
+                prefetch(&self.sorted_box[start]);
+                prefetch(&self.sorted_box[last]);
+                prefetch(&self.sorted_index[start]);
+                prefetch(&self.sorted_index[last]);
+            }
+        });
+    }
+
+    /// Calls `row` with the first and last key of each row of cells a
+    /// lookup of `query` reads, when there are few (a dense grid's row is
+    /// one range of keys; a hashed grid's cells are each a row).
+    #[inline]
+    fn for_each_prefetched_row(&self, query: &Aabb2d, mut row: impl FnMut(usize, usize)) {
+        let Some(Some((min, max))) = self.query_cells(query) else {
+            return;
+        };
+        let covered = (max - min).as_i64vec2() + 1;
+        if covered.x * covered.y > MAX_PREFETCHED_CELLS {
+            return;
+        }
+        let key = |cell| key_of(self.keying, cell, self.origin, self.span).map(|key| key as usize);
+        for y in min.y..=max.y {
+            if let Keying::Dense = self.keying {
+                if let (Some(first), Some(last)) =
+                    (key(IVec2::new(min.x, y)), key(IVec2::new(max.x, y)))
+                {
+                    row(first, last);
+                }
+                continue;
+            }
+            for x in min.x..=max.x {
+                if let Some(key) = key(IVec2::new(x, y)) {
+                    row(key, key);
+                }
+            }
+        }
+    }
+
+    /// Calls `visit` with every filed box that `start`, moved by
+    /// `direction * t` for `t` up to `limit`, may meet, roughly nearest
+    /// first, by sorted position; `visit` lowers `limit` when it finds a hit.
     pub(super) fn visit_along(
         &self,
         start: &Aabb2d,

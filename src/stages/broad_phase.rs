@@ -67,21 +67,38 @@ pub(crate) fn find_candidate_pairs(
     }
     let moving_count = snapshot.len();
     let fixed = &statics.snapshot;
+    // As for the moving pairs: with no bodies and the static colliders all
+    // on the same layers, each mover's layers are checked once, not per box.
+    let uniform = (snapshot.bodies.is_empty() && fixed.bodies.is_empty())
+        .then(|| statics.uniform_layers())
+        .flatten();
     static_pairs.collect_over(
         &*workers,
         &snapshot.aabbs,
         MOVING_PER_CHUNK,
         |chunk, aabbs, output| {
             let first = chunk * MOVING_PER_CHUNK;
-            for (at, aabb) in aabbs.iter().enumerate() {
-                let i = first + at;
-                statics.grid.visit_overlapping(&fixed.aabbs, aabb, |k| {
-                    if layers[i].interacts_with(&fixed.layers[k as usize])
-                        && !moving.same_body(i, fixed, k as usize)
-                    {
-                        output.push((i as u32, (moving_count + k as usize) as u32));
-                    }
-                });
+            let mut push = |at: usize, k: u32| {
+                output.push(((first + at) as u32, (moving_count + k as usize) as u32));
+            };
+            match uniform {
+                Some(fixed_layers) => {
+                    (statics.grid).visit_overlapping_each(&fixed.aabbs, aabbs, |at, k| {
+                        if layers[first + at].interacts_with(&fixed_layers) {
+                            push(at, k);
+                        }
+                    });
+                }
+                None => {
+                    (statics.grid).visit_overlapping_each(&fixed.aabbs, aabbs, |at, k| {
+                        let i = first + at;
+                        if layers[i].interacts_with(&fixed.layers[k as usize])
+                            && !moving.same_body(i, fixed, k as usize)
+                        {
+                            push(at, k);
+                        }
+                    });
+                }
             }
         },
         &mut candidates.pairs,

@@ -672,9 +672,14 @@ impl SortedContacts {
             slots,
             |k, slots: &mut [ContactPair], keys| {
                 let first = k * CANDIDATES_PER_CHUNK;
-                for (at, (slot, &candidate)) in
-                    slots.iter_mut().zip(&candidates[first..]).enumerate()
-                {
+                let ahead = &candidates[first..];
+                for (at, (slot, &candidate)) in slots.iter_mut().zip(ahead).enumerate() {
+                    // Static colliders are read out of order: one cache miss
+                    // each unless asked for ahead.
+                    if let Some(&(i, j)) = ahead.get(at + PREFETCH_DISTANCE) {
+                        prefetch(colliders.collider(i as usize));
+                        prefetch(colliders.collider(j as usize));
+                    }
                     if let Some(pair) = contact_pair(colliders, candidate) {
                         *slot = pair;
                         keys.push(packing.key(entity_pair(&pair), first + at));

@@ -3,6 +3,9 @@
 //! moved or changed. Detection pairs the moving colliders with them through
 //! that grid; two static ones are never paired.
 
+use bevy::ecs::change_detection::{MAX_CHANGE_AGE, Tick};
+use bevy::ecs::entity_disabling::Disabled;
+use bevy::ecs::query::Allow;
 use bevy::ecs::system::SystemParam;
 use bevy::prelude::*;
 
@@ -33,6 +36,11 @@ pub(crate) struct StaticColliders {
     built: bool,
     /// Whether any of them is [`Swept`].
     any_swept: bool,
+    /// Whether a static collider was added, or made [`Swept`], since the
+    /// last detection.
+    added: bool,
+    /// The layers of every one of them, when they all have the same.
+    uniform_layers: Option<CollisionLayers>,
     warned: WarnedColliders,
     scratch: NoteScratch,
     one_by_one: [ReadRows; 2],
@@ -45,23 +53,23 @@ impl StaticColliders {
     pub(crate) fn len(&self) -> usize {
         self.snapshot.len()
     }
+
+    /// The layers of every static collider, when they all have the same
+    /// (always the case for a game that sets none).
+    pub(crate) fn uniform_layers(&self) -> Option<CollisionLayers> {
+        self.uniform_layers
+    }
 }
 
 /// The static colliders in detection.
 type EnabledStatic = (With<StaticCollider>, Without<ColliderDisabled>);
 
-/// The changes that make the static colliders be read again.
-type StaticChanged = (
-    With<StaticCollider>,
-    With<Collider>,
-    Without<ColliderDisabled>,
-    Or<(
-        Changed<Collider>,
-        Changed<GlobalTransform>,
-        Changed<CollisionLayers>,
-        Added<StaticCollider>,
-        Added<Swept>,
-    )>,
+/// The inputs of the static colliders whose changes make them be read
+/// again (additions are noted by [`note_added_static`]).
+type StaticInputTicks = (
+    Ref<'static, Collider>,
+    Ref<'static, GlobalTransform>,
+    Option<Ref<'static, CollisionLayers>>,
 );
 
 /// Step 1 of detection: the static colliders brought up to date if any
@@ -84,7 +92,7 @@ pub(crate) fn snapshot_colliders(
 #[derive(SystemParam)]
 pub(crate) struct StaticInputs<'w, 's> {
     statics: Query<'w, 's, ColliderData, EnabledStatic>,
-    changed: Query<'w, 's, (), StaticChanged>,
+    changed: Query<'w, 's, StaticInputTicks, EnabledStatic>,
     removed_static: RemovedComponents<'w, 's, StaticCollider>,
     removed_collider: RemovedComponents<'w, 's, Collider>,
     removed_layers: RemovedComponents<'w, 's, CollisionLayers>,
@@ -137,18 +145,19 @@ impl StaticInputs<'_, '_> {
 
 fn update_static_colliders(
     statics: &Query<ColliderData, EnabledStatic>,
-    changed: &Query<(), StaticChanged>,
+    changed: &Query<StaticInputTicks, EnabledStatic>,
     removed: bool,
     state: &mut StaticColliders,
     workers: &Workers,
 ) -> bool {
     let matched = statics.iter().len();
     // Checked last: it walks the change ticks of every static collider.
-    let dirty = !state.built || removed || matched != state.matched || !changed.is_empty();
-    if !dirty {
+    let dirty = !state.built || removed || state.added || matched != state.matched;
+    if !dirty && !any_changed(changed) {
         return false;
     }
     state.built = true;
+    state.added = false;
     state.matched = matched;
     let tables = read_tables(statics, &mut state.one_by_one);
     take_snapshot(
@@ -167,6 +176,9 @@ fn update_static_colliders(
         &mut state.no_pairs,
     );
     state.any_swept = state.snapshot.swept.iter().any(|&swept| swept);
+    let layers = &state.snapshot.layers;
+    state.uniform_layers =
+        (layers.first().copied()).filter(|first| layers.iter().all(|l| l == first));
     state.warned.1.retain(|entity| statics.contains(*entity));
     state.entities.clear();
     state.entities.extend(
@@ -178,6 +190,57 @@ fn update_static_colliders(
     );
     state.entities.sort_unstable();
     true
+}
+
+/// Notes a static collider added, or a static collider made [`Swept`], for
+/// the next detection: cheaper than walking every static collider's
+/// added ticks each frame.
+pub(crate) fn note_added_static(
+    add: On<Add, (StaticCollider, Swept)>,
+    statics: Query<(), (With<StaticCollider>, Allow<Disabled>)>,
+    mut state: ResMut<StaticColliders>,
+) {
+    // Written only when it flips, so that spawning a level costs a read per tile.
+    if !state.added && statics.contains(add.entity) {
+        state.added = true;
+    }
+}
+
+/// Whether the shape, pose or layers of any static collider changed since
+/// the last detection: their change ticks, read table by table.
+fn any_changed(changed: &Query<StaticInputTicks, EnabledStatic>) -> bool {
+    let Ok(tables) = changed.contiguous_iter() else {
+        // Only components stored in sparse sets make the query non-dense,
+        // and these are all in tables; if that changes, read them again.
+        return true;
+    };
+    for (collider, transform, layers) in tables {
+        let newer = |ticks| any_newer(ticks, collider.last_run_tick(), collider.this_run_tick());
+        if newer(collider.changed_ticks_slice())
+            || newer(transform.changed_ticks_slice())
+            || layers.is_some_and(|layers| newer(layers.changed_ticks_slice()))
+        {
+            return true;
+        }
+    }
+    false
+}
+
+/// Whether any of `ticks` is newer than `last_run` ([`Tick::is_newer_than`]).
+///
+/// Walking 100,000 static colliders' ticks is most of a detection's fixed
+/// cost, so blocks of them are compared without a branch each, which the
+/// compiler turns into a few vector instructions per block.
+fn any_newer(ticks: &[Tick], last_run: Tick, this_run: Tick) -> bool {
+    let this_run = this_run.get();
+    // `is_newer_than` clamps both ages to `MAX_CHANGE_AGE`; the age of
+    // `last_run` is at most that, so only a tick younger than it is newer.
+    let since_last_run = this_run.wrapping_sub(last_run.get()).min(MAX_CHANGE_AGE);
+    ticks.chunks(64).any(|block| {
+        (block.iter()).fold(false, |newer, tick| {
+            newer | (this_run.wrapping_sub(tick.get()) < since_last_run)
+        })
+    })
 }
 
 /// This detection's colliders in one index space: the moving ones first,
@@ -306,5 +369,52 @@ impl<'a> ColliderSource<'a> for DetectionColliders<'a> {
 
     fn entity_varying_bits(self) -> u64 {
         DetectionColliders::entity_varying_bits(&self)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn any_newer_agrees_with_bevy_across_wraparound() {
+        // Runs and ticks near 0, near the wrap, and older than the clamp.
+        let around = [
+            0,
+            1,
+            5,
+            1 << 20,
+            MAX_CHANGE_AGE - 1,
+            MAX_CHANGE_AGE,
+            u32::MAX - 3,
+            u32::MAX,
+        ];
+        let mut checked = 0;
+        for &this_run in &around {
+            for &age in &[0u32, 1, 2, 7, 1000, MAX_CHANGE_AGE, u32::MAX] {
+                let last_run = Tick::new(this_run.wrapping_sub(age));
+                let this_run = Tick::new(this_run);
+                for &tick in &around {
+                    for offset in [0u32, 1, 2, 3, u32::MAX] {
+                        let tick = Tick::new(tick.wrapping_add(offset));
+                        // Alone, and among 199 older ticks, at every position of a block.
+                        let alone = [tick];
+                        assert_eq!(
+                            any_newer(&alone, last_run, this_run),
+                            tick.is_newer_than(last_run, this_run),
+                            "tick {tick:?}, last run {last_run:?}, this run {this_run:?}"
+                        );
+                        let mut many = vec![last_run; 200];
+                        many[checked % 200] = tick;
+                        assert_eq!(
+                            any_newer(&many, last_run, this_run),
+                            tick.is_newer_than(last_run, this_run)
+                        );
+                        checked += 1;
+                    }
+                }
+            }
+        }
+        assert!(!any_newer(&[], Tick::new(0), Tick::new(5)));
     }
 }
