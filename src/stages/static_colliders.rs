@@ -3,6 +3,8 @@
 //! moved or changed. Detection pairs the moving colliders with them through
 //! that grid; two static ones are never paired.
 
+use std::sync::atomic::{AtomicBool, Ordering};
+
 use bevy::ecs::change_detection::{MAX_CHANGE_AGE, Tick};
 use bevy::ecs::entity_disabling::Disabled;
 use bevy::ecs::query::Allow;
@@ -17,7 +19,7 @@ use super::snapshot::{
 use crate::components::{Collider, ColliderDisabled, CollisionLayers, StaticCollider, Swept};
 use crate::geometry::{ShapeRef, Sweep};
 use crate::grid::SpatialGrid;
-use crate::util::parallel::Workers;
+use crate::util::parallel::{RunChunks, Workers};
 
 /// The static colliders as of their last change.
 #[derive(Resource, Default)]
@@ -153,7 +155,7 @@ fn update_static_colliders(
     let matched = statics.iter().len();
     // Checked last: it walks the change ticks of every static collider.
     let dirty = !state.built || removed || state.added || matched != state.matched;
-    if !dirty && !any_changed(changed) {
+    if !dirty && !any_changed(changed, workers) {
         return false;
     }
     state.built = true;
@@ -207,24 +209,38 @@ pub(crate) fn note_added_static(
 }
 
 /// Whether the shape, pose or layers of any static collider changed since
-/// the last detection: their change ticks, read table by table.
-fn any_changed(changed: &Query<StaticInputTicks, EnabledStatic>) -> bool {
+/// the last detection: their change ticks, read table by table, in pieces
+/// shared by `workers` (the walk is bound by memory, not by compares).
+fn any_changed(changed: &Query<StaticInputTicks, EnabledStatic>, workers: &Workers) -> bool {
     let Ok(tables) = changed.contiguous_iter() else {
         // Only components stored in sparse sets make the query non-dense,
         // and these are all in tables; if that changes, read them again.
         return true;
     };
+    let mut runs = (Tick::new(0), Tick::new(0));
+    let mut pieces: Vec<&[Tick]> = Vec::new();
     for (collider, transform, layers) in tables {
-        let newer = |ticks| any_newer(ticks, collider.last_run_tick(), collider.this_run_tick());
-        if newer(collider.changed_ticks_slice())
-            || newer(transform.changed_ticks_slice())
-            || layers.is_some_and(|layers| newer(layers.changed_ticks_slice()))
-        {
-            return true;
-        }
+        runs = (collider.last_run_tick(), collider.this_run_tick());
+        let columns = [
+            collider.changed_ticks_slice(),
+            transform.changed_ticks_slice(),
+        ];
+        let layers = layers.map(|layers| layers.changed_ticks_slice());
+        pieces.extend(
+            (columns.into_iter().chain(layers)).flat_map(|ticks| ticks.chunks(TICKS_PER_PIECE)),
+        );
     }
-    false
+    let found = AtomicBool::new(false);
+    workers.for_each_chunk(pieces.len(), |k| {
+        if !found.load(Ordering::Relaxed) && any_newer(pieces[k], runs.0, runs.1) {
+            found.store(true, Ordering::Relaxed);
+        }
+    });
+    found.into_inner()
 }
+
+/// Change ticks read by one thread at a time in [`any_changed`].
+const TICKS_PER_PIECE: usize = 1 << 14;
 
 /// Whether any of `ticks` is newer than `last_run` ([`Tick::is_newer_than`]).
 ///
