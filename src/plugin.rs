@@ -12,7 +12,7 @@ use crate::components::{
     StaticCollider, Swept,
 };
 use crate::geometry::Contact;
-use crate::level::{TilemapCollider, TilemapTile, build_tilemap_colliders};
+use crate::level::{TilemapCollider, TilemapTile, any_tilemap_changed, build_tilemap_colliders};
 use crate::stages::bodies::{
     ColliderBodies, mark_bodies_stale, mark_bodies_stale_on_discard, mark_bodies_stale_on_insert,
 };
@@ -154,10 +154,15 @@ impl Plugin for CollisionPlugin {
                     .in_set(CollisionSystems::Prepare),
             );
         }
-        // Tiles spawned before propagation are placed in the same frame.
+        // Tiles spawned before propagation are placed in the same frame. The
+        // condition skips the system in frames without a map change, which
+        // is nearly all: running it, even to find nothing, cost more than
+        // the whole detection of a small scene.
         app.add_systems(
             PostUpdate,
-            build_tilemap_colliders.before(TransformSystems::Propagate),
+            build_tilemap_colliders
+                .run_if(any_tilemap_changed)
+                .before(TransformSystems::Propagate),
         );
         app.add_systems(
             schedule,

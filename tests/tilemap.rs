@@ -110,6 +110,27 @@ fn changing_the_map_rebuilds_its_tiles() {
     assert!(colliding(&app, ball).is_empty());
 }
 
+/// A map changed in place (through `Mut`, not inserted again), several
+/// frames after it was built, is rebuilt too.
+#[test]
+fn changing_the_map_in_place_rebuilds_its_tiles() {
+    let mut app = test_app();
+    let map = app
+        .world_mut()
+        .spawn(TilemapCollider::from_ascii(Vec2::ONE, "##\n##"))
+        .id();
+    for _ in 0..3 {
+        app.update();
+    }
+    assert_eq!(tiles(&mut app, map).len(), 1);
+    *app.world_mut().get_mut::<TilemapCollider>(map).unwrap() =
+        TilemapCollider::from_ascii(Vec2::ONE, "#.\n##");
+    app.update();
+    assert_eq!(tiles(&mut app, map).len(), 2);
+    app.update();
+    assert_eq!(tiles(&mut app, map).len(), 2, "rebuilt again with no change");
+}
+
 #[test]
 fn bad_maps_spawn_nothing() {
     let mut app = test_app();

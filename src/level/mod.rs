@@ -132,6 +132,12 @@ type TilemapData = (
     Option<&'static Children>,
 );
 
+/// Whether a [`TilemapCollider`] was added or changed since the last frame:
+/// the condition of [`build_tilemap_colliders`].
+pub(crate) fn any_tilemap_changed(maps: Query<(), Changed<TilemapCollider>>) -> bool {
+    !maps.is_empty()
+}
+
 /// Spawns the children of new or changed [`TilemapCollider`]s, after
 /// despawning the ones they had.
 pub(crate) fn build_tilemap_colliders(
