@@ -128,7 +128,11 @@ fn changing_the_map_in_place_rebuilds_its_tiles() {
     app.update();
     assert_eq!(tiles(&mut app, map).len(), 2);
     app.update();
-    assert_eq!(tiles(&mut app, map).len(), 2, "rebuilt again with no change");
+    assert_eq!(
+        tiles(&mut app, map).len(),
+        2,
+        "rebuilt again with no change"
+    );
 }
 
 #[test]

@@ -58,6 +58,14 @@ impl Level {
             (0..self.sorted_index.len()).for_each(&mut test);
             return;
         };
+        if let Keying::Dense = self.keying {
+            // A row of dense cells is one run of keys, so one range of boxes.
+            self.for_each_dense_row(min, max, |first, last| {
+                let (start, end) = (self.key_starts[first], self.key_starts[last + 1]);
+                (start as usize..end as usize).for_each(&mut test);
+            });
+            return;
+        }
         for y in min.y..=max.y {
             for x in min.x..=max.x {
                 let cell = IVec2::new(x, y);
@@ -66,6 +74,20 @@ impl Level {
                         test(b);
                     }
                 }
+            }
+        }
+    }
+
+    /// Calls `row` with the first and last key of each row of a dense
+    /// grid's cells from `min` to `max` (clipped to the filed cells).
+    #[inline]
+    fn for_each_dense_row(&self, min: IVec2, max: IVec2, mut row: impl FnMut(usize, usize)) {
+        let key = |cell| key_of(self.keying, cell, self.origin, self.span).map(|key| key as usize);
+        for y in min.y..=max.y {
+            if let (Some(first), Some(last)) =
+                (key(IVec2::new(min.x, y)), key(IVec2::new(max.x, y)))
+            {
+                row(first, last);
             }
         }
     }
@@ -108,16 +130,12 @@ impl Level {
         if covered.x * covered.y > MAX_PREFETCHED_CELLS {
             return;
         }
+        if let Keying::Dense = self.keying {
+            self.for_each_dense_row(min, max, row);
+            return;
+        }
         let key = |cell| key_of(self.keying, cell, self.origin, self.span).map(|key| key as usize);
         for y in min.y..=max.y {
-            if let Keying::Dense = self.keying {
-                if let (Some(first), Some(last)) =
-                    (key(IVec2::new(min.x, y)), key(IVec2::new(max.x, y)))
-                {
-                    row(first, last);
-                }
-                continue;
-            }
             for x in min.x..=max.x {
                 if let Some(key) = key(IVec2::new(x, y)) {
                     row(key, key);
