@@ -96,6 +96,11 @@ impl FiledBox {
     pub(super) fn min(&self) -> Vec2 {
         self.0.xy()
     }
+
+    #[inline]
+    pub(super) fn max(&self) -> Vec2 {
+        -self.0.zw()
+    }
 }
 
 /// One box, set up to be tested against many filed boxes with one vector
