@@ -120,6 +120,39 @@ fn detection_keeps_working_with_a_sparse_set_disabling_component() {
     assert!(colliding(&app, pooled).is_empty());
 }
 
+/// With a sparse-set disabling component registered, static colliders are
+/// read one by one: a static wall moved, or changed in place, is still seen.
+#[test]
+fn static_changes_are_seen_with_a_sparse_set_disabling_component() {
+    let mut app = test_app();
+    app.world_mut().register_disabling_component::<Pooled>();
+    let mut log = MessageLog::default();
+    let wall = app
+        .world_mut()
+        .spawn((
+            Collider::rect(4.0, 4.0),
+            StaticCollider,
+            Transform::from_xyz(50.0, 0.0, 0.0),
+        ))
+        .id();
+    let ball = spawn_at(&mut app, Collider::circle(2.0), 0.0, 0.0);
+    for _ in 0..3 {
+        app.update();
+    }
+    assert!(log.read(&app).is_empty());
+    set_translation(&mut app, wall, 3.0, 0.0);
+    app.update();
+    assert!(matches!(
+        log.read(&app)[..],
+        [CollisionEvent::Started { .. }]
+    ));
+    app.update();
+    *app.world_mut().get_mut::<Collider>(wall).unwrap() = Collider::rect(0.5, 0.5);
+    app.update();
+    assert!(matches!(log.read(&app)[..], [CollisionEvent::Ended { .. }]));
+    assert!(colliding(&app, ball).is_empty());
+}
+
 /// `ColliderDisabled` takes only the collider out: the entity stays visible
 /// to the game's queries, and its contacts end and start again the same way.
 #[test]

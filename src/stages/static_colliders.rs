@@ -213,9 +213,13 @@ pub(crate) fn note_added_static(
 /// shared by `workers` (the walk is bound by memory, not by compares).
 fn any_changed(changed: &Query<StaticInputTicks, EnabledStatic>, workers: &Workers) -> bool {
     let Ok(tables) = changed.contiguous_iter() else {
-        // Only components stored in sparse sets make the query non-dense,
-        // and these are all in tables; if that changes, read them again.
-        return true;
+        // A disabling component stored in a sparse set (a game may register
+        // one) rules out reading by table: ask each collider instead.
+        return changed.iter().any(|(collider, transform, layers)| {
+            collider.is_changed()
+                || transform.is_changed()
+                || layers.is_some_and(|l| l.is_changed())
+        });
     };
     let mut runs = (Tick::new(0), Tick::new(0));
     let mut pieces: Vec<&[Tick]> = Vec::new();
