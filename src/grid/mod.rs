@@ -24,6 +24,8 @@ mod walk;
 #[cfg(test)]
 mod tests;
 
+use std::ops::Range;
+
 use bevy::math::{Dir2, bounding::Aabb2d};
 
 use crate::util::parallel::{ChunkOutputs, InOrder, RunChunks};
@@ -40,6 +42,10 @@ const MAX_LEVELS: usize = 8;
 /// [`SpatialGrid::visit_overlapping_each`] asks for the cells of the lookup
 /// this many queries ahead, and for their boxes half as far ahead.
 const LOOKUPS_AHEAD: usize = 4;
+
+/// [`SpatialGrid::visit_overlapping_each`] asks ahead only when the grid
+/// holds more than this many boxes per query.
+const SPARSE_LOOKUPS: usize = 8;
 
 /// The pairs among a level's filed boxes are found in bands of rows of
 /// about this many cells each, which threads share.
@@ -207,15 +213,18 @@ impl SpatialGrid {
         }
     }
 
-    /// [`Self::visit_overlapping`] for each box of `queries` in turn, calling
-    /// `visit(query, index)`. A grid out of cache costs each lookup a few
-    /// cache misses; here the reads of the lookups a few queries ahead are
-    /// started early, so that those misses overlap instead of following one
-    /// another.
+    /// [`Self::visit_overlapping`] for the boxes `queries[chunk]` in turn,
+    /// calling `visit(query, index)` with the query's index in `queries`
+    /// (all of a caller's queries, so that their number tells how far apart
+    /// they land). A grid out of cache costs each lookup a few cache misses;
+    /// when the queries are few for the grid, the reads of the lookups a few
+    /// queries ahead are started early, so that those misses overlap instead
+    /// of following one another.
     pub(crate) fn visit_overlapping_each(
         &self,
         aabbs: &[Aabb2d],
         queries: &[Aabb2d],
+        chunk: Range<usize>,
         mut visit: impl FnMut(usize, u32),
     ) {
         let levels = if aabbs.len() == self.box_count {
@@ -223,14 +232,22 @@ impl SpatialGrid {
         } else {
             &[]
         };
+        // Few lookups in a large grid land far apart, each out of cache; as
+        // many lookups as boxes walk the grid nearly in order (the queries of
+        // a snapshot laid out by its grid), where asking ahead only costs.
+        let ask_ahead = queries.len().saturating_mul(SPARSE_LOOKUPS) < self.box_count;
         let filed = || levels.iter().filter(|level| !level.brute_forced);
-        for (at, query) in queries.iter().enumerate() {
-            if let Some(ahead) = queries.get(at + 2 * LOOKUPS_AHEAD) {
-                filed().for_each(|level| level.prefetch_runs(ahead));
+        let mine = queries.get(chunk.clone()).unwrap_or(&[]);
+        for (offset, query) in mine.iter().enumerate() {
+            if ask_ahead {
+                if let Some(ahead) = mine.get(offset + 2 * LOOKUPS_AHEAD) {
+                    filed().for_each(|level| level.prefetch_runs(ahead));
+                }
+                if let Some(ahead) = mine.get(offset + LOOKUPS_AHEAD) {
+                    filed().for_each(|level| level.prefetch_boxes(ahead));
+                }
             }
-            if let Some(ahead) = queries.get(at + LOOKUPS_AHEAD) {
-                filed().for_each(|level| level.prefetch_boxes(ahead));
-            }
+            let at = chunk.start + offset;
             self.visit_overlapping(aabbs, query, |index| visit(at, index));
         }
     }

@@ -435,8 +435,22 @@ fn visit_overlapping_each_matches_one_by_one() {
             for (at, query) in queries.iter().enumerate() {
                 grid.visit_overlapping(boxes, query, |i| alone.push((at, i)));
             }
+            // Sixteen queries at a time, few for the larger worlds (asked
+            // ahead), then in chunks of a batch as large as the world (not).
             let mut together = Vec::new();
-            grid.visit_overlapping_each(boxes, &queries, |at, i| together.push((at, i)));
+            for (k, few) in queries.chunks(16).enumerate() {
+                grid.visit_overlapping_each(boxes, few, 0..few.len(), |at, i| {
+                    together.push((k * 16 + at, i));
+                });
+            }
+            assert_eq!(together, alone, "world {world}");
+            let mut batch = queries.clone();
+            batch.extend(std::iter::repeat_n(queries[0], aabbs.len() * 8));
+            together.clear();
+            for start in (0..queries.len()).step_by(64) {
+                let chunk = start..(start + 64).min(queries.len());
+                grid.visit_overlapping_each(boxes, &batch, chunk, |at, i| together.push((at, i)));
+            }
             assert!(aabbs.is_empty() || !alone.is_empty(), "world {world}");
             assert_eq!(together, alone, "world {world}");
         }

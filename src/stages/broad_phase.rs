@@ -72,30 +72,31 @@ pub(crate) fn find_candidate_pairs(
     let uniform = (snapshot.bodies.is_empty() && fixed.bodies.is_empty())
         .then(|| statics.uniform_layers())
         .flatten();
+    let queries = &snapshot.aabbs;
     static_pairs.collect_over(
         &*workers,
-        &snapshot.aabbs,
+        queries,
         MOVING_PER_CHUNK,
         |chunk, aabbs, output| {
             let first = chunk * MOVING_PER_CHUNK;
-            let mut push = |at: usize, k: u32| {
-                output.push(((first + at) as u32, (moving_count + k as usize) as u32));
+            let mine = first..first + aabbs.len();
+            let mut push = |i: usize, k: u32| {
+                output.push((i as u32, (moving_count + k as usize) as u32));
             };
             match uniform {
                 Some(fixed_layers) => {
-                    (statics.grid).visit_overlapping_each(&fixed.aabbs, aabbs, |at, k| {
-                        if layers[first + at].interacts_with(&fixed_layers) {
-                            push(at, k);
+                    (statics.grid).visit_overlapping_each(&fixed.aabbs, queries, mine, |i, k| {
+                        if layers[i].interacts_with(&fixed_layers) {
+                            push(i, k);
                         }
                     });
                 }
                 None => {
-                    (statics.grid).visit_overlapping_each(&fixed.aabbs, aabbs, |at, k| {
-                        let i = first + at;
+                    (statics.grid).visit_overlapping_each(&fixed.aabbs, queries, mine, |i, k| {
                         if layers[i].interacts_with(&fixed.layers[k as usize])
                             && !moving.same_body(i, fixed, k as usize)
                         {
-                            push(at, k);
+                            push(i, k);
                         }
                     });
                 }
