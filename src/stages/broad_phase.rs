@@ -41,9 +41,7 @@ pub(crate) fn find_candidate_pairs(
     // every pair interacts, and the filter (two random reads per
     // overlapping box pair) is skipped.
     let all_interact = snapshot.bodies.is_empty()
-        && layers
-            .first()
-            .is_none_or(|first| first.interacts_with(first) && layers.iter().all(|l| l == first));
+        && (snapshot.uniform_layers()).map_or(snapshot.len() == 0, |all| all.interacts_with(&all));
     if all_interact {
         grid.overlapping_pairs_in_chunks(
             &snapshot.aabbs,
@@ -68,9 +66,10 @@ pub(crate) fn find_candidate_pairs(
     let moving_count = snapshot.len();
     let fixed = &statics.snapshot;
     // As for the moving pairs: with no bodies and the static colliders all
-    // on the same layers, each mover's layers are checked once, not per box.
+    // on the same layers, a box found is checked against those layers, not
+    // against its own (a random read).
     let uniform = (snapshot.bodies.is_empty() && fixed.bodies.is_empty())
-        .then(|| statics.uniform_layers())
+        .then(|| fixed.uniform_layers())
         .flatten();
     let queries = &snapshot.aabbs;
     static_pairs.collect_over(

@@ -99,9 +99,8 @@ pub struct ColliderSnapshot {
     /// The bits in which the colliders' entities differ ([`Entity::to_bits`]),
     /// so that pairs of them pack into small sort keys.
     entity_varying_bits: u64,
-    /// Every membership and every filter bit of the colliders' layers: a
-    /// query whose layers meet none of them can skip these colliders.
-    layers_seen: CollisionLayers,
+    /// The bits of the colliders' layers that any has and that all have.
+    layers_seen: LayerBits,
 }
 
 /// A collider as read from the ECS, before it is laid out: one record, so
@@ -178,7 +177,58 @@ impl ColliderSnapshot {
     /// Whether a collider with `layers` may interact with any of these
     /// colliders (if not, none of them needs looking at).
     pub(crate) fn may_interact(&self, layers: &CollisionLayers) -> bool {
-        layers.interacts_with(&self.layers_seen)
+        layers.interacts_with(&self.layers_seen.any)
+    }
+
+    /// The layers of every collider, when there are some and they all have
+    /// the same (always, for a game that sets none).
+    pub(crate) fn uniform_layers(&self) -> Option<CollisionLayers> {
+        let LayerBits { any, all } = self.layers_seen;
+        (!self.colliders.is_empty() && any == all).then_some(any)
+    }
+}
+
+/// The OR and the AND of some colliders' layers, bit by bit: a query whose
+/// layers meet none of the OR can skip them, and where the two agree every
+/// collider has the same layers.
+#[derive(Clone, Copy, Debug)]
+struct LayerBits {
+    any: CollisionLayers,
+    all: CollisionLayers,
+}
+
+impl Default for LayerBits {
+    fn default() -> Self {
+        Self::NONE
+    }
+}
+
+impl LayerBits {
+    /// Those of no collider.
+    const NONE: Self = Self {
+        any: CollisionLayers::NONE,
+        all: CollisionLayers::ALL,
+    };
+
+    fn union(self, other: Self) -> Self {
+        let (a, b) = (self, other);
+        Self {
+            any: CollisionLayers::new(
+                a.any.memberships | b.any.memberships,
+                a.any.filters | b.any.filters,
+            ),
+            all: CollisionLayers::new(
+                a.all.memberships & b.all.memberships,
+                a.all.filters & b.all.filters,
+            ),
+        }
+    }
+
+    fn of(layers: CollisionLayers) -> Self {
+        Self {
+            any: layers,
+            all: layers,
+        }
     }
 }
 
@@ -430,8 +480,8 @@ struct SnapshotSlots<'a> {
     path_starts: &'a mut [Isometry2d],
     /// The OR and the AND of the entity bits gathered into these slots.
     entity_bits: BitsSeen,
-    /// The OR of their layers' memberships and of their filters.
-    layers_seen: CollisionLayers,
+    /// The bits of their layers that any has and that all have.
+    layers_seen: LayerBits,
 }
 
 impl SnapshotSlots<'_> {
@@ -455,7 +505,7 @@ impl SnapshotSlots<'_> {
                 swept,
                 path_starts,
                 entity_bits: BitsSeen::NONE,
-                layers_seen: CollisionLayers::NONE,
+                layers_seen: LayerBits::NONE,
             });
             rest = Self {
                 start: rest.start + first,
@@ -465,7 +515,7 @@ impl SnapshotSlots<'_> {
                 swept: more_swept,
                 path_starts: more_path_starts,
                 entity_bits: BitsSeen::NONE,
-                layers_seen: CollisionLayers::NONE,
+                layers_seen: LayerBits::NONE,
             };
         }
         chunks
@@ -500,12 +550,11 @@ impl SnapshotSlots<'_> {
             self.swept[at] = swept;
         }
         let mut entity_bits = BitsSeen::NONE;
-        let mut layers_seen = CollisionLayers::NONE;
+        let mut layers_seen = LayerBits::NONE;
         let keeps_paths = !self.path_starts.is_empty();
         for (at, (aabb, collider)) in self.aabbs.iter_mut().zip(&*self.colliders).enumerate() {
             entity_bits = entity_bits.union(BitsSeen::of(collider.entity.to_bits()));
-            layers_seen.memberships |= self.layers[at].memberships;
-            layers_seen.filters |= self.layers[at].filters;
+            layers_seen = layers_seen.union(LayerBits::of(self.layers[at]));
             *aabb = if keeps_paths {
                 let start = staged_starts[positions[at] as usize];
                 self.path_starts[at] = start;
@@ -568,7 +617,7 @@ fn lay_out(
         path_starts.clear();
         query_positions.clear();
         *entity_varying_bits = 0;
-        *layers_seen = CollisionLayers::NONE;
+        *layers_seen = LayerBits::NONE;
         return;
     };
     // Overwritten below; resizing only writes when the count grows.
@@ -585,7 +634,7 @@ fn lay_out(
         swept,
         path_starts,
         entity_bits: BitsSeen::NONE,
-        layers_seen: CollisionLayers::NONE,
+        layers_seen: LayerBits::NONE,
     }
     .into_chunks(COLLIDERS_PER_CHUNK);
     let (staged, staged_starts, layout_ref, points) =
@@ -597,14 +646,8 @@ fn lay_out(
     })
     .into_iter()
     .fold(
-        (BitsSeen::NONE, CollisionLayers::NONE),
-        |(bits, seen), (more_bits, more)| {
-            let layers = CollisionLayers::new(
-                seen.memberships | more.memberships,
-                seen.filters | more.filters,
-            );
-            (bits.union(more_bits), layers)
-        },
+        (BitsSeen::NONE, LayerBits::NONE),
+        |(bits, seen), (more_bits, more)| (bits.union(more_bits), seen.union(more)),
     );
     let (entity_bits, seen) = entity_bits;
     *entity_varying_bits = entity_bits.varying();
@@ -917,6 +960,40 @@ impl ColliderSnapshot {
 mod tests {
     use super::*;
     use crate::util::parallel::InOrder;
+
+    /// The OR and AND of layers agree exactly when every collider has the
+    /// same layers; the OR is what a query can meet.
+    #[test]
+    fn layer_bits_tell_uniform_layers() {
+        let of = |layers: &[CollisionLayers]| {
+            (layers.iter()).fold(LayerBits::NONE, |bits, l| bits.union(LayerBits::of(*l)))
+        };
+        let a = CollisionLayers::new(0b0110, 0b0011);
+        let same = of(&[a, a, a]);
+        assert_eq!((same.any, same.all), (a, a));
+        // Differing in one filter bit, or one membership bit.
+        for b in [
+            CollisionLayers::new(0b0110, 0b0001),
+            CollisionLayers::new(0b0010, 0b0011),
+        ] {
+            let mixed = of(&[a, b, a]);
+            assert_ne!(mixed.any, mixed.all, "{b:?}");
+            assert_eq!(mixed.any, a);
+        }
+        // Halves joined in either order give the same bits.
+        let b = CollisionLayers::new(0b1000, 0b0100);
+        let (left, right) = (of(&[a, b]), of(&[b, a, a]));
+        let joined = left.union(right);
+        assert_eq!(
+            (joined.any, joined.all),
+            (CollisionLayers::new(0b1110, 0b0111), CollisionLayers::NONE)
+        );
+        let none = of(&[]);
+        assert_eq!(
+            (none.any, none.all),
+            (CollisionLayers::NONE, CollisionLayers::ALL)
+        );
+    }
 
     #[test]
     fn remove_positions_keeps_the_rest_in_order() {

@@ -41,8 +41,6 @@ pub(crate) struct StaticColliders {
     /// Whether a static collider was added, or made [`Swept`], since the
     /// last detection.
     added: bool,
-    /// The layers of every one of them, when they all have the same.
-    uniform_layers: Option<CollisionLayers>,
     warned: WarnedColliders,
     scratch: NoteScratch,
     one_by_one: [ReadRows; 2],
@@ -54,12 +52,6 @@ impl StaticColliders {
     /// Number of static colliders in detection.
     pub(crate) fn len(&self) -> usize {
         self.snapshot.len()
-    }
-
-    /// The layers of every static collider, when they all have the same
-    /// (always the case for a game that sets none).
-    pub(crate) fn uniform_layers(&self) -> Option<CollisionLayers> {
-        self.uniform_layers
     }
 }
 
@@ -178,9 +170,6 @@ fn update_static_colliders(
         &mut state.no_pairs,
     );
     state.any_swept = state.snapshot.swept.iter().any(|&swept| swept);
-    let layers = &state.snapshot.layers;
-    state.uniform_layers =
-        (layers.first().copied()).filter(|first| layers.iter().all(|l| l == first));
     state.warned.1.retain(|entity| statics.contains(*entity));
     state.entities.clear();
     state.entities.extend(
