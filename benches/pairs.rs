@@ -233,7 +233,9 @@ fn report_agreement(name: &str, cases: &[Case], parry: &[ParryCase]) {
     for (case, (a, pa, b, pb)) in cases.iter().zip(parry) {
         let ours = case.a.intersects(case.pose_a, &case.b, case.pose_b);
         let ours_contact = case.a.contact(case.pose_a, &case.b, case.pose_b);
-        let theirs = parry2d::query::intersection_test(pa, a.as_ref(), pb, b.as_ref()).unwrap();
+        let theirs = parry2d::query::intersection_test(pa, a.as_ref(), pb, b.as_ref())
+            .unwrap()
+            .intersecting;
         let theirs_contact = parry2d::query::contact(pa, a.as_ref(), pb, b.as_ref(), 0.0).unwrap();
         test_differs += usize::from(ours != theirs);
         contact_differs += usize::from(ours_contact.is_some() != theirs_contact.is_some());
@@ -304,6 +306,7 @@ fn interleaved(cases: &[Case], parry: &[ParryCase]) -> Interleaved {
                         .filter(|(a, pa, b, pb)| {
                             parry2d::query::intersection_test(pa, a.as_ref(), pb, b.as_ref())
                                 .unwrap()
+                                .intersecting
                         })
                         .count(),
                 );
@@ -424,7 +427,9 @@ fn bench_pairs(c: &mut Criterion) {
                 black_box(&parry)
                     .iter()
                     .filter(|(a, pa, b, pb)| {
-                        parry2d::query::intersection_test(pa, a.as_ref(), pb, b.as_ref()).unwrap()
+                        parry2d::query::intersection_test(pa, a.as_ref(), pb, b.as_ref())
+                            .unwrap()
+                            .intersecting
                     })
                     .count()
             })

@@ -5,8 +5,9 @@ use smallvec::SmallVec;
 
 use bevy::ecs::lifecycle::HookContext;
 use bevy::ecs::world::DeferredWorld;
-use bevy::math::{Isometry2d, Vec2, bounding::Aabb2d};
+use bevy::math::{Isometry2d, Vec2};
 use bevy::prelude::*;
+use bevy::shape::Aabb2d;
 
 use crate::geometry::{
     Contact, ConvexPolygon, Shape, ShapeError, ShapeRef, TransformReading, validate_pose,
@@ -106,7 +107,7 @@ impl Collider {
     }
 
     /// A capsule along the local y axis (upright): `length` between the two
-    /// cap centres, as [`Capsule2d::new`](bevy::math::primitives::Capsule2d::new)
+    /// cap centres, as [`Capsule2d::new`](bevy::shape::Capsule2d::new)
     /// takes it, so it is `length + 2 * radius` tall.
     pub const fn capsule(radius: f32, length: f32) -> Self {
         Self::Capsule {
@@ -268,14 +269,14 @@ impl Collider {
     }
 }
 
-/// A [`bevy::math::primitives::Circle`] as a collider of the same radius.
+/// A [`bevy::shape::Circle`] as a collider of the same radius.
 impl From<Circle> for Collider {
     fn from(circle: Circle) -> Self {
         Self::circle(circle.radius)
     }
 }
 
-/// A [`bevy::math::primitives::Rectangle`] as a collider of the same size,
+/// A [`bevy::shape::Rectangle`] as a collider of the same size,
 /// centred on the entity.
 impl From<Rectangle> for Collider {
     fn from(rectangle: Rectangle) -> Self {
@@ -285,7 +286,7 @@ impl From<Rectangle> for Collider {
     }
 }
 
-/// A [`Capsule2d`](bevy::math::primitives::Capsule2d) as an upright capsule
+/// A [`Capsule2d`](bevy::shape::Capsule2d) as an upright capsule
 /// collider of the same radius and length.
 impl From<Capsule2d> for Collider {
     fn from(capsule: Capsule2d) -> Self {
@@ -296,7 +297,7 @@ impl From<Capsule2d> for Collider {
     }
 }
 
-/// A [`Segment2d`](bevy::math::primitives::Segment2d) as a segment collider
+/// A [`Segment2d`](bevy::shape::Segment2d) as a segment collider
 /// between the same two points.
 impl From<Segment2d> for Collider {
     fn from(segment: Segment2d) -> Self {
@@ -304,12 +305,12 @@ impl From<Segment2d> for Collider {
     }
 }
 
-/// A [`ConvexPolygon`](bevy::math::primitives::ConvexPolygon) as a polygon
+/// A [`ConvexPolygon`](bevy::shape::ConvexPolygon) as a polygon
 /// collider; fails as [`Collider::convex_polygon`] does.
-impl TryFrom<&bevy::math::primitives::ConvexPolygon> for Collider {
+impl TryFrom<&bevy::shape::ConvexPolygon> for Collider {
     type Error = ShapeError;
 
-    fn try_from(polygon: &bevy::math::primitives::ConvexPolygon) -> Result<Self, ShapeError> {
+    fn try_from(polygon: &bevy::shape::ConvexPolygon) -> Result<Self, ShapeError> {
         Self::convex_polygon(polygon.vertices())
     }
 }
@@ -657,7 +658,7 @@ mod tests {
             Collider::segment(a, b)
         );
         let points = [Vec2::ZERO, Vec2::X, Vec2::new(0.0, 2.0)];
-        let primitive = bevy::math::primitives::ConvexPolygon::new(points).unwrap();
+        let primitive = bevy::shape::ConvexPolygon::new(points).unwrap();
         assert_eq!(
             Collider::try_from(&primitive),
             Collider::convex_polygon(&points)

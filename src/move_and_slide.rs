@@ -15,9 +15,9 @@
 //!   (the seams that snag other controllers), and a probe twice the skin
 //!   deep finds the ground every frame (no grounded flicker).
 
-use bevy::math::bounding::Aabb2d;
 use bevy::math::{Dir2, Isometry2d, Rot2, Vec2};
 use bevy::prelude::*;
+use bevy::shape::Aabb2d;
 
 use crate::components::{Collider, OneWayPlatform};
 use crate::geometry::{Contact, MAX_MAGNITUDE, ShapeRef, cast_shape_of, validate_pose};

@@ -3,9 +3,9 @@
 
 use bevy::ecs::entity::EntityHashSet;
 use bevy::ecs::system::{SystemChangeTick, SystemParam};
-use bevy::math::bounding::{Aabb2d, IntersectsVolume};
 use bevy::math::{Dir2, Isometry2d, Vec2};
 use bevy::prelude::*;
+use bevy::shape::{Aabb2d, IntersectsVolume};
 
 use crate::components::{Collider, CollisionLayers, OneWayPlatform};
 use crate::geometry::{cast_shape_of, checked_ray, validate_pose};

@@ -8,8 +8,8 @@ mod common;
 use std::f32::consts::{FRAC_PI_6, PI};
 
 use bevy::ecs::system::{RunSystemOnce, SystemState};
-use bevy::math::bounding::BoundingVolume;
 use bevy::prelude::*;
+use bevy::shape::BoundingVolume;
 use bevy_collide2d::prelude::*;
 use common::*;
 use rand::{Rng, SeedableRng, rngs::StdRng};

@@ -1,6 +1,6 @@
-//! avian2d 0.7 as a detection-only peer: every body is a `RigidBody::Kinematic`
+//! avian2d 0.8 as a detection-only peer: every body is a `RigidBody::Kinematic`
 //! with a `Sensor` collider and `CollisionEventsEnabled`, moved only by the
-//! scene writing `Transform`. What the sources say (paths in `avian2d-0.7.0/`):
+//! scene writing `Transform`. What the sources say (paths in `avian2d-0.8.0/`):
 //!
 //! - Schedule: `PhysicsPlugins::new(PostUpdate)`, the variable-timestep setup
 //!   documented on `PhysicsPlugins` (`src/lib.rs`, "Custom Schedule"). The
@@ -10,7 +10,8 @@
 //!   there is exactly one step per `app.update()`. The exception is the first
 //!   update: its delta is zero, and avian skips zero-delta steps.
 //! - Pose sync: in `PhysicsSystems::Prepare`, avian propagates `Transform` to
-//!   `GlobalTransform` itself and copies it into `Position`/`Rotation`
+//!   `GlobalTransform` itself and, for bodies whose `GlobalTransform` changed
+//!   since the last step, copies it into `Position`/`Rotation`
 //!   (`transform_to_position`, `src/physics_transform/mod.rs`). This runs before
 //!   the step and before Bevy's own propagation, so detection sees the
 //!   `Transform` written in `Update` this frame. Caveat: a rotation change under
@@ -23,12 +24,18 @@
 //!   kinematic-kinematic or sensor-sensor pairs. Sensors still get contact
 //!   manifolds, they just generate no constraints
 //!   (`src/collision/narrow_phase/system_param.rs`).
-//! - Only true overlaps count: a pair is touching when a manifold keeps a point
-//!   with `-penetration < speculative margin`. That margin is
-//!   `dt * |relative velocity|`, and our bodies' `LinearVelocity` is always 0,
-//!   so touching means penetration > 0. `NarrowPhaseConfig::default_speculative_margin = 0`
-//!   also disables speculative contacts, the documented way. `contact_tolerance`
-//!   only widens the manifold search and AABBs; it does not affect touching.
+//! - Only true overlaps count. A pair is touching when a manifold keeps a point
+//!   with `-penetration < d` (or `normal_speed * dt - penetration < d`, the
+//!   same here: our bodies' velocities are always 0), where `d` is at least
+//!   `NarrowPhaseConfig::contact_tolerance` (default 0.02), raised only by the
+//!   opt-in `SpeculativeCcd` and by swept CCD of fast dynamic bodies
+//!   (`update_contacts`, `narrow_phase/system_param.rs`). So with the default,
+//!   pairs up to 0.02 apart touch; `contact_tolerance: 0` makes touching mean
+//!   penetration > 0 (and stops growing the AABBs by it,
+//!   `src/collider_tree/update.rs`). Contact recycling is turned off too
+//!   (`recycle_distance: 0`): a touching pair that moved less than
+//!   `recycle_distance` (default 0.05) would only get its penetrations
+//!   estimated and keep its touching state.
 //! - Events: `CollisionStart`/`CollisionEnd` are both `Message`s (one per pair,
 //!   written by the narrow phase) and observer events (one per entity that has
 //!   `CollisionEventsEnabled`) (`src/collision/collision_events.rs`,
@@ -38,9 +45,10 @@
 //!   `wake_on_changed` runs, which is after the narrow phase. Islands exist only
 //!   for sleeping, and "the IslandPlugin can be omitted"
 //!   (`src/dynamics/solver/islands/mod.rs`), so both island plugins are disabled.
-//! - The solver can't be removed in a supported way, so it stays. Sensors give it
-//!   no constraints, and `SubstepCount(1)` cuts its per-body loop to one
-//!   substep.
+//! - The solver stays. The narrow phase now only queues `ContactStatusChange`s,
+//!   which `SolverPlugin` applies (`src/dynamics/solver/plugin.rs`), but no
+//!   documentation says the solver can be left out. Sensors give it no
+//!   constraints, and `SubstepCount(1)` cuts its per-body loop to one substep.
 
 use avian2d::{physics_transform::PhysicsTransformConfig, prelude::*};
 use bevy::prelude::*;
@@ -56,7 +64,8 @@ pub fn setup(app: &mut App) {
         ..default()
     })
     .insert_resource(NarrowPhaseConfig {
-        default_speculative_margin: 0.0,
+        contact_tolerance: 0.0,
+        recycle_distance: 0.0,
         ..default()
     })
     .insert_resource(SubstepCount(1))
@@ -101,8 +110,7 @@ pub fn spawn(world: &mut World, bodies: &[Body]) -> Vec<Entity> {
                 BodyShape::Segment { a, b } => Collider::segment(a, b),
                 BodyShape::Polygon(points) => {
                     let points = points.as_slice();
-                    let collider =
-                        Collider::convex_hull(points.to_vec()).expect("points on an ellipse");
+                    let collider = Collider::convex_hull(points).expect("points on an ellipse");
                     let kept = collider
                         .shape()
                         .as_convex_polygon()

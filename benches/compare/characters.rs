@@ -6,12 +6,12 @@
 //!   the tiles are `Collider::rect` + `StaticCollider`, the characters
 //!   colliders too (detection runs in `PostUpdate` as always and is timed
 //!   with the rest).
-//! - bevy_rapier2d 0.36: `KinematicCharacterController` on
+//! - bevy_rapier2d 0.37: `KinematicCharacterController` on
 //!   `RigidBody::KinematicPositionBased` entities, moved by the plugin's own
 //!   `update_character_controls` (in `PostUpdate`, `PhysicsSet::SyncBackend`)
 //!   and stepped like the detection peer (`rapier.rs`: fixed 1/60 step, no
 //!   writeback, zero gravity); the tiles `RigidBody::Fixed` cuboids.
-//! - avian2d 0.7: its `MoveAndSlide` system parameter in an `Update`
+//! - avian2d 0.8: its `MoveAndSlide` system parameter in an `Update`
 //!   system, the characters `RigidBody::Kinematic` with
 //!   `CustomPositionIntegration` (what its docs advise for `MoveAndSlide`),
 //!   the tiles `RigidBody::Static`; stepped like the detection peer
@@ -342,7 +342,7 @@ mod avian {
             let out = move_and_slide.move_and_slide(
                 collider,
                 at,
-                0.0,
+                Rot2::IDENTITY,
                 velocity,
                 delta,
                 &config,
@@ -414,7 +414,8 @@ mod rapier {
                 snap_to_ground: None,
                 // No dynamic bodies to push.
                 apply_impulse_to_dynamic_bodies: false,
-                // The default (sensors out), and the other characters out.
+                // The default (sensors out), and the other characters out
+                // (0.37's `exclude_*` sets and `filter_predicate` stay empty).
                 filter_flags: QueryFilterFlags::EXCLUDE_SENSORS
                     | QueryFilterFlags::EXCLUDE_KINEMATIC,
                 ..default()

@@ -1,10 +1,10 @@
-//! bevy_rapier2d 0.36 (rapier2d 0.35) as a detection-only peer. Every body is
+//! bevy_rapier2d 0.37 (rapier2d 0.36) as a detection-only peer. Every body is
 //! a kinematic rigid body with a `Sensor` collider,
 //! `ActiveEvents::COLLISION_EVENTS` and `ActiveCollisionTypes::all()`, moved only
 //! by the scene writing `Transform`. What the sources say:
 //!
 //! - Schedule: `RapierPhysicsPlugin::default()` runs in `PostUpdate`, before
-//!   `TransformSystems::Propagate` (`bevy_rapier2d-0.36.0/src/plugin/plugin.rs`).
+//!   `TransformSystems::Propagate` (`bevy_rapier2d-0.37.0/src/plugin/plugin.rs`).
 //!   `TimestepMode::Fixed { dt: 1/60, substeps: 1 }` makes exactly one
 //!   `pipeline.step` per `app.update()`, the first update included
 //!   (`src/plugin/context/mod.rs`, `step_simulation`). The default `Variable`
@@ -14,7 +14,7 @@
 //!   reads `Changed<GlobalTransform>`:
 //!   - for `KinematicPositionBased` it calls `set_next_kinematic_position`. The
 //!     body only gets there at the end of the step, after `detect_collisions`
-//!     (`rapier2d-0.35.0-glamx0.2/src/pipeline/physics_pipeline/substep.rs`).
+//!     (`rapier2d-0.36.1/src/pipeline/physics_pipeline/substep.rs`).
 //!     Detection would therefore see the previous frame's pose.
 //!   - for every other body type it calls `set_position`, a teleport that
 //!     reaches the colliders in the step's `handle_user_changes_to_rigid_bodies`,
@@ -32,13 +32,18 @@
 //!   `intersecting` flag comes from an exact boolean `intersection_test`, with
 //!   no prediction margin. Start/stop events fire when that flag flips, or on
 //!   pair removal while intersecting, if either collider has `COLLISION_EVENTS`.
+//! - The full physics pipeline runs (the default `SimulationMode::Full`, the
+//!   only behaviour before 0.37). 0.37's `SimulationMode::CollisionOnly`
+//!   (`src/plugin/configuration.rs`, `step_once` in `context/mod.rs`) runs
+//!   only rapier's `CollisionPipeline` (broad and narrow phase; no solver,
+//!   integration, CCD or islands) and would also fit a detection-only peer.
 //! - Writeback is left out (`with_physics_sets_systems`, the documented opt-out).
 //!   Detection doesn't need it, and it would rewrite our `Transform` from
 //!   rapier's 2D pose every frame, with float round-trip drift.
 //! - Events: `CollisionEvent` is a `Message`, but the plugin only
 //!   `insert_resource`s `Messages<CollisionEvent>` and never registers it, so its
 //!   buffers are never swapped and would grow for the whole run (see the
-//!   `Messages` docs in `bevy_ecs-0.19.1/src/message/messages.rs`). We register
+//!   `Messages` docs in `bevy_ecs-0.20.1/src/message/messages.rs`). We register
 //!   it with the `MessageRegistry` so it is cleared like any other message.
 //!   `App::add_message` would do nothing here, because the resource already
 //!   exists.
@@ -46,7 +51,6 @@
 use bevy::ecs::message::MessageRegistry;
 use bevy::prelude::*;
 use bevy_rapier2d::prelude::*;
-use bevy_rapier2d::rapier::dynamics::IntegrationParameters;
 
 use crate::level::Level;
 use crate::scene::{Body, BodyShape, EventTally, STEP, body_bundle};
@@ -61,6 +65,7 @@ pub fn setup(app: &mut App) {
                         gravity: Vec2::ZERO,
                         ..RapierConfiguration::new(1.0)
                     },
+                    broad_phase_optimization_strategy: BroadPhaseOptimizationStrategy::default(),
                 },
             )
             .with_physics_sets_systems(

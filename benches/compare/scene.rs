@@ -3,8 +3,8 @@
 //! rectangles, capsules, segments and convex polygons in equal numbers),
 //! moving and spinning by writing `Transform`.
 
-use bevy::math::bounding::Aabb2d;
 use bevy::prelude::*;
+use bevy::shape::Aabb2d;
 use bevy::time::TimeUpdateStrategy;
 use bevy_collide2d::geometry::{ConvexPolygon, Shape};
 use rand::{Rng, SeedableRng};

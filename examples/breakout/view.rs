@@ -139,7 +139,7 @@ type ColliderKind = (
 /// Gives every collider a sprite or mesh of exactly its shape, as soon
 /// as it is spawned (also bricks built by a restart).
 fn decorate(
-    add: On<Add, Collider>,
+    add: On<Add<Collider>>,
     parts: Query<ColliderKind>,
     mut commands: Commands,
     mut meshes: ResMut<Assets<Mesh>>,

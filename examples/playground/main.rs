@@ -54,8 +54,8 @@ mod tests;
 use std::time::Duration;
 
 use bevy::input::mouse::{AccumulatedMouseScroll, MouseScrollUnit};
-use bevy::math::bounding::BoundingVolume;
 use bevy::prelude::*;
+use bevy::shape::BoundingVolume;
 use bevy::time::TimeUpdateStrategy;
 use bevy_collide2d::geometry::Shape;
 use bevy_collide2d::prelude::*;

@@ -120,7 +120,7 @@ fn spawn_camera_and_text(mut commands: Commands) {
 /// turns the mesh as it does the collider. Segments have no area, hence no
 /// mesh: [`draw_segments`] draws them.
 fn decorate(
-    add: On<Add, Body>,
+    add: On<Add<Body>>,
     bodies: Query<(&Collider, &Body)>,
     mut meshes: ResMut<Assets<Mesh>>,
     mut materials: ResMut<Assets<ColorMaterial>>,
@@ -137,7 +137,7 @@ fn decorate(
             half_length,
         } => meshes.add(Capsule2d::new(radius, 2.0 * half_length)),
         Collider::ConvexPolygon(ref polygon) => {
-            match bevy::math::primitives::ConvexPolygon::new(polygon.vertices().iter().copied()) {
+            match bevy::shape::ConvexPolygon::new(polygon.vertices().iter().copied()) {
                 Ok(polygon) => meshes.add(polygon),
                 Err(_) => return,
             }

@@ -3,7 +3,7 @@
 //!
 //! Nothing here knows about the ECS. Shapes are centred at their local origin
 //! and a pose ([`Isometry2d`](bevy::math::Isometry2d)) places them in the
-//! world, as in `bevy_math::bounding`. Every function is deterministic and
+//! world, as in `bevy_shape`. Every function is deterministic and
 //! never returns NaN for valid shapes and finite poses.
 
 mod contact;

@@ -3,7 +3,7 @@
 //! Each pair has an `*_intersects` function (yes/no, cheapest) and a
 //! `*_contact` function; both agree exactly on the yes/no answer because they
 //! make the same comparison. Touching counts as intersecting (`<=`), as in
-//! `bevy_math::bounding`.
+//! `bevy_shape`.
 
 use bevy::math::{Dir2, Isometry2d, Rot2, Vec2};
 

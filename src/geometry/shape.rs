@@ -1,4 +1,5 @@
-use bevy::math::{Isometry2d, Vec2, bounding::Aabb2d};
+use bevy::math::{Isometry2d, Vec2};
+use bevy::shape::Aabb2d;
 use core::fmt;
 
 use super::shape_ref::ShapeRef;

@@ -7,8 +7,8 @@
 //! two bounding boxes along the path rejects most misses before that.
 //! Sweeps that also turn are a different problem: [`time_of_impact`](super::time_of_impact).
 
-use bevy::math::bounding::{Aabb2d, BoundingVolume};
 use bevy::math::{Dir2, Isometry2d, Vec2};
+use bevy::shape::{Aabb2d, BoundingVolume};
 
 use super::ray::checked_ray;
 use super::translation_cast::{TranslationCast, cast_translation};

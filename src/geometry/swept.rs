@@ -4,8 +4,8 @@
 //!
 //! See [`time_of_impact`] for how exact each pair of shapes is.
 
-use bevy::math::bounding::{Aabb2d, BoundingVolume};
 use bevy::math::{Dir2, Isometry2d, Rot2, Vec2};
+use bevy::shape::{Aabb2d, BoundingVolume};
 
 use super::convex::{self, Core};
 use super::pairs::{circle_circle_contact, circle_rect_contact, rect_rect_separations};

@@ -1,7 +1,8 @@
 //! Building a level: choosing its cell size, filing each box in the cell of
 //! its min corner, and a parallel counting sort of the boxes by cell.
 
-use bevy::math::{I64Vec2, IVec2, Vec2, Vec4, bounding::Aabb2d};
+use bevy::math::{I64Vec2, IVec2, Vec2, Vec4};
+use bevy::shape::Aabb2d;
 
 use super::cells::{FiledBox, Keying, cell_at, dense_key_count, key_of, scaled_to_cells};
 use super::level::Level;

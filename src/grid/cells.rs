@@ -1,7 +1,8 @@
 //! Cell arithmetic and the box tests of the grid: which cell a point is in,
 //! how a cell becomes a sort key, and one-compare overlap tests.
 
-use bevy::math::{I64Vec2, IVec2, Vec2, Vec4, Vec4Swizzles, bounding::Aabb2d};
+use bevy::math::{I64Vec2, IVec2, Vec2, Vec4, Vec4Swizzles};
+use bevy::shape::Aabb2d;
 
 /// Cell coordinates are clamped to this range so that far-away or huge
 /// bounds cannot overflow; clamping only merges distant cells, which costs

@@ -1,7 +1,8 @@
 //! One level of the grid: the boxes that fit its cells, sorted by cell, and
 //! the lookups the scans and walks share.
 
-use bevy::math::{I64Vec2, IVec2, Vec2, bounding::Aabb2d};
+use bevy::math::{I64Vec2, IVec2, Vec2};
+use bevy::shape::Aabb2d;
 
 use super::cells::{FiledBox, Keying, aabbs_overlap, cell_at, key_of};
 

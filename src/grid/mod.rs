@@ -26,7 +26,8 @@ mod tests;
 
 use std::ops::Range;
 
-use bevy::math::{Dir2, bounding::Aabb2d};
+use bevy::math::Dir2;
+use bevy::shape::Aabb2d;
 
 use crate::util::parallel::{ChunkOutputs, InOrder, RunChunks};
 use cells::{Keying, aabbs_overlap};

@@ -1,7 +1,8 @@
 //! The pair scans of a level: each filed box against its own cell and four
 //! neighbours, and the oversized boxes against the filed ones.
 
-use bevy::math::{IVec2, bounding::Aabb2d};
+use bevy::math::IVec2;
+use bevy::shape::Aabb2d;
 use std::ops::Range;
 
 use super::cells::{OverlapTest, dense_row_length};

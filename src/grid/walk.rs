@@ -1,7 +1,8 @@
 //! Walks through a level: the filed boxes overlapping a region, and those
 //! met by a box moving along a path (ray and shape casts).
 
-use bevy::math::{IVec2, Vec2, bounding::Aabb2d};
+use bevy::math::{IVec2, Vec2};
+use bevy::shape::Aabb2d;
 
 use super::cells::{Keying, OverlapTest, key_of};
 use super::level::Level;

@@ -4,7 +4,7 @@
 //! # From Bevy's breakout
 //!
 //! Bevy's `examples/showcase/breakout.rs` tests the ball against every
-//! collider each frame with `bevy_math::bounding` (`BoundingCircle` against
+//! collider each frame with `bevy_shape` (`BoundingCircle` against
 //! `Aabb2d`) and picks a side from the closest point. Here:
 //!
 //! | Breakout | bevy_collide2d |

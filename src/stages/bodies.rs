@@ -75,7 +75,7 @@ impl ColliderBodies {
 /// Marks [`ColliderBodies`] stale: a collider, a body or a parent link was
 /// added, changed or removed.
 pub(crate) fn mark_bodies_stale(
-    _: On<Add, (Collider, CollisionBody)>,
+    _: On<Add<(Collider, CollisionBody)>>,
     bodies: ResMut<ColliderBodies>,
 ) {
     mark_stale(bodies);
@@ -84,14 +84,14 @@ pub(crate) fn mark_bodies_stale(
 /// As [`mark_bodies_stale`], for a parent set, changed or removed, or a
 /// body removed.
 pub(crate) fn mark_bodies_stale_on_discard(
-    _: On<Discard, (ChildOf, CollisionBody)>,
+    _: On<Discard<(ChildOf, CollisionBody)>>,
     bodies: ResMut<ColliderBodies>,
 ) {
     mark_stale(bodies);
 }
 
 /// As [`mark_bodies_stale`], for a parent set.
-pub(crate) fn mark_bodies_stale_on_insert(_: On<Insert, ChildOf>, bodies: ResMut<ColliderBodies>) {
+pub(crate) fn mark_bodies_stale_on_insert(_: On<Insert<ChildOf>>, bodies: ResMut<ColliderBodies>) {
     mark_stale(bodies);
 }
 

@@ -110,7 +110,7 @@ pub(crate) struct InsertedColliding(Vec<Entity>);
 
 /// Notes a newly inserted [`CollidingEntities`] for [`InsertedColliding`].
 pub(crate) fn note_inserted_colliding(
-    insert: On<Insert, CollidingEntities>,
+    insert: On<Insert<CollidingEntities>>,
     mut inserted: ResMut<InsertedColliding>,
 ) {
     inserted.0.push(insert.entity);

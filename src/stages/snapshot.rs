@@ -4,8 +4,9 @@
 use bevy::ecs::entity::EntityHashSet;
 use bevy::ecs::query::ArchetypeFilter;
 use bevy::ecs::system::SystemParam;
-use bevy::math::{Isometry2d, Vec2, bounding::Aabb2d};
+use bevy::math::{Isometry2d, Vec2};
 use bevy::prelude::*;
+use bevy::shape::Aabb2d;
 
 use std::ops::Range;
 

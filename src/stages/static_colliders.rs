@@ -187,7 +187,7 @@ fn update_static_colliders(
 /// the next detection: cheaper than walking every static collider's
 /// added ticks each frame.
 pub(crate) fn note_added_static(
-    add: On<Add, (StaticCollider, Swept)>,
+    add: On<Add<(StaticCollider, Swept)>>,
     statics: Query<(), (With<StaticCollider>, Allow<Disabled>)>,
     mut state: ResMut<StaticColliders>,
 ) {

@@ -109,7 +109,7 @@ impl PreviousPoses {
 /// (its `Transform` within its parent as last propagated); a new `Swept`
 /// starts it at the next detection.
 pub(crate) fn restart_swept_path(
-    insert: On<Insert, Swept>,
+    insert: On<Insert<Swept>>,
     transforms: Query<(&Transform, Option<&ChildOf>)>,
     globals: Query<&GlobalTransform>,
     mut poses: ResMut<PreviousPoses>,
