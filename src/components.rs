@@ -55,6 +55,9 @@ use crate::geometry::{
 #[derive(Component, Clone, Debug, PartialEq, Reflect)]
 #[reflect(Component, Debug, PartialEq, Clone)]
 #[require(CollidingEntities, CollisionLayers, Transform)]
+// A per-table "changed since" tick: detection skips reading every static
+// collider's change tick when none of a table's changed.
+#[component(summary_tick)]
 pub enum Collider {
     /// A disc.
     Circle {
@@ -508,6 +511,7 @@ impl Default for OneWayPlatform {
 /// ```
 #[derive(Component, Clone, Copy, Debug, PartialEq, Eq, Hash, Reflect)]
 #[reflect(Component, Debug, PartialEq, Default, Clone)]
+#[component(summary_tick)] // as on `Collider`
 pub struct CollisionLayers {
     /// The layers this collider belongs to.
     pub memberships: u32,

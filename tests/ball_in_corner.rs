@@ -14,7 +14,7 @@ use bevy::prelude::*;
 use bevy::time::TimeUpdateStrategy;
 use bevy_collide2d::prelude::*;
 
-// Bevy 0.19's `examples/showcase/breakout.rs`, without the paddle (the
+// Bevy 0.20's `examples/showcase/breakout.rs`, without the paddle (the
 // bottom wall sends the ball back up).
 const LEFT_WALL: f32 = -450.0;
 const RIGHT_WALL: f32 = 450.0;

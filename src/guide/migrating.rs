@@ -24,7 +24,7 @@
 //! static) on each collider, sensors or disabled responses, and its own
 //! schedule; its events carry no contact. Here a collider is enough.
 //!
-//! | avian2d 0.7 | bevy_rapier2d 0.36 | bevy_collide2d |
+//! | avian2d 0.8 | bevy_rapier2d 0.37 | bevy_collide2d |
 //! |---|---|---|
 //! | `PhysicsPlugins` | `RapierPhysicsPlugin` | [`CollisionPlugin`] |
 //! | `Collider::circle(r)`, `Collider::rectangle(w, h)` | `Collider::ball(r)`, `Collider::cuboid(hw, hh)` (half sizes) | [`Collider::circle`], [`Collider::rect`] (full sizes) |

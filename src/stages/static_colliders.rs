@@ -5,7 +5,7 @@
 
 use std::sync::atomic::{AtomicBool, Ordering};
 
-use bevy::ecs::change_detection::{MAX_CHANGE_AGE, Tick};
+use bevy::ecs::change_detection::{ContiguousRef, MAX_CHANGE_AGE, Tick};
 use bevy::ecs::entity_disabling::Disabled;
 use bevy::ecs::query::Allow;
 use bevy::ecs::system::SystemParam;
@@ -214,14 +214,18 @@ fn any_changed(changed: &Query<StaticInputTicks, EnabledStatic>, workers: &Worke
     let mut pieces: Vec<&[Tick]> = Vec::new();
     for (collider, transform, layers) in tables {
         runs = (collider.last_run_tick(), collider.this_run_tick());
-        let columns = [
-            collider.changed_ticks_slice(),
-            transform.changed_ticks_slice(),
-        ];
-        let layers = layers.map(|layers| layers.changed_ticks_slice());
-        pieces.extend(
-            (columns.into_iter().chain(layers)).flat_map(|ticks| ticks.chunks(TICKS_PER_PIECE)),
-        );
+        let (_, collider) = ContiguousRef::split(collider);
+        let layers = layers.map(|layers| ContiguousRef::split(layers).1);
+        // `Collider` and `CollisionLayers` keep a summary tick per table:
+        // their columns are read only when it says one may have changed.
+        // `GlobalTransform` has none.
+        let columns = [Some(collider), layers]
+            .into_iter()
+            .flatten()
+            .filter(|ticks| ticks.summary_tick_is_changed() != Some(false))
+            .map(|ticks| ticks.changed())
+            .chain([transform.changed_ticks_slice()]);
+        pieces.extend(columns.flat_map(|ticks| ticks.chunks(TICKS_PER_PIECE)));
     }
     let found = AtomicBool::new(false);
     workers.for_each_chunk(pieces.len(), |k| {
