@@ -34,7 +34,7 @@ use bevy::transform::TransformSystems;
 use crate::components::{Collider, ColliderDisabled, CollidingEntities};
 use crate::geometry::Shape;
 use crate::plugin::CollisionSystems;
-use crate::stages::narrow_phase::Collisions;
+use crate::stages::collisions::Collisions;
 
 /// Draws colliders and contacts with gizmos.
 ///

@@ -25,8 +25,8 @@ pub use level::{TilemapCollider, TilemapError, TilemapTile};
 pub use move_and_slide::{MoveAndSlideConfig, MoveAndSlideOutput, SlideHit};
 pub use plugin::{CollisionPlugin, CollisionSystems};
 pub use spatial_query::{QueryFilter, RayHit, ShapeHit, SpatialQuery};
+pub use stages::collisions::{Collisions, ContactPair};
 pub use stages::events::{CollisionEnded, CollisionEvent, CollisionStarted};
-pub use stages::narrow_phase::{Collisions, ContactPair};
 
 #[cfg(feature = "debug")]
 pub use debug::{CollisionDebugPlugin, CollisionGizmos, collision_gizmos_enabled};

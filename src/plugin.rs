@@ -18,15 +18,15 @@ use crate::stages::bodies::{
 };
 use crate::stages::broad_phase::{BroadPhasePairs, find_candidate_pairs};
 use crate::stages::broad_phase_grid::BroadPhaseGrid;
+use crate::stages::colliding_entities::{InsertedColliding, note_inserted_colliding};
+use crate::stages::collisions::{Collisions, ContactPair};
 use crate::stages::events::{
-    CollisionEnded, CollisionEvent, CollisionStarted, InsertedColliding, note_inserted_colliding,
-    report_collision_changes,
+    CollisionEnded, CollisionEvent, CollisionStarted, report_collision_changes,
 };
-use crate::stages::narrow_phase::{
-    Collisions, ContactPair, PairChanges, PreviousPairs, compute_contacts,
-};
+use crate::stages::narrow_phase::{PairChanges, PreviousPairs, compute_contacts};
+use crate::stages::prepare::snapshot_colliders;
 use crate::stages::snapshot::{ColliderSnapshot, WarnedColliders};
-use crate::stages::static_colliders::{StaticColliders, note_added_static, snapshot_colliders};
+use crate::stages::static_colliders::{StaticColliders, note_added_static};
 use crate::stages::swept_paths::{PreviousPoses, restart_swept_path};
 use crate::util::parallel::Workers;
 

@@ -11,8 +11,9 @@ use crate::components::{Collider, CollisionLayers, OneWayPlatform};
 use crate::geometry::{cast_shape_of, checked_ray, validate_pose};
 use crate::grid::SpatialGrid;
 use crate::stages::broad_phase_grid::BroadPhaseGrid;
+use crate::stages::colliders::DetectionColliders;
 use crate::stages::snapshot::ColliderSnapshot;
-use crate::stages::static_colliders::{DetectionColliders, StaticColliders};
+use crate::stages::static_colliders::StaticColliders;
 
 /// Which colliders a [`SpatialQuery`] sees.
 ///

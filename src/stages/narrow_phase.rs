@@ -3,15 +3,15 @@
 //! for each pair since the previous detection ([`PairChange`]), which the
 //! events step reports.
 
-use std::sync::OnceLock;
-
-use bevy::math::Isometry2d;
+use bevy::ecs::system::SystemParam;
 use bevy::prelude::*;
 
 use super::broad_phase::BroadPhasePairs;
+use super::colliders::{ColliderSource, DetectionColliders};
+use super::collisions::{Collisions, ContactPair, PairPaths, entity_pair};
 use super::snapshot::ColliderSnapshot;
-use super::static_colliders::{ColliderSource, DetectionColliders, StaticColliders};
-use crate::geometry::{Contact, Sweep, push_out, time_of_impact_from_apart};
+use super::static_colliders::StaticColliders;
+use crate::geometry::{Contact, time_of_impact_from_apart};
 use crate::util::parallel::{ChunkOutputs, RunChunks, Workers, for_each_chunk_mut};
 use crate::util::prefetch::{PREFETCH_DISTANCE, prefetch};
 use crate::util::sort::{PairKeys, PairSortSpace, SortedKeys, sort_by_unique_pair};
@@ -22,75 +22,6 @@ const CANDIDATES_PER_CHUNK: usize = 512;
 
 /// Contacts per chunk when they are gathered in order.
 const CONTACTS_PER_CHUNK: usize = 2048;
-
-/// Two colliders in contact, `a < b` in [`Entity`] order, with the contact
-/// seen from `a` (the normal points from `a` to `b`).
-#[derive(Clone, Copy, Debug, PartialEq, Reflect)]
-pub struct ContactPair {
-    /// The lower entity of the pair.
-    pub a: Entity,
-    /// The higher entity of the pair.
-    pub b: Entity,
-    /// Contact seen from `a`.
-    pub contact: Contact,
-}
-
-/// Every pair of colliders in contact at the last detection, sorted by
-/// `(a, b)`. The source of all collision events and of [`CollidingEntities`].
-///
-/// Read it after detection (in the next frame's `Update`, or in systems
-/// ordered after [`CollisionSystems`]): [`Self::contacts_of`] lists what
-/// one collider touches, seen from it, and [`Self::push_out`] is the usual
-/// way to keep a collider out of walls, every frame, whether its contacts
-/// are new or go on (events only come when they start).
-///
-/// # Which contact a swept pair holds
-///
-/// A pair with a [`Swept`] collider is tested along both colliders' paths
-/// since the previous detection, and holds (and its `Started` events carry)
-/// one of these contacts:
-///
-/// - **Started on the way** (apart at the start of the paths): the *first
-///   touch*, with [`Contact::time_of_impact`] below 1 and a depth of about 0,
-///   even though the colliders may overlap deeply at the end of the step.
-///   [`Self::impact_pose`] says where each collider was then. From the next
-///   detection on, while it goes on, the contact at the end of the step.
-/// - **Going on** (touching at the previous detection, at the start and at
-///   the end of the paths): the contact at the end of the step, time of
-///   impact 1, as for a pair without `Swept`.
-/// - **Started at the start** (overlapping at the start of the paths without
-///   having touched at the previous detection: a new collider, or one
-///   moved into the other): the contact at the start, time of impact 0,
-///   with the depth there.
-/// - **Restarted** (touching at both detections, but apart at the start of
-///   the paths, because one was moved away and `Swept` inserted again, and
-///   touching again on the way): `Ended` then `Started`, with the new first
-///   touch.
-/// - **Passed** (touched on the way, apart at the end: a fast ball grazing a
-///   brick): `Started` and `Ended` in the same detection, with the first
-///   touch; the pair is in [`Self::passing`], not in [`Self::iter`],
-///   [`Self::get`] or [`Self::contacts_of`].
-///
-/// [`CollidingEntities`]: crate::CollidingEntities
-/// [`CollisionSystems`]: crate::CollisionSystems
-/// [`Swept`]: crate::Swept
-#[derive(Resource, Default, Debug)]
-pub struct Collisions {
-    pairs: Vec<ContactPair>,
-    /// Pairs with a [`Swept`](crate::Swept) collider that touched during the
-    /// step and are apart at its end, sorted by `(a, b)`.
-    passing: Vec<ContactPair>,
-    /// The paths of the pairs tested along them (in `pairs` or `passing`),
-    /// sorted by `(a, b)`.
-    swept_paths: Vec<PairPaths>,
-    /// The indices of `pairs` sorted by `b` (then `a`), so that an entity's
-    /// pairs as `b` are a range too. Built on the first call to
-    /// [`Self::contacts_of`] after a detection: nothing is paid when nobody
-    /// asks.
-    by_b: OnceLock<Vec<u32>>,
-    /// Sorting space, kept to reuse its allocations.
-    sort_space: PairSortSpace<ContactPair>,
-}
 
 /// What a slot holds until a contact is written to it.
 const UNSET_PAIR: ContactPair = ContactPair {
@@ -103,223 +34,6 @@ const UNSET_PAIR: ContactPair = ContactPair {
         time_of_impact: 1.0,
     },
 };
-
-/// The paths of a pair tested along them, for [`Collisions::impact_pose`].
-#[derive(Clone, Copy, Debug)]
-struct PairPaths {
-    a: Entity,
-    b: Entity,
-    time_of_impact: f32,
-    path_a: Sweep,
-    path_b: Sweep,
-}
-
-/// The order of [`Collisions`]: `Entity` orders by its bits.
-fn entity_pair(pair: &ContactPair) -> (u64, u64) {
-    (pair.a.to_bits(), pair.b.to_bits())
-}
-
-impl Collisions {
-    /// All contact pairs, sorted by `(a, b)`.
-    pub fn iter(&self) -> impl ExactSizeIterator<Item = &ContactPair> {
-        self.pairs.iter()
-    }
-
-    /// All contact pairs as a slice, sorted by `(a, b)`.
-    pub fn as_slice(&self) -> &[ContactPair] {
-        &self.pairs
-    }
-
-    /// Number of pairs in contact.
-    pub fn len(&self) -> usize {
-        self.pairs.len()
-    }
-
-    /// Whether nothing is in contact.
-    pub fn is_empty(&self) -> bool {
-        self.pairs.is_empty()
-    }
-
-    /// The contact between `entity` and `other` seen from `entity` (normal
-    /// pointing towards `other`), if they touch. For a pair with a
-    /// [`Swept`](crate::Swept) collider, see [which contact it
-    /// holds](Self#which-contact-a-swept-pair-holds).
-    pub fn get(&self, entity: Entity, other: Entity) -> Option<Contact> {
-        let (a, b) = if entity < other {
-            (entity, other)
-        } else {
-            (other, entity)
-        };
-        let index = self
-            .pairs
-            .binary_search_by(|pair| (pair.a, pair.b).cmp(&(a, b)))
-            .ok()?;
-        let contact = self.pairs[index].contact;
-        Some(if entity == a {
-            contact
-        } else {
-            contact.flipped()
-        })
-    }
-
-    /// Whether `entity` and `other` touch.
-    pub fn contains(&self, entity: Entity, other: Entity) -> bool {
-        self.get(entity, other).is_some()
-    }
-
-    /// Every current contact of `entity`, seen from it: `(other, contact)`
-    /// with the normal pointing from `entity` towards `other` (so moving
-    /// `entity` by `-normal * depth` separates them).
-    ///
-    /// No lookup per partner: the pairs of `entity` are two ranges of the
-    /// sorted pairs, found by binary search. The first call after a
-    /// detection sorts the pairs' indices once (`O(n log n)` in the number
-    /// of pairs); later calls share it. Pairs that only [passed](Self::passing)
-    /// during the step are not current contacts and are not listed.
-    ///
-    /// ```
-    /// # use bevy::prelude::*;
-    /// # use bevy_collide2d::prelude::*;
-    /// fn touching(collisions: Res<Collisions>, player: Single<Entity, With<Collider>>) {
-    ///     for (other, contact) in collisions.contacts_of(*player) {
-    ///         info!("{other} at {} (normal {:?})", contact.point, contact.normal);
-    ///     }
-    /// }
-    /// # bevy::ecs::system::assert_is_system(touching);
-    /// ```
-    pub fn contacts_of(&self, entity: Entity) -> impl Iterator<Item = (Entity, Contact)> + '_ {
-        let as_a_start = self.pairs.partition_point(|pair| pair.a < entity);
-        let as_a_end =
-            as_a_start + self.pairs[as_a_start..].partition_point(|pair| pair.a == entity);
-        let as_a = self.pairs[as_a_start..as_a_end]
-            .iter()
-            .map(|pair| (pair.b, pair.contact));
-        let by_b = self.by_b.get_or_init(|| {
-            let mut by_b: Vec<u32> = (0..self.pairs.len() as u32).collect();
-            // Stable: pairs of one `b` stay in `a` order.
-            by_b.sort_by_key(|&index| self.pairs[index as usize].b);
-            by_b
-        });
-        let pair_b = |index: &u32| self.pairs[*index as usize].b;
-        let as_b_start = by_b.partition_point(|index| pair_b(index) < entity);
-        let as_b_end =
-            as_b_start + by_b[as_b_start..].partition_point(|index| pair_b(index) == entity);
-        let as_b = by_b[as_b_start..as_b_end].iter().map(|&index| {
-            let pair = &self.pairs[index as usize];
-            (pair.a, pair.contact.flipped())
-        });
-        as_a.chain(as_b)
-    }
-
-    /// The translation that moves `entity` out of everything it overlaps
-    /// now: add it to its `Transform` (for a collider without a parent).
-    ///
-    /// This is the usual way to keep a moving thing out of walls. Call it
-    /// every frame, before moving the collider again: a contact that goes on
-    /// sends no more events, so reacting only to `Started` leaves a collider
-    /// inside a wall it entered on a long frame. With a bouncing ball,
-    /// reflect its velocity off each of [`Self::contacts_of`] that it is
-    /// still moving into, so that the push and the bounce agree (the
-    /// [bouncing ball recipe](crate::guide::bouncing_ball)).
-    ///
-    /// The pushes of all contacts are combined by [`push_out`](crate::geometry::push_out):
-    /// deepest first, each adding only what is still missing along its own
-    /// normal, so two coplanar walls push once, a corner pushes out of both,
-    /// and when squeezed between two facing surfaces the deeper one wins.
-    /// To leave some contacts out (triggers, pickups), use
-    /// [`Self::push_out_filtered`].
-    ///
-    /// For a [`Swept`](crate::Swept) pair new in this detection the contact
-    /// is the first touch (depth about 0), so it pushes nothing: rewind to
-    /// [`Self::impact_pose`] first, or it is pushed out at the next
-    /// detection.
-    pub fn push_out(&self, entity: Entity) -> Vec2 {
-        self.push_out_filtered(entity, |_| true)
-    }
-
-    /// [`Self::push_out`] from the contacts with the colliders for which
-    /// `solid(other)` is true: walls yes, coins and trigger zones no.
-    ///
-    /// ```
-    /// # use bevy::prelude::*;
-    /// # use bevy_collide2d::prelude::*;
-    /// #[derive(Component)]
-    /// struct Wall;
-    ///
-    /// fn keep_out_of_walls(
-    ///     collisions: Res<Collisions>,
-    ///     walls: Query<(), With<Wall>>,
-    ///     mut players: Query<(Entity, &mut Transform), With<Collider>>,
-    /// ) {
-    ///     for (player, mut transform) in &mut players {
-    ///         let push = collisions.push_out_filtered(player, |other| walls.contains(other));
-    ///         transform.translation += push.extend(0.0);
-    ///     }
-    /// }
-    /// # bevy::ecs::system::assert_is_system(keep_out_of_walls);
-    /// ```
-    pub fn push_out_filtered(&self, entity: Entity, mut solid: impl FnMut(Entity) -> bool) -> Vec2 {
-        push_out(
-            self.contacts_of(entity)
-                .filter(|&(other, _)| solid(other))
-                .map(|(_, contact)| contact),
-        )
-    }
-
-    /// Where `entity` was when it touched `other`, for a pair with a
-    /// [`Swept`](crate::Swept) collider: its world pose (position and
-    /// rotation, as [`pose_and_scale`](crate::pose_and_scale) reads it)
-    /// along its path over the last step, at the contact's
-    /// [`time_of_impact`](Contact::time_of_impact).
-    ///
-    /// For a pair that started touching on the way, or [passed](Self::passing),
-    /// this is the pose of the first touch: set the collider's translation
-    /// to it to rewind to the moment of impact (and insert `Swept` again, so
-    /// that its next path starts there rather than where it was detected).
-    /// For a pair that goes on it is the pose at the end of the step, where
-    /// the collider was detected. See [which contact a swept pair
-    /// holds](Self#which-contact-a-swept-pair-holds).
-    ///
-    /// `None` when the two do not touch and did not pass, or when neither
-    /// is `Swept`: such a pair's contact is where the colliders were
-    /// detected.
-    ///
-    /// ```
-    /// # use bevy::prelude::*;
-    /// # use bevy_collide2d::prelude::*;
-    /// fn rewind(hit: On<CollisionStarted>, collisions: Res<Collisions>, mut transforms: Query<&mut Transform>, mut commands: Commands) {
-    ///     if let Some(pose) = collisions.impact_pose(hit.collider, hit.other)
-    ///         && let Ok(mut transform) = transforms.get_mut(hit.collider)
-    ///     {
-    ///         transform.translation = pose.translation.extend(transform.translation.z);
-    ///         commands.entity(hit.collider).insert(Swept);
-    ///     }
-    /// }
-    /// ```
-    pub fn impact_pose(&self, entity: Entity, other: Entity) -> Option<Isometry2d> {
-        let (a, b) = (entity.min(other), entity.max(other));
-        let index = self
-            .swept_paths
-            .binary_search_by(|paths| (paths.a, paths.b).cmp(&(a, b)))
-            .ok()?;
-        let paths = &self.swept_paths[index];
-        let path = if entity == a {
-            paths.path_a
-        } else {
-            paths.path_b
-        };
-        Some(path.at(paths.time_of_impact))
-    }
-
-    /// Pairs with a [`Swept`](crate::Swept) collider that touched during
-    /// the last step but are apart at its end (a fast ball grazing a brick,
-    /// say), sorted by `(a, b)`, each with its contact at the moment of first
-    /// touch. They are not in [`Self::iter`]: they get a `Started` and an
-    /// `Ended` in the same detection.
-    pub fn passing(&self) -> &[ContactPair] {
-        &self.passing
-    }
-}
 
 /// The contact of candidate `(i, j)`, ordered by entity.
 #[inline]
@@ -449,113 +163,122 @@ impl PreviousPairs {
     pub(crate) fn contains(&self, a: Entity, b: Entity) -> bool {
         self.0.binary_search(&(a.min(b), a.max(b))).is_ok()
     }
+
+    /// Remembers `pairs`, this detection's, for the next one.
+    fn remember(&mut self, pairs: &[ContactPair]) {
+        self.0.clear();
+        self.0.extend(pairs.iter().map(|pair| (pair.a, pair.b)));
+    }
+}
+
+/// What [`compute_contacts`] reads: this detection's colliders and candidate
+/// pairs.
+#[derive(SystemParam)]
+pub(crate) struct NarrowPhaseInputs<'w> {
+    snapshot: Res<'w, ColliderSnapshot>,
+    statics: Res<'w, StaticColliders>,
+    candidates: Res<'w, BroadPhasePairs>,
+    workers: Res<'w, Workers>,
+}
+
+/// What [`compute_contacts`] writes, and the space it keeps between
+/// detections.
+#[derive(SystemParam)]
+pub(crate) struct NarrowPhaseState<'w, 's> {
+    collisions: ResMut<'w, Collisions>,
+    previous: ResMut<'w, PreviousPairs>,
+    changes: ResMut<'w, PairChanges>,
+    split: Local<'s, SweptSplit>,
+    sorted: Local<'s, SortedContacts>,
 }
 
 /// Computes exact contacts for [`BroadPhasePairs`] into [`Collisions`], and
 /// what changed since the previous detection into [`PairChanges`].
-#[expect(
-    clippy::too_many_arguments,
-    reason = "a system's parameters, each a separate piece of world access"
-)]
-pub(crate) fn compute_contacts(
-    snapshot: Res<ColliderSnapshot>,
-    statics: Res<StaticColliders>,
-    candidates: Res<BroadPhasePairs>,
-    mut collisions: ResMut<Collisions>,
-    mut previous: ResMut<PreviousPairs>,
-    mut changes: ResMut<PairChanges>,
-    workers: Res<Workers>,
-    mut split: Local<SweptSplit>,
-    mut sorted: Local<SortedContacts>,
-) {
-    let colliders = DetectionColliders::new(&snapshot, &statics);
-    let Collisions {
-        pairs,
-        passing,
-        swept_paths,
-        by_b,
-        sort_space,
-    } = &mut *collisions;
-    passing.clear();
-    swept_paths.clear();
-    by_b.take();
-    let mut candidates = candidates.pairs.as_slice();
-    let SweptSplit {
-        plain,
-        swept,
-        chunk_contacts,
-        contacts,
-        contact_sort_space,
-        touching,
-        reentered,
-        passing_apart_at_start,
-    } = &mut *split;
-    touching.clear();
-    reentered.clear();
-    passing_apart_at_start.clear();
-    if colliders.has_paths() {
-        // Pairs with a swept collider take the slower path.
-        plain.clear();
-        swept.clear();
-        for &(i, j) in candidates {
-            if colliders.is_swept(i as usize) || colliders.is_swept(j as usize) {
-                swept.push((i, j));
-            } else {
-                plain.push((i, j));
-            }
-        }
-        contacts.clear();
-        if statics.len() == 0 {
-            test_in_chunks(swept, &*workers, chunk_contacts, contacts, |candidate| {
-                swept_contact_pair(&*snapshot, &previous, candidate)
-            });
-        } else {
-            test_in_chunks(swept, &*workers, chunk_contacts, contacts, |candidate| {
-                swept_contact_pair(colliders, &previous, candidate)
-            });
-        }
-        sort_by_unique_pair(contacts, contact_sort_space, |c| entity_pair(&c.pair));
-        for contact in contacts.iter() {
-            swept_paths.push(PairPaths {
-                a: contact.pair.a,
-                b: contact.pair.b,
-                time_of_impact: contact.pair.contact.time_of_impact,
-                path_a: colliders.sweep(contact.colliders.0 as usize),
-                path_b: colliders.sweep(contact.colliders.1 as usize),
-            });
-            if contact.touching_at_end {
-                touching.push(contact.pair);
-                if contact.apart_at_start {
-                    reentered.push((contact.pair.a, contact.pair.b));
-                }
-            } else {
-                passing.push(contact.pair);
-                passing_apart_at_start.push(contact.apart_at_start);
-            }
-        }
-        candidates = plain;
-    }
+pub(crate) fn compute_contacts(inputs: NarrowPhaseInputs, mut state: NarrowPhaseState) {
+    let NarrowPhaseInputs {
+        snapshot,
+        statics,
+        candidates,
+        workers,
+    } = &inputs;
+    let colliders = DetectionColliders::new(snapshot, statics);
     // Without static colliders, the snapshot is read directly.
     if statics.len() == 0 {
-        sorted.find(&*snapshot, candidates, &*workers, pairs, sort_space);
+        state.find_contacts(&**snapshot, colliders, &candidates.pairs, workers);
     } else {
-        sorted.find(colliders, candidates, &*workers, pairs, sort_space);
+        state.find_contacts(colliders, colliders, &candidates.pairs, workers);
     }
-    if !touching.is_empty() {
-        merge_sorted(pairs, touching, &mut sorted.merged);
+    state.note_changes();
+}
+
+impl NarrowPhaseState<'_, '_> {
+    /// Sets [`Collisions`] to the contacts of `candidates`, read from `source`.
+    ///
+    /// `source` holds the same colliders as `colliders`: the snapshot alone
+    /// when there are no static colliders, else `colliders` itself.
+    fn find_contacts<'a>(
+        &mut self,
+        source: impl ColliderSource<'a>,
+        colliders: DetectionColliders<'a>,
+        candidates: &[(u32, u32)],
+        workers: &Workers,
+    ) {
+        let Collisions {
+            pairs,
+            passing,
+            swept_paths,
+            by_b,
+            sort_space,
+        } = &mut *self.collisions;
+        passing.clear();
+        swept_paths.clear();
+        by_b.take();
+        let split = &mut *self.split;
+        split.clear();
+        let candidates = if colliders.has_paths() {
+            // Pairs with a swept collider take the slower path.
+            split.split_candidates(colliders, candidates);
+            split.test_swept(source, &self.previous, workers);
+            split.sort_out_swept(colliders, swept_paths, passing);
+            &split.plain[..]
+        } else {
+            candidates
+        };
+        let sorted = &mut *self.sorted;
+        sorted.find(source, candidates, workers, pairs, sort_space);
+        if !split.touching.is_empty() {
+            merge_sorted(pairs, &split.touching, &mut sorted.merged);
+        }
     }
-    changes.0.clear();
-    diff_pairs(&previous.0, pairs, reentered, &mut changes.0);
+
+    /// Sets [`PairChanges`] from this detection's pairs and remembers them.
+    fn note_changes(&mut self) {
+        let Collisions { pairs, passing, .. } = &*self.collisions;
+        let split = &*self.split;
+        let changes = &mut self.changes.0;
+        changes.clear();
+        diff_pairs(&self.previous.0, pairs, &split.reentered, changes);
+        let apart_at_start = &split.passing_apart_at_start;
+        push_passed(passing, apart_at_start, &self.previous, changes);
+        self.previous.remember(pairs);
+    }
+}
+
+/// Pushes a [`PairChange::Passed`] for each of `passing` that did not just end.
+fn push_passed(
+    passing: &[ContactPair],
+    apart_at_start: &[bool],
+    previous: &PreviousPairs,
+    changes: &mut Vec<PairChange>,
+) {
     // A passing pair that was touching at the start of its path and at the
     // previous detection has just ended (the diff says so); the others
     // touched on the way.
-    for (pair, &apart_at_start) in passing.iter().zip(&*passing_apart_at_start) {
+    for (pair, &apart_at_start) in passing.iter().zip(apart_at_start) {
         if apart_at_start || !previous.contains(pair.a, pair.b) {
-            changes.0.push(PairChange::Passed(*pair));
+            changes.push(PairChange::Passed(*pair));
         }
     }
-    previous.0.clear();
-    previous.0.extend(pairs.iter().map(|pair| (pair.a, pair.b)));
 }
 
 /// Merges the sorted previous and current pair lists into `changes`: each
@@ -721,6 +444,86 @@ pub(crate) struct SweptSplit {
     /// For each pair of [`Collisions::passing`], whether it was apart at the
     /// start of its path.
     passing_apart_at_start: Vec<bool>,
+}
+
+impl SweptSplit {
+    /// Forgets the previous detection's swept results.
+    fn clear(&mut self) {
+        self.touching.clear();
+        self.reentered.clear();
+        self.passing_apart_at_start.clear();
+    }
+
+    /// Splits `candidates` into those with a swept collider and the others.
+    fn split_candidates(&mut self, colliders: DetectionColliders<'_>, candidates: &[(u32, u32)]) {
+        let Self { plain, swept, .. } = self;
+        plain.clear();
+        swept.clear();
+        for &(i, j) in candidates {
+            if colliders.is_swept(i as usize) || colliders.is_swept(j as usize) {
+                swept.push((i, j));
+            } else {
+                plain.push((i, j));
+            }
+        }
+    }
+
+    /// The contacts of the swept candidates along their paths, sorted by
+    /// entity pair.
+    fn test_swept<'a>(
+        &mut self,
+        source: impl ColliderSource<'a>,
+        previous: &PreviousPairs,
+        workers: &Workers,
+    ) {
+        let Self {
+            swept,
+            chunk_contacts,
+            contacts,
+            contact_sort_space,
+            ..
+        } = self;
+        contacts.clear();
+        test_in_chunks(swept, workers, chunk_contacts, contacts, |candidate| {
+            swept_contact_pair(source, previous, candidate)
+        });
+        sort_by_unique_pair(contacts, contact_sort_space, |c| entity_pair(&c.pair));
+    }
+
+    /// Notes the swept contacts' paths, and sorts them into those touching
+    /// at the end (and which of them re-entered) and the `passing` ones.
+    fn sort_out_swept(
+        &mut self,
+        colliders: DetectionColliders<'_>,
+        swept_paths: &mut Vec<PairPaths>,
+        passing: &mut Vec<ContactPair>,
+    ) {
+        let Self {
+            contacts,
+            touching,
+            reentered,
+            passing_apart_at_start,
+            ..
+        } = self;
+        for contact in contacts.iter() {
+            swept_paths.push(PairPaths {
+                a: contact.pair.a,
+                b: contact.pair.b,
+                time_of_impact: contact.pair.contact.time_of_impact,
+                path_a: colliders.sweep(contact.colliders.0 as usize),
+                path_b: colliders.sweep(contact.colliders.1 as usize),
+            });
+            if contact.touching_at_end {
+                touching.push(contact.pair);
+                if contact.apart_at_start {
+                    reentered.push((contact.pair.a, contact.pair.b));
+                }
+            } else {
+                passing.push(contact.pair);
+                passing_apart_at_start.push(contact.apart_at_start);
+            }
+        }
+    }
 }
 
 /// The results of `test` on `candidates` that are `Some`, appended to

@@ -1,0 +1,296 @@
+//! The contacts the narrow phase found, as games read them: [`Collisions`]
+//! and its [`ContactPair`]s.
+
+use std::sync::OnceLock;
+
+use bevy::math::Isometry2d;
+use bevy::prelude::*;
+
+use crate::geometry::{Contact, Sweep, push_out};
+use crate::util::sort::PairSortSpace;
+
+/// Two colliders in contact, `a < b` in [`Entity`] order, with the contact
+/// seen from `a` (the normal points from `a` to `b`).
+#[derive(Clone, Copy, Debug, PartialEq, Reflect)]
+pub struct ContactPair {
+    /// The lower entity of the pair.
+    pub a: Entity,
+    /// The higher entity of the pair.
+    pub b: Entity,
+    /// Contact seen from `a`.
+    pub contact: Contact,
+}
+
+/// Every pair of colliders in contact at the last detection, sorted by
+/// `(a, b)`. The source of all collision events and of [`CollidingEntities`].
+///
+/// Read it after detection (in the next frame's `Update`, or in systems
+/// ordered after [`CollisionSystems`]): [`Self::contacts_of`] lists what
+/// one collider touches, seen from it, and [`Self::push_out`] is the usual
+/// way to keep a collider out of walls, every frame, whether its contacts
+/// are new or go on (events only come when they start).
+///
+/// # Which contact a swept pair holds
+///
+/// A pair with a [`Swept`] collider is tested along both colliders' paths
+/// since the previous detection, and holds (and its `Started` events carry)
+/// one of these contacts:
+///
+/// - **Started on the way** (apart at the start of the paths): the *first
+///   touch*, with [`Contact::time_of_impact`] below 1 and a depth of about 0,
+///   even though the colliders may overlap deeply at the end of the step.
+///   [`Self::impact_pose`] says where each collider was then. From the next
+///   detection on, while it goes on, the contact at the end of the step.
+/// - **Going on** (touching at the previous detection, at the start and at
+///   the end of the paths): the contact at the end of the step, time of
+///   impact 1, as for a pair without `Swept`.
+/// - **Started at the start** (overlapping at the start of the paths without
+///   having touched at the previous detection: a new collider, or one
+///   moved into the other): the contact at the start, time of impact 0,
+///   with the depth there.
+/// - **Restarted** (touching at both detections, but apart at the start of
+///   the paths, because one was moved away and `Swept` inserted again, and
+///   touching again on the way): `Ended` then `Started`, with the new first
+///   touch.
+/// - **Passed** (touched on the way, apart at the end: a fast ball grazing a
+///   brick): `Started` and `Ended` in the same detection, with the first
+///   touch; the pair is in [`Self::passing`], not in [`Self::iter`],
+///   [`Self::get`] or [`Self::contacts_of`].
+///
+/// [`CollidingEntities`]: crate::CollidingEntities
+/// [`CollisionSystems`]: crate::CollisionSystems
+/// [`Swept`]: crate::Swept
+#[derive(Resource, Default, Debug)]
+pub struct Collisions {
+    pub(super) pairs: Vec<ContactPair>,
+    /// Pairs with a [`Swept`](crate::Swept) collider that touched during the
+    /// step and are apart at its end, sorted by `(a, b)`.
+    pub(super) passing: Vec<ContactPair>,
+    /// The paths of the pairs tested along them (in `pairs` or `passing`),
+    /// sorted by `(a, b)`.
+    pub(super) swept_paths: Vec<PairPaths>,
+    /// The indices of `pairs` sorted by `b` (then `a`), so that an entity's
+    /// pairs as `b` are a range too. Built on the first call to
+    /// [`Self::contacts_of`] after a detection: nothing is paid when nobody
+    /// asks.
+    pub(super) by_b: OnceLock<Vec<u32>>,
+    /// Sorting space, kept to reuse its allocations.
+    pub(super) sort_space: PairSortSpace<ContactPair>,
+}
+
+/// The paths of a pair tested along them, for [`Collisions::impact_pose`].
+#[derive(Clone, Copy, Debug)]
+pub(super) struct PairPaths {
+    pub(super) a: Entity,
+    pub(super) b: Entity,
+    pub(super) time_of_impact: f32,
+    pub(super) path_a: Sweep,
+    pub(super) path_b: Sweep,
+}
+
+/// The order of [`Collisions`]: `Entity` orders by its bits.
+pub(super) fn entity_pair(pair: &ContactPair) -> (u64, u64) {
+    (pair.a.to_bits(), pair.b.to_bits())
+}
+
+impl Collisions {
+    /// All contact pairs, sorted by `(a, b)`.
+    pub fn iter(&self) -> impl ExactSizeIterator<Item = &ContactPair> {
+        self.pairs.iter()
+    }
+
+    /// All contact pairs as a slice, sorted by `(a, b)`.
+    pub fn as_slice(&self) -> &[ContactPair] {
+        &self.pairs
+    }
+
+    /// Number of pairs in contact.
+    pub fn len(&self) -> usize {
+        self.pairs.len()
+    }
+
+    /// Whether nothing is in contact.
+    pub fn is_empty(&self) -> bool {
+        self.pairs.is_empty()
+    }
+
+    /// The contact between `entity` and `other` seen from `entity` (normal
+    /// pointing towards `other`), if they touch. For a pair with a
+    /// [`Swept`](crate::Swept) collider, see [which contact it
+    /// holds](Self#which-contact-a-swept-pair-holds).
+    pub fn get(&self, entity: Entity, other: Entity) -> Option<Contact> {
+        let (a, b) = if entity < other {
+            (entity, other)
+        } else {
+            (other, entity)
+        };
+        let index = self
+            .pairs
+            .binary_search_by(|pair| (pair.a, pair.b).cmp(&(a, b)))
+            .ok()?;
+        let contact = self.pairs[index].contact;
+        Some(if entity == a {
+            contact
+        } else {
+            contact.flipped()
+        })
+    }
+
+    /// Whether `entity` and `other` touch.
+    pub fn contains(&self, entity: Entity, other: Entity) -> bool {
+        self.get(entity, other).is_some()
+    }
+
+    /// Every current contact of `entity`, seen from it: `(other, contact)`
+    /// with the normal pointing from `entity` towards `other` (so moving
+    /// `entity` by `-normal * depth` separates them).
+    ///
+    /// No lookup per partner: the pairs of `entity` are two ranges of the
+    /// sorted pairs, found by binary search. The first call after a
+    /// detection sorts the pairs' indices once (`O(n log n)` in the number
+    /// of pairs); later calls share it. Pairs that only [passed](Self::passing)
+    /// during the step are not current contacts and are not listed.
+    ///
+    /// ```
+    /// # use bevy::prelude::*;
+    /// # use bevy_collide2d::prelude::*;
+    /// fn touching(collisions: Res<Collisions>, player: Single<Entity, With<Collider>>) {
+    ///     for (other, contact) in collisions.contacts_of(*player) {
+    ///         info!("{other} at {} (normal {:?})", contact.point, contact.normal);
+    ///     }
+    /// }
+    /// # bevy::ecs::system::assert_is_system(touching);
+    /// ```
+    pub fn contacts_of(&self, entity: Entity) -> impl Iterator<Item = (Entity, Contact)> + '_ {
+        let as_a_start = self.pairs.partition_point(|pair| pair.a < entity);
+        let as_a_end =
+            as_a_start + self.pairs[as_a_start..].partition_point(|pair| pair.a == entity);
+        let as_a = self.pairs[as_a_start..as_a_end]
+            .iter()
+            .map(|pair| (pair.b, pair.contact));
+        let by_b = self.by_b.get_or_init(|| {
+            let mut by_b: Vec<u32> = (0..self.pairs.len() as u32).collect();
+            // Stable: pairs of one `b` stay in `a` order.
+            by_b.sort_by_key(|&index| self.pairs[index as usize].b);
+            by_b
+        });
+        let pair_b = |index: &u32| self.pairs[*index as usize].b;
+        let as_b_start = by_b.partition_point(|index| pair_b(index) < entity);
+        let as_b_end =
+            as_b_start + by_b[as_b_start..].partition_point(|index| pair_b(index) == entity);
+        let as_b = by_b[as_b_start..as_b_end].iter().map(|&index| {
+            let pair = &self.pairs[index as usize];
+            (pair.a, pair.contact.flipped())
+        });
+        as_a.chain(as_b)
+    }
+
+    /// The translation that moves `entity` out of everything it overlaps
+    /// now: add it to its `Transform` (for a collider without a parent).
+    ///
+    /// This is the usual way to keep a moving thing out of walls. Call it
+    /// every frame, before moving the collider again: a contact that goes on
+    /// sends no more events, so reacting only to `Started` leaves a collider
+    /// inside a wall it entered on a long frame. With a bouncing ball,
+    /// reflect its velocity off each of [`Self::contacts_of`] that it is
+    /// still moving into, so that the push and the bounce agree (the
+    /// [bouncing ball recipe](crate::guide::bouncing_ball)).
+    ///
+    /// The pushes of all contacts are combined by [`push_out`](crate::geometry::push_out):
+    /// deepest first, each adding only what is still missing along its own
+    /// normal, so two coplanar walls push once, a corner pushes out of both,
+    /// and when squeezed between two facing surfaces the deeper one wins.
+    /// To leave some contacts out (triggers, pickups), use
+    /// [`Self::push_out_filtered`].
+    ///
+    /// For a [`Swept`](crate::Swept) pair new in this detection the contact
+    /// is the first touch (depth about 0), so it pushes nothing: rewind to
+    /// [`Self::impact_pose`] first, or it is pushed out at the next
+    /// detection.
+    pub fn push_out(&self, entity: Entity) -> Vec2 {
+        self.push_out_filtered(entity, |_| true)
+    }
+
+    /// [`Self::push_out`] from the contacts with the colliders for which
+    /// `solid(other)` is true: walls yes, coins and trigger zones no.
+    ///
+    /// ```
+    /// # use bevy::prelude::*;
+    /// # use bevy_collide2d::prelude::*;
+    /// #[derive(Component)]
+    /// struct Wall;
+    ///
+    /// fn keep_out_of_walls(
+    ///     collisions: Res<Collisions>,
+    ///     walls: Query<(), With<Wall>>,
+    ///     mut players: Query<(Entity, &mut Transform), With<Collider>>,
+    /// ) {
+    ///     for (player, mut transform) in &mut players {
+    ///         let push = collisions.push_out_filtered(player, |other| walls.contains(other));
+    ///         transform.translation += push.extend(0.0);
+    ///     }
+    /// }
+    /// # bevy::ecs::system::assert_is_system(keep_out_of_walls);
+    /// ```
+    pub fn push_out_filtered(&self, entity: Entity, mut solid: impl FnMut(Entity) -> bool) -> Vec2 {
+        push_out(
+            self.contacts_of(entity)
+                .filter(|&(other, _)| solid(other))
+                .map(|(_, contact)| contact),
+        )
+    }
+
+    /// Where `entity` was when it touched `other`, for a pair with a
+    /// [`Swept`](crate::Swept) collider: its world pose (position and
+    /// rotation, as [`pose_and_scale`](crate::pose_and_scale) reads it)
+    /// along its path over the last step, at the contact's
+    /// [`time_of_impact`](Contact::time_of_impact).
+    ///
+    /// For a pair that started touching on the way, or [passed](Self::passing),
+    /// this is the pose of the first touch: set the collider's translation
+    /// to it to rewind to the moment of impact (and insert `Swept` again, so
+    /// that its next path starts there rather than where it was detected).
+    /// For a pair that goes on it is the pose at the end of the step, where
+    /// the collider was detected. See [which contact a swept pair
+    /// holds](Self#which-contact-a-swept-pair-holds).
+    ///
+    /// `None` when the two do not touch and did not pass, or when neither
+    /// is `Swept`: such a pair's contact is where the colliders were
+    /// detected.
+    ///
+    /// ```
+    /// # use bevy::prelude::*;
+    /// # use bevy_collide2d::prelude::*;
+    /// fn rewind(hit: On<CollisionStarted>, collisions: Res<Collisions>, mut transforms: Query<&mut Transform>, mut commands: Commands) {
+    ///     if let Some(pose) = collisions.impact_pose(hit.collider, hit.other)
+    ///         && let Ok(mut transform) = transforms.get_mut(hit.collider)
+    ///     {
+    ///         transform.translation = pose.translation.extend(transform.translation.z);
+    ///         commands.entity(hit.collider).insert(Swept);
+    ///     }
+    /// }
+    /// ```
+    pub fn impact_pose(&self, entity: Entity, other: Entity) -> Option<Isometry2d> {
+        let (a, b) = (entity.min(other), entity.max(other));
+        let index = self
+            .swept_paths
+            .binary_search_by(|paths| (paths.a, paths.b).cmp(&(a, b)))
+            .ok()?;
+        let paths = &self.swept_paths[index];
+        let path = if entity == a {
+            paths.path_a
+        } else {
+            paths.path_b
+        };
+        Some(path.at(paths.time_of_impact))
+    }
+
+    /// Pairs with a [`Swept`](crate::Swept) collider that touched during
+    /// the last step but are apart at its end (a fast ball grazing a brick,
+    /// say), sorted by `(a, b)`, each with its contact at the moment of first
+    /// touch. They are not in [`Self::iter`]: they get a `Started` and an
+    /// `Ended` in the same detection.
+    pub fn passing(&self) -> &[ContactPair] {
+        &self.passing
+    }
+}
