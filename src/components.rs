@@ -10,7 +10,8 @@ use bevy::prelude::*;
 use bevy::shape::Aabb2d;
 
 use crate::geometry::{
-    Contact, ConvexPolygon, Shape, ShapeError, ShapeRef, TransformReading, validate_pose,
+    Contact, ConvexPolygon, Shape, ShapeError, ShapeRef, TransformReading, checked_pose,
+    validate_pose,
 };
 
 /// A collision shape, centred on its entity.
@@ -186,24 +187,51 @@ impl Collider {
         &self,
         transform: &GlobalTransform,
     ) -> Result<(Shape, Isometry2d), ShapeError> {
-        self.shape_at(&TransformReading::of(&transform.affine()))
-    }
-
-    /// [`Collider::world_shape`] from a transform already read.
-    #[inline]
-    pub(crate) fn shape_at(
-        &self,
-        reading: &TransformReading,
-    ) -> Result<(Shape, Isometry2d), ShapeError> {
-        // As detection does: the scaled shape is what must be valid; an
-        // invalid size of the collider itself is the reason given first.
-        let scaled = validate_pose(reading.pose).and_then(|()| {
+        let (reading, scaled) = self.read_as_detection(transform, |reading| {
             let shape = self.shape().scaled(reading.signed_scale())?;
             shape.validate().map(|()| shape)
         });
         match scaled {
             Ok(shape) => Ok((shape, reading.pose)),
-            Err(error) => Err(self.validate().err().unwrap_or(error)),
+            Err(unusable) => Err(unusable.error),
+        }
+    }
+
+    /// Reads this collider on an entity with `transform` as detection does:
+    /// the transform read, its pose checked, then `scale_and_check` makes
+    /// the scaled shape from the reading and checks it (the snapshot packs
+    /// it its own way, [`Collider::world_shape`] as a [`Shape`]). The
+    /// reading, and the result or why the collider is unusable
+    /// ([`Collider::unusable`]).
+    #[inline(always)]
+    pub(crate) fn read_as_detection<T>(
+        &self,
+        transform: &GlobalTransform,
+        scale_and_check: impl FnOnce(&TransformReading) -> Result<T, ShapeError>,
+    ) -> (TransformReading, Result<T, Unusable>) {
+        let reading = read_transform(transform);
+        // The scaled shape is what must be valid: only it is checked on the
+        // way. The collider's own size only matters to tell why a check
+        // failed, and an invalid one is the reason given first.
+        let scaled = validate_pose(reading.pose).and_then(|()| scale_and_check(&reading));
+        let scaled = scaled.map_err(|error| self.unusable(error, reading.scale));
+        (reading, scaled)
+    }
+
+    /// Why this collider, which failed a check with `error` under `scale`,
+    /// is unusable: its own invalid size if it has one, else `error`; hidden
+    /// if it is valid itself but scaled to nothing on an axis.
+    #[cold]
+    pub(crate) fn unusable(&self, error: ShapeError, scale: Vec2) -> Unusable {
+        match self.validate() {
+            Err(own) => Unusable {
+                error: own,
+                hidden: false,
+            },
+            Ok(()) => Unusable {
+                error,
+                hidden: scale.cmpeq(Vec2::ZERO).any(),
+            },
         }
     }
 
@@ -265,11 +293,19 @@ impl Collider {
     ) -> Result<(Isometry2d, Isometry2d), ShapeError> {
         self.validate()?;
         other.validate()?;
-        validate_pose(pose)?;
-        validate_pose(other_pose)?;
-        let unit = |p: Isometry2d| Isometry2d::new(p.translation, p.rotation.normalize());
-        Ok((unit(pose), unit(other_pose)))
+        Ok((checked_pose(pose)?, checked_pose(other_pose)?))
     }
+}
+
+/// Why detection cannot use a collider ([`Collider::unusable`]).
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Unusable {
+    /// The collider's own invalid size if it has one, else what the pose or
+    /// the scaled shape failed with.
+    pub(crate) error: ShapeError,
+    /// The collider is valid itself but scaled to nothing on an axis (a
+    /// common way to hide or grow things in): skipped without a warning.
+    pub(crate) hidden: bool,
 }
 
 /// A [`bevy::shape::Circle`] as a collider of the same radius.
@@ -627,8 +663,14 @@ fn clear_on_insert(mut world: DeferredWorld, context: HookContext) {
 /// length negative when the transform mirrors. [`Shape::scaled`] with this
 /// scale, placed by this pose, is where detection sees the collider.
 pub fn pose_and_scale(transform: &GlobalTransform) -> (Isometry2d, Vec2) {
-    let reading = TransformReading::of(&transform.affine());
+    let reading = read_transform(transform);
     (reading.pose, reading.signed_scale())
+}
+
+/// `transform` read as detection reads it (see [`pose_and_scale`]).
+#[inline(always)]
+fn read_transform(transform: &GlobalTransform) -> TransformReading {
+    TransformReading::of(&transform.affine())
 }
 
 impl<'a> IntoIterator for &'a CollidingEntities {
@@ -715,6 +757,47 @@ mod tests {
             Ok(None)
         );
         assert!(good.try_contact(pose, &good, pose).unwrap().is_some());
+    }
+
+    #[test]
+    fn world_shape_blames_the_collider_first_then_the_transform() {
+        let nan = GlobalTransform::from_translation(Vec3::NAN);
+        let flat = GlobalTransform::from_scale(Vec3::new(0.0, 1.0, 1.0));
+        let bad = Collider::circle(-1.0);
+        for transform in [nan, flat, GlobalTransform::IDENTITY] {
+            assert_eq!(
+                bad.world_shape(&transform),
+                Err(ShapeError::InvalidRadius(-1.0))
+            );
+        }
+        assert!(matches!(
+            Collider::circle(1.0).world_shape(&nan),
+            Err(ShapeError::InvalidPose(_))
+        ));
+        // Scaled to nothing: an error here, hidden (no warning) in detection.
+        let rect = Collider::rect(2.0, 2.0);
+        assert_eq!(
+            rect.world_shape(&flat),
+            Err(ShapeError::InvalidHalfSize(Vec2::new(0.0, 1.0)))
+        );
+        let fail = |_: &TransformReading| Err::<(), _>(ShapeError::DegeneratePolygon);
+        let (_, read) = rect.read_as_detection(&flat, fail);
+        assert!(read.is_err_and(
+            |unusable| unusable.hidden && unusable.error == ShapeError::DegeneratePolygon
+        ));
+        let (_, read) = bad.read_as_detection(&flat, fail);
+        assert!(read.is_err_and(
+            |unusable| !unusable.hidden && unusable.error == ShapeError::InvalidRadius(-1.0)
+        ));
+        assert_eq!(
+            rect.world_shape(&GlobalTransform::from_xyz(1.0, 2.0, 3.0)),
+            Ok((
+                Shape::Rect {
+                    half_size: Vec2::ONE
+                },
+                Isometry2d::from_xy(1.0, 2.0)
+            ))
+        );
     }
 
     #[test]

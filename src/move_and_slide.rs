@@ -20,7 +20,9 @@ use bevy::prelude::*;
 use bevy::shape::Aabb2d;
 
 use crate::components::{Collider, OneWayPlatform};
-use crate::geometry::{Contact, MAX_MAGNITUDE, ShapeRef, cast_shape_of, validate_pose};
+use crate::geometry::{
+    Contact, MAX_MAGNITUDE, ShapeRef, cast_shape_of, checked_placement, within_magnitude,
+};
 use crate::spatial_query::{QueryFilter, SpatialQuery};
 
 /// Options of [`SpatialQuery::move_and_slide`].
@@ -212,15 +214,13 @@ impl SpatialQuery<'_, '_> {
         filter: &QueryFilter,
     ) -> MoveAndSlideOutput {
         let shape = collider.shape_ref();
-        let valid = shape.validate().is_ok()
-            && validate_pose(pose).is_ok()
-            && motion.is_finite()
-            && motion.abs().max_element() <= MAX_MAGNITUDE
-            && config.is_valid();
-        if !valid {
+        let checked = checked_placement(shape, pose)
+            .ok()
+            .filter(|_| within_magnitude(motion) && config.is_valid());
+        let Some(pose) = checked else {
             return MoveAndSlideOutput::unmoved(pose.translation);
-        }
-        let slider = Slider::new(self, shape, pose.rotation.normalize(), config, filter);
+        };
+        let slider = Slider::new(self, shape, pose.rotation, config, filter);
         let mut out = slider.run(pose.translation, motion);
         if !out.translation.is_finite() {
             // Only reachable at magnitudes near the limits; keep the promise.
@@ -292,15 +292,37 @@ impl<'a, 'w, 's> Slider<'a, 'w, 's> {
         }
     }
 
+    /// Moves from `start` by `motion`: out of what it overlaps, along the
+    /// surfaces it meets, then onto the ground under its end position.
     fn run(&self, start: Vec2, motion: Vec2) -> MoveAndSlideOutput {
         let mut hits = Vec::new();
-        let mut at = self.depenetrate(start, &mut hits);
+        let at = self.depenetrate(start, &mut hits);
         // Only stepping and snapping ask whether it starts on the ground.
-        let start_ground = (self.step_height > 0.0 || self.snap_to_ground > 0.0)
-            .then(|| self.ground_below(at, 2.0 * self.skin))
-            .flatten();
+        let starts_on_ground = (self.step_height > 0.0 || self.snap_to_ground > 0.0)
+            && self.ground_below(at, 2.0 * self.skin).is_some();
+        let at = self.slide_along(at, motion, starts_on_ground, &mut hits);
+        let (at, ground) = self.settle(at, motion, starts_on_ground);
+        MoveAndSlideOutput {
+            translation: at,
+            moved: Vec2::ZERO,
+            hits,
+            grounded: ground.is_some(),
+            ground,
+        }
+    }
+
+    /// Moves from `at` by `motion`, stepping over ledges or sliding along
+    /// each surface met (at most `max_iterations`), noting them in `hits`;
+    /// where it stops.
+    fn slide_along(
+        &self,
+        mut at: Vec2,
+        motion: Vec2,
+        starts_on_ground: bool,
+        hits: &mut Vec<SlideHit>,
+    ) -> Vec2 {
         // Stepping needs a foot on the ground: at the start, or met since.
-        let mut on_ground = start_ground.is_some();
+        let mut on_ground = starts_on_ground;
         let mut remaining = motion;
         let mut planes: Vec<Vec2> = Vec::new();
         let still = STILL * self.skin;
@@ -341,7 +363,18 @@ impl<'a, 'w, 's> Slider<'a, 'w, 's> {
             }
             planes.push(normal);
         }
+        at
+    }
 
+    /// Settles the end position `at` on the ground under it, snapping down
+    /// onto it or backing up to a skin above it: the position, and the
+    /// ground if it stands on some.
+    fn settle(
+        &self,
+        mut at: Vec2,
+        motion: Vec2,
+        starts_on_ground: bool,
+    ) -> (Vec2, Option<SlideHit>) {
         // The ground under the end position: twice the skin deep, so that a
         // collider resting a skin above the floor stays grounded, or as far
         // as it may snap down.
@@ -351,7 +384,7 @@ impl<'a, 'w, 's> Slider<'a, 'w, 's> {
             let down = Dir2::new_unchecked(-self.up);
             let drop = self.travel(&below, down, reach);
             let snaps = motion.dot(self.up) <= 0.0
-                && ((start_ground.is_some() && self.snap_to_ground > 0.0) || drop <= self.skin);
+                && ((starts_on_ground && self.snap_to_ground > 0.0) || drop <= self.skin);
             let mut drop = if snaps { drop } else { 0.0 };
             // Closer than a skin (rolling over a tile's corner tilts the
             // slide a hair down): back up to a skin, so that the gap cannot
@@ -371,13 +404,7 @@ impl<'a, 'w, 's> Slider<'a, 'w, 's> {
                 ground = Some(below.hit);
             }
         }
-        MoveAndSlideOutput {
-            translation: at,
-            moved: Vec2::ZERO,
-            hits,
-            grounded: ground.is_some(),
-            ground,
-        }
+        (at, ground)
     }
 
     /// How far to move along `direction` towards `blocked`: up to where the

@@ -8,7 +8,7 @@ use bevy::prelude::*;
 use bevy::shape::{Aabb2d, IntersectsVolume};
 
 use crate::components::{Collider, CollisionLayers, OneWayPlatform};
-use crate::geometry::{cast_shape_of, checked_ray, validate_pose};
+use crate::geometry::{cast_shape_of, checked_placement, checked_ray};
 use crate::grid::SpatialGrid;
 use crate::stages::broad_phase_grid::BroadPhaseGrid;
 use crate::stages::colliders::DetectionColliders;
@@ -245,12 +245,9 @@ impl SpatialQuery<'_, '_> {
     ) -> Vec<Entity> {
         let mut hits = Vec::new();
         let shape = collider.shape_ref();
-        if shape.validate().is_err() || validate_pose(pose).is_err() {
+        let Ok(pose) = checked_placement(shape, pose) else {
             return hits;
-        }
-        // A valid rotation may be up to 1e-4 off unit length, which would
-        // scale the shape.
-        let pose = Isometry2d::new(pose.translation, pose.rotation.normalize());
+        };
         let colliders = self.colliders();
         self.visit_overlapping(&shape.aabb(pose), filter, |index| {
             let (target, target_shape) = colliders.get(index);
@@ -284,11 +281,8 @@ impl SpatialQuery<'_, '_> {
         filter: &QueryFilter,
     ) -> Option<ShapeHit> {
         let shape = collider.shape_ref();
-        if shape.validate().is_err() || validate_pose(pose).is_err() {
-            return None;
-        }
+        let pose = checked_placement(shape, pose).ok()?;
         let direction = checked_ray(pose.translation, direction, max_distance)?;
-        let pose = Isometry2d::new(pose.translation, pose.rotation.normalize());
         let colliders = self.colliders();
         let start = shape.aabb(pose);
         // Cast the whole way, not only up to the nearest hit so far, so that

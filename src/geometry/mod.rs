@@ -6,6 +6,7 @@
 //! world, as in `bevy_shape`. Every function is deterministic and
 //! never returns NaN for valid shapes and finite poses.
 
+mod checked;
 mod contact;
 mod convex;
 mod pairs;
@@ -26,6 +27,8 @@ mod property_tests;
 #[cfg(test)]
 mod reference_tests;
 
+pub use checked::{MAX_MAGNITUDE, ShapeError, validate_pose};
+pub(crate) use checked::{checked_placement, checked_pose, within_magnitude};
 pub use contact::Contact;
 pub use pairs::{
     circle_circle_contact, circle_circle_intersects, circle_rect_contact, circle_rect_intersects,
@@ -38,7 +41,7 @@ pub use push_out::push_out;
 pub(crate) use ray::checked_ray;
 pub use ray::{RayIntersection, ray_circle, ray_rect, ray_segment};
 pub(crate) use shape::BasicShape;
-pub use shape::{MAX_MAGNITUDE, Shape, ShapeError, validate_pose};
+pub use shape::Shape;
 pub(crate) use shape_cast::cast_shape_of;
 pub use shape_cast::{ShapeCastHit, cast_shape};
 pub(crate) use shape_ref::{PolygonRef, ShapeRef};

@@ -6,9 +6,9 @@ use bevy::reflect::Reflect;
 use core::fmt;
 use std::sync::Arc;
 
-use super::shape::within_magnitude;
+use super::ShapeRef;
+use super::checked::{ShapeError, within_magnitude};
 use super::shape_ref::PolygonRef;
-use super::{ShapeError, ShapeRef};
 
 /// A convex polygon in local coordinates: its vertices counter-clockwise,
 /// no three on a line, and the outward unit normal of each edge (edge `i`

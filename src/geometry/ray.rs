@@ -9,13 +9,15 @@
 //! Bad input gives `None` rather than a meaningless hit: a NaN or infinite
 //! origin or direction, a NaN or negative `max_distance`, a size that is not
 //! finite and positive, a pose that is not finite. [`Shape::cast_ray`] also
-//! rejects whatever [`Shape::validate`] and [`validate_pose`] reject (such as
-//! a rotation that is not of unit length); [`ray_rect`], like the pair tests,
-//! takes the rotation as given.
+//! rejects whatever [`Shape::validate`] and
+//! [`validate_pose`](super::validate_pose) reject (such as a rotation that
+//! is not of unit length); [`ray_rect`], like the pair tests, takes the
+//! rotation as given.
 
 use bevy::math::{Dir2, Isometry2d, Vec2};
 
-use super::{Shape, ShapeRef, validate_pose};
+use super::checked::validate_placement;
+use super::{Shape, ShapeRef};
 
 /// Where a ray first meets a shape.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -75,8 +77,7 @@ impl ShapeRef<'_> {
         direction: Dir2,
         max_distance: f32,
     ) -> Option<RayIntersection> {
-        self.validate().ok()?;
-        validate_pose(pose).ok()?;
+        validate_placement(*self, pose).ok()?;
         match *self {
             ShapeRef::Circle { radius } => {
                 ray_circle(origin, direction, max_distance, pose.translation, radius)

@@ -1,7 +1,7 @@
 use bevy::math::{Isometry2d, Vec2};
 use bevy::shape::Aabb2d;
-use core::fmt;
 
+use super::checked::ShapeError;
 use super::shape_ref::ShapeRef;
 use super::{Contact, ConvexPolygon, convex, pairs};
 
@@ -43,88 +43,6 @@ pub enum Shape {
     Polygon(ConvexPolygon),
 }
 
-/// The largest size or coordinate accepted, in world units. Beyond it, squared
-/// distances could overflow `f32` and the tests would lose all meaning; such
-/// shapes and poses are rejected as invalid.
-pub const MAX_MAGNITUDE: f32 = 1e15;
-
-/// Why a shape or a pose cannot take part in collision tests.
-#[derive(Clone, Copy, Debug, PartialEq)]
-pub enum ShapeError {
-    /// A circle or capsule radius that is zero, negative, NaN, or above
-    /// [`MAX_MAGNITUDE`].
-    InvalidRadius(f32),
-    /// A rectangle half size with a component that is zero, negative, NaN, or
-    /// above [`MAX_MAGNITUDE`].
-    InvalidHalfSize(Vec2),
-    /// A capsule half length that is negative, NaN or above
-    /// [`MAX_MAGNITUDE`].
-    InvalidLength(f32),
-    /// A segment end or polygon vertex that is NaN or beyond
-    /// [`MAX_MAGNITUDE`].
-    InvalidVertex(Vec2),
-    /// Polygon points of which fewer than three are off one line: their hull
-    /// has no area.
-    DegeneratePolygon,
-    /// A pose whose translation is NaN or beyond [`MAX_MAGNITUDE`], or whose
-    /// rotation is NaN or not of unit length.
-    InvalidPose(Isometry2d),
-}
-
-impl fmt::Display for ShapeError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            Self::InvalidRadius(r) => {
-                write!(
-                    f,
-                    "radius must be > 0 and at most {MAX_MAGNITUDE:e}, got {r}"
-                )
-            }
-            Self::InvalidHalfSize(h) => write!(
-                f,
-                "rectangle half size must be > 0 and at most {MAX_MAGNITUDE:e} on both axes, got {h}"
-            ),
-            Self::InvalidLength(l) => write!(
-                f,
-                "capsule length must be >= 0 and at most {MAX_MAGNITUDE:e}, got {}",
-                2.0 * l
-            ),
-            Self::InvalidVertex(v) => write!(
-                f,
-                "points must be finite with coordinates of at most {MAX_MAGNITUDE:e}, got {v}"
-            ),
-            Self::DegeneratePolygon => write!(
-                f,
-                "a convex polygon needs at least 3 points not on one line"
-            ),
-            Self::InvalidPose(p) => write!(
-                f,
-                "pose must have coordinates of at most {MAX_MAGNITUDE:e} and a unit rotation, got translation {} rotation (cos {}, sin {})",
-                p.translation, p.rotation.cos, p.rotation.sin
-            ),
-        }
-    }
-}
-
-impl std::error::Error for ShapeError {}
-
-/// Checks that a pose can be used: finite, with a unit-length rotation.
-pub fn validate_pose(pose: Isometry2d) -> Result<(), ShapeError> {
-    // `is_normalized` tolerates float noise (length within 1e-4 of 1) and
-    // rejects NaN; anything beyond would skew the shape.
-    // `max_element` skips NaN, so finiteness is checked on its own.
-    if within_magnitude(pose.translation) && pose.rotation.is_normalized() {
-        Ok(())
-    } else {
-        Err(ShapeError::InvalidPose(pose))
-    }
-}
-
-/// Finite and at most [`MAX_MAGNITUDE`] on both axes.
-pub(crate) fn within_magnitude(v: Vec2) -> bool {
-    v.is_finite() && v.abs().max_element() <= MAX_MAGNITUDE
-}
-
 /// The centre (relative to the pose) and half extents of the box around
 /// `points` turned by the pose. Kept out of line: the snapshot inlines
 /// [`ShapeRef::aabb`] for every collider, and most are not polygons.
@@ -137,11 +55,6 @@ fn points_extent(points: &[Vec2], pose: Isometry2d) -> (Vec2, Vec2) {
             (lo.min(v), hi.max(v))
         });
     ((lo + hi) * 0.5, (hi - lo) * 0.5)
-}
-
-/// `0 < value <= MAX_MAGNITUDE` (NaN fails).
-fn positive_size(value: f32) -> bool {
-    value > 0.0 && value <= MAX_MAGNITUDE
 }
 
 impl Shape {
@@ -283,47 +196,6 @@ impl<'a> ShapeRef<'a> {
 }
 
 impl ShapeRef<'_> {
-    #[inline(always)]
-    pub(crate) fn validate(&self) -> Result<(), ShapeError> {
-        match *self {
-            ShapeRef::Circle { radius } => positive_size(radius)
-                .then_some(())
-                .ok_or(ShapeError::InvalidRadius(radius)),
-            ShapeRef::Rect { half_size } => (positive_size(half_size.x)
-                && positive_size(half_size.y))
-            .then_some(())
-            .ok_or(ShapeError::InvalidHalfSize(half_size)),
-            ShapeRef::Capsule {
-                radius,
-                half_length,
-            } => {
-                if !positive_size(radius) {
-                    Err(ShapeError::InvalidRadius(radius))
-                } else if !(0.0..=MAX_MAGNITUDE).contains(&half_length) {
-                    Err(ShapeError::InvalidLength(half_length))
-                } else {
-                    Ok(())
-                }
-            }
-            ShapeRef::Segment { a, b } => {
-                match [a, b].into_iter().find(|&p| !within_magnitude(p)) {
-                    Some(bad) => Err(ShapeError::InvalidVertex(bad)),
-                    None => Ok(()),
-                }
-            }
-            ShapeRef::Polygon(polygon) => {
-                let (vertices, normals) = (polygon.vertices(), polygon.normals());
-                if let Some(&bad) = vertices.iter().find(|&&p| !within_magnitude(p)) {
-                    Err(ShapeError::InvalidVertex(bad))
-                } else if vertices.len() < 3 || normals.len() != vertices.len() {
-                    Err(ShapeError::DegeneratePolygon)
-                } else {
-                    Ok(())
-                }
-            }
-        }
-    }
-
     // Always inlined: the snapshot boxes every collider every frame, and a
     // call per collider costs as much as the box itself.
     #[inline(always)]
@@ -489,6 +361,7 @@ impl BasicShape {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::geometry::validate_pose;
     use bevy::math::Rot2;
 
     #[test]

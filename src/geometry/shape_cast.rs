@@ -10,9 +10,10 @@
 use bevy::math::{Dir2, Isometry2d, Vec2};
 use bevy::shape::{Aabb2d, BoundingVolume};
 
+use super::checked::validate_placement;
 use super::ray::checked_ray;
 use super::translation_cast::{TranslationCast, cast_translation};
-use super::{Shape, ShapeRef, validate_pose};
+use super::{Shape, ShapeRef};
 
 /// Where a cast shape first touches another.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -86,8 +87,7 @@ pub(crate) fn cast_shape_of(
 ) -> Option<ShapeCastHit> {
     let direction = checked_ray(pose.translation, direction, max_distance)?;
     for (s, p) in [(shape, pose), (target, target_pose)] {
-        s.validate().ok()?;
-        validate_pose(p).ok()?;
+        validate_placement(s, p).ok()?;
     }
     // Boxes that never meet along the way: most misses end here, cheaply.
     overlap_window(

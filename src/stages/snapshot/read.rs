@@ -13,8 +13,8 @@ use super::layout::lay_out;
 use super::{
     COLLIDERS_PER_CHUNK, ColliderSnapshot, SnapshotCollider, SnapshotShape, StagedCollider,
 };
-use crate::components::{Collider, CollisionLayers, Swept};
-use crate::geometry::{ShapeError, TransformReading, scaled_points_into, validate_pose};
+use crate::components::{Collider, CollisionLayers, Swept, Unusable};
+use crate::geometry::{ShapeError, scaled_points_into};
 use crate::grid::SpatialGrid;
 use crate::stages::swept_paths::PreviousPoses;
 use crate::util::parallel::{ChunkOutputs, Workers};
@@ -64,14 +64,16 @@ enum Reading {
     Invalid(ShapeError),
 }
 
+/// What the snapshot makes of `collider` on an entity with `transform`, read
+/// as [`Collider::world_shape`] reads it: circles, rectangles and capsules
+/// scaled and checked here, segments and polygons left to be scaled into the
+/// snapshot's table.
+#[inline]
 fn read_collider(collider: &Collider, transform: &GlobalTransform) -> Reading {
-    let reading = TransformReading::of(&transform.affine());
-    let sheared = reading.shear > SHEAR_TOLERANCE;
-    // Only the scaled shape is checked on the way; the collider's own size
-    // only matters to tell why a check failed.
-    let scaled = validate_pose(reading.pose).and_then(|()| {
+    let (reading, scaled) = collider.read_as_detection(transform, |reading| {
         SnapshotShape::of_scaled(collider.shape_ref().scaled_in_place(reading.scale))
     });
+    let sheared = reading.shear > SHEAR_TOLERANCE;
     match scaled {
         Ok(Some(shape)) => Reading::Valid {
             shape,
@@ -83,19 +85,20 @@ fn read_collider(collider: &Collider, transform: &GlobalTransform) -> Reading {
             scale: reading.signed_scale(),
             sheared,
         },
-        Err(error) => unusable(collider, error, reading.scale),
+        Err(unusable) => Reading::skipped(unusable),
     }
 }
 
-/// A collider that failed a check with `error` under `scale`: invalid if its
-/// own size is, else hidden when scaled to nothing on an axis (a common way
-/// to hide things), else invalid.
-#[cold]
-fn unusable(collider: &Collider, error: ShapeError, scale: Vec2) -> Reading {
-    match collider.validate() {
-        Err(own) => Reading::Invalid(own),
-        Ok(()) if scale.cmpeq(Vec2::ZERO).any() => Reading::Hidden,
-        Ok(()) => Reading::Invalid(error),
+impl Reading {
+    /// A collider detection cannot use ([`Collider::unusable`]): hidden when
+    /// scaled to nothing on an axis (a common way to hide things), else
+    /// invalid.
+    fn skipped(unusable: Unusable) -> Self {
+        if unusable.hidden {
+            Reading::Hidden
+        } else {
+            Reading::Invalid(unusable.error)
+        }
     }
 }
 
@@ -411,7 +414,8 @@ fn apply_notes(
                 let collider = &tables[table as usize].colliders[row as usize];
                 if let Err(error) = scale_points(snapshot, position, collider, scale) {
                     skipped.push(position);
-                    if let Reading::Invalid(error) = unusable(collider, error, scale) {
+                    let unusable = collider.unusable(error, scale);
+                    if let Reading::Invalid(error) = Reading::skipped(unusable) {
                         invalid_points.push(entity);
                         warned.warn_invalid(entity, error);
                     }
