@@ -83,94 +83,133 @@ pub enum CollisionSystems {
 
 impl Plugin for CollisionPlugin {
     fn build(&self, app: &mut App) {
-        app.add_message::<CollisionEvent>()
-            .register_type::<Collider>()
-            .register_type::<CollisionLayers>()
-            .register_type::<CollidingEntities>()
-            .register_type::<Swept>()
-            .register_type::<StaticCollider>()
-            .register_type::<ColliderDisabled>()
-            .register_type::<CollisionBody>()
-            .register_type::<OneWayPlatform>()
-            .register_type::<TilemapCollider>()
-            .register_type::<TilemapTile>()
-            .register_type::<Contact>()
-            .register_type::<ContactPair>()
-            .register_type::<CollisionEvent>()
-            .register_type::<CollisionStarted>()
-            .register_type::<CollisionEnded>()
-            .init_resource::<ColliderSnapshot>()
-            .init_resource::<StaticColliders>()
-            .init_resource::<ColliderBodies>()
-            .init_resource::<BroadPhasePairs>()
-            .init_resource::<BroadPhaseGrid>()
-            .init_resource::<Collisions>()
-            .init_resource::<PreviousPairs>()
-            .init_resource::<PairChanges>()
-            .init_resource::<WarnedColliders>()
-            .init_resource::<PreviousPoses>()
-            .init_resource::<InsertedColliding>()
-            .init_resource::<Workers>()
-            .add_observer(restart_swept_path)
-            .add_observer(note_inserted_colliding)
-            .add_observer(mark_bodies_stale)
-            .add_observer(note_added_static)
-            .add_observer(mark_bodies_stale_on_insert)
-            .add_observer(mark_bodies_stale_on_discard);
+        register_types(app);
+        init_resources(app);
+        add_observers(app);
 
         let schedule = self.schedule;
+        configure_collision_sets(app, schedule);
+        add_prepare_systems(app, schedule);
+        add_tilemap_system(app);
+        add_detection_systems(app, schedule);
+    }
+}
+
+/// Adds the [`CollisionEvent`] message and registers the reflected types.
+fn register_types(app: &mut App) {
+    app.add_message::<CollisionEvent>()
+        .register_type::<Collider>()
+        .register_type::<CollisionLayers>()
+        .register_type::<CollidingEntities>()
+        .register_type::<Swept>()
+        .register_type::<StaticCollider>()
+        .register_type::<ColliderDisabled>()
+        .register_type::<CollisionBody>()
+        .register_type::<OneWayPlatform>()
+        .register_type::<TilemapCollider>()
+        .register_type::<TilemapTile>()
+        .register_type::<Contact>()
+        .register_type::<ContactPair>()
+        .register_type::<CollisionEvent>()
+        .register_type::<CollisionStarted>()
+        .register_type::<CollisionEnded>();
+}
+
+/// Inserts the resources the detection steps keep between runs.
+fn init_resources(app: &mut App) {
+    app.init_resource::<ColliderSnapshot>()
+        .init_resource::<StaticColliders>()
+        .init_resource::<ColliderBodies>()
+        .init_resource::<BroadPhasePairs>()
+        .init_resource::<BroadPhaseGrid>()
+        .init_resource::<Collisions>()
+        .init_resource::<PreviousPairs>()
+        .init_resource::<PairChanges>()
+        .init_resource::<WarnedColliders>()
+        .init_resource::<PreviousPoses>()
+        .init_resource::<InsertedColliding>()
+        .init_resource::<Workers>();
+}
+
+/// Adds the observers that track component changes between detections.
+fn add_observers(app: &mut App) {
+    app.add_observer(restart_swept_path)
+        .add_observer(note_inserted_colliding)
+        .add_observer(mark_bodies_stale)
+        .add_observer(note_added_static)
+        .add_observer(mark_bodies_stale_on_insert)
+        .add_observer(mark_bodies_stale_on_discard);
+}
+
+/// Runs the [`CollisionSystems`] one after another in `schedule`.
+fn configure_collision_sets(app: &mut App, schedule: InternedScheduleLabel) {
+    app.configure_sets(
+        schedule,
+        (
+            CollisionSystems::Prepare,
+            CollisionSystems::BroadPhase,
+            CollisionSystems::NarrowPhase,
+            CollisionSystems::Events,
+        )
+            .chain(),
+    );
+}
+
+/// Adds the [`CollisionSystems::Prepare`] systems: the snapshot after Bevy's
+/// transform propagation in `PostUpdate`, after a propagation of its own
+/// elsewhere.
+fn add_prepare_systems(app: &mut App, schedule: InternedScheduleLabel) {
+    if schedule == PostUpdate.intern() {
         app.configure_sets(
             schedule,
-            (
-                CollisionSystems::Prepare,
-                CollisionSystems::BroadPhase,
-                CollisionSystems::NarrowPhase,
-                CollisionSystems::Events,
-            )
-                .chain(),
-        );
-        if schedule == PostUpdate.intern() {
-            app.configure_sets(
-                schedule,
-                CollisionSystems::Prepare.after(TransformSystems::Propagate),
-            );
-            app.add_systems(
-                schedule,
-                snapshot_colliders.in_set(CollisionSystems::Prepare),
-            );
-        } else {
-            // Outside PostUpdate, GlobalTransform may be a frame old: run
-            // Bevy's own propagation first (its change ticks are per system,
-            // so this does not disturb the regular PostUpdate pass).
-            app.add_systems(
-                schedule,
-                (
-                    mark_dirty_trees,
-                    propagate_parent_transforms,
-                    sync_simple_transforms,
-                    snapshot_colliders,
-                )
-                    .chain()
-                    .in_set(CollisionSystems::Prepare),
-            );
-        }
-        // Tiles spawned before propagation are placed in the same frame. The
-        // condition skips the system in frames without a map change, which
-        // is nearly all: running it, even to find nothing, cost more than
-        // the whole detection of a small scene.
-        app.add_systems(
-            PostUpdate,
-            build_tilemap_colliders
-                .run_if(any_tilemap_changed)
-                .before(TransformSystems::Propagate),
+            CollisionSystems::Prepare.after(TransformSystems::Propagate),
         );
         app.add_systems(
             schedule,
+            snapshot_colliders.in_set(CollisionSystems::Prepare),
+        );
+    } else {
+        // Outside PostUpdate, GlobalTransform may be a frame old: run
+        // Bevy's own propagation first (its change ticks are per system,
+        // so this does not disturb the regular PostUpdate pass).
+        app.add_systems(
+            schedule,
             (
-                find_candidate_pairs.in_set(CollisionSystems::BroadPhase),
-                compute_contacts.in_set(CollisionSystems::NarrowPhase),
-                report_collision_changes.in_set(CollisionSystems::Events),
-            ),
+                mark_dirty_trees,
+                propagate_parent_transforms,
+                sync_simple_transforms,
+                snapshot_colliders,
+            )
+                .chain()
+                .in_set(CollisionSystems::Prepare),
         );
     }
+}
+
+/// Adds the building of tilemap colliders, always in `PostUpdate` before
+/// transform propagation, whatever the detection schedule.
+fn add_tilemap_system(app: &mut App) {
+    // Tiles spawned before propagation are placed in the same frame. The
+    // condition skips the system in frames without a map change, which
+    // is nearly all: running it, even to find nothing, cost more than
+    // the whole detection of a small scene.
+    app.add_systems(
+        PostUpdate,
+        build_tilemap_colliders
+            .run_if(any_tilemap_changed)
+            .before(TransformSystems::Propagate),
+    );
+}
+
+/// Adds the broad phase, narrow phase and events systems to their sets in
+/// `schedule`.
+fn add_detection_systems(app: &mut App, schedule: InternedScheduleLabel) {
+    app.add_systems(
+        schedule,
+        (
+            find_candidate_pairs.in_set(CollisionSystems::BroadPhase),
+            compute_contacts.in_set(CollisionSystems::NarrowPhase),
+            report_collision_changes.in_set(CollisionSystems::Events),
+        ),
+    );
 }

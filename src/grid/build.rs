@@ -45,18 +45,7 @@ impl Level {
                 bounds.hi.as_i64vec2() - bounds.lo.as_i64vec2() + 1,
             )
         };
-        let dense_keys = dense_key_count(span);
-        let keying = if dense_keys <= (4 * filed as i64).max(1 << 16) {
-            Keying::Dense
-        } else {
-            Keying::Hashed {
-                mask: ((2 * filed).next_power_of_two().min(1 << 30) - 1) as u32,
-            }
-        };
-        let key_count = match keying {
-            Keying::Dense => dense_keys as usize,
-            Keying::Hashed { mask } => mask as usize + 1,
-        };
+        let (keying, key_count) = keying_for(filed, span);
         self.keying = keying;
         self.origin = lo;
         self.span = span;
@@ -64,6 +53,21 @@ impl Level {
             min: bounds.lowest,
             max: bounds.highest,
         });
+        self.key_boxes(keying, lo, span, runner);
+        self.sort_by_key(aabbs, key_count, filed, runner);
+        if let Keying::Hashed { .. } = keying {
+            // Only hashed runs can mix cells and need them told apart.
+            let cells = &mut self.sorted_cell;
+            cells.clear();
+            cells.extend(
+                (self.sorted_box.iter()).map(|filed| cell_at(filed.min(), inverse_cell_size)),
+            );
+        }
+    }
+
+    /// Sets `keys` to the packed key of every input box ([`NOT_FILED`] for
+    /// those that do not fit), in chunks on `runner`.
+    fn key_boxes(&mut self, keying: Keying, lo: IVec2, span: I64Vec2, runner: &impl RunChunks) {
         // Key every box that fits, in chunks.
         let (input, input_cells) = (&self.input, &self.input_cells);
         self.keys.resize(input.len(), NOT_FILED);
@@ -79,15 +83,6 @@ impl Level {
                 };
             }
         });
-        self.sort_by_key(aabbs, key_count, filed, runner);
-        if let Keying::Hashed { .. } = keying {
-            // Only hashed runs can mix cells and need them told apart.
-            let cells = &mut self.sorted_cell;
-            cells.clear();
-            cells.extend(
-                (self.sorted_box.iter()).map(|filed| cell_at(filed.min(), inverse_cell_size)),
-            );
-        }
     }
 
     /// Places the filed boxes by key into the sorted arrays, and the
@@ -107,12 +102,7 @@ impl Level {
         runner: &impl RunChunks,
     ) {
         let parts = runner.threads().clamp(1, key_count.max(1));
-        let part_keys = |part: usize| key_count * part / parts..key_count * (part + 1) / parts;
-        // A packed key's place in the range starting at `first_key`, beyond
-        // its end (wrapping below its start) when it belongs to another
-        // range or is `NOT_FILED`.
-        let place_in =
-            |packed: u64, first_key: usize| ((packed >> 32) as usize).wrapping_sub(first_key);
+        let ranges = KeyRanges { key_count, parts };
         let Level {
             keys,
             input,
@@ -123,43 +113,9 @@ impl Level {
             sorted_box,
             ..
         } = self;
-        // Count each key's boxes into `starts[key + 1]`, then sum them up
-        // within each range: each range's own starts, less its base.
-        let keys_in_part = |part: usize| part_keys(part).len();
-        key_starts.clear();
-        key_starts.resize(key_count + 1, 0);
-        oversized.clear();
-        // The last range also lists the oversized boxes, in input order.
-        let mut counting: Vec<(&mut [u32], Option<&mut Vec<u32>>)> =
-            split_parts(&mut key_starts[1..], (0..parts).map(keys_in_part))
-                .into_iter()
-                .map(|counts| (counts, None))
-                .collect();
-        if let Some(last) = counting.last_mut() {
-            last.1 = Some(&mut *oversized);
-        }
+        let keys_in_part = |part: usize| ranges.keys_in_part(part);
         let (keys, input) = (&*keys, &*input);
-        let part_starts = map_parts(runner, counting, |part, (counts, oversized)| {
-            let first_key = part_keys(part).start;
-            for &packed in keys {
-                let local = place_in(packed, first_key);
-                if local < counts.len() {
-                    counts[local] += 1;
-                }
-            }
-            for key in 1..counts.len() {
-                counts[key] += counts[key - 1];
-            }
-            if let Some(oversized) = oversized {
-                oversized.extend(
-                    keys.iter()
-                        .zip(input)
-                        .filter(|&(&packed, _)| packed == NOT_FILED)
-                        .map(|(_, &index)| index),
-                );
-            }
-            counts
-        });
+        let part_starts = count_keys(ranges, keys, input, key_starts, oversized, runner);
         // Each range's base: the boxes of the ranges before it.
         let mut bases = Vec::with_capacity(parts + 1);
         bases.push(0u32);
@@ -179,32 +135,148 @@ impl Level {
             .zip(split_parts(sorted_index, (0..parts).map(boxes_in_part)))
             .zip(split_parts(sorted_box, (0..parts).map(boxes_in_part)))
             .collect();
-        for_each_part(
-            runner,
-            placing,
-            |part, (((starts, cursors), indices), boxes)| {
-                let (first_key, base) = (part_keys(part).start, bases[part]);
-                // A key's boxes go from the end of the key before it, relative
-                // to this range's stretch until the bases are added.
-                let mut previous_end = 0;
-                for (start, cursor) in starts.iter_mut().zip(cursors.iter_mut()) {
-                    *cursor = previous_end;
-                    previous_end = *start;
-                    *start += base;
-                }
-                for &packed in keys {
-                    let local = place_in(packed, first_key);
-                    if local < cursors.len() {
-                        let index = packed as u32;
-                        let at = cursors[local] as usize;
-                        cursors[local] += 1;
-                        indices[at] = index;
-                        boxes[at] = FiledBox::new(&aabbs[index as usize]);
-                    }
-                }
-            },
-        );
+        place_ranges(ranges, keys, aabbs, &bases, placing, runner);
     }
+}
+
+/// How [`Level::sort_by_key`] cuts the keys `0..key_count` into `parts`
+/// consecutive ranges, one per chunk of work.
+#[derive(Clone, Copy, Debug)]
+struct KeyRanges {
+    key_count: usize,
+    parts: usize,
+}
+
+impl KeyRanges {
+    /// The keys of range `part`.
+    #[inline]
+    fn part_keys(self, part: usize) -> std::ops::Range<usize> {
+        self.key_count * part / self.parts..self.key_count * (part + 1) / self.parts
+    }
+
+    /// How many keys range `part` holds.
+    #[inline]
+    fn keys_in_part(self, part: usize) -> usize {
+        self.part_keys(part).len()
+    }
+}
+
+/// A packed key's place in the range starting at `first_key`, beyond
+/// its end (wrapping below its start) when it belongs to another
+/// range or is `NOT_FILED`.
+#[inline]
+fn place_in(packed: u64, first_key: usize) -> usize {
+    ((packed >> 32) as usize).wrapping_sub(first_key)
+}
+
+/// [`Level::sort_by_key`]'s counting: each range's own starts in
+/// `key_starts` (less its base), and the oversized boxes listed.
+fn count_keys<'a>(
+    ranges: KeyRanges,
+    keys: &[u64],
+    input: &[u32],
+    key_starts: &'a mut Vec<u32>,
+    oversized: &mut Vec<u32>,
+    runner: &impl RunChunks,
+) -> Vec<&'a mut [u32]> {
+    // Count each key's boxes into `starts[key + 1]`, then sum them up
+    // within each range: each range's own starts, less its base.
+    let keys_in_part = |part: usize| ranges.keys_in_part(part);
+    key_starts.clear();
+    key_starts.resize(ranges.key_count + 1, 0);
+    oversized.clear();
+    // The last range also lists the oversized boxes, in input order.
+    let mut counting: Vec<(&mut [u32], Option<&mut Vec<u32>>)> =
+        split_parts(&mut key_starts[1..], (0..ranges.parts).map(keys_in_part))
+            .into_iter()
+            .map(|counts| (counts, None))
+            .collect();
+    if let Some(last) = counting.last_mut() {
+        last.1 = Some(&mut *oversized);
+    }
+    map_parts(runner, counting, |part, (counts, oversized)| {
+        let first_key = ranges.part_keys(part).start;
+        for &packed in keys {
+            let local = place_in(packed, first_key);
+            if local < counts.len() {
+                counts[local] += 1;
+            }
+        }
+        for key in 1..counts.len() {
+            counts[key] += counts[key - 1];
+        }
+        if let Some(oversized) = oversized {
+            oversized.extend(
+                keys.iter()
+                    .zip(input)
+                    .filter(|&(&packed, _)| packed == NOT_FILED)
+                    .map(|(_, &index)| index),
+            );
+        }
+        counts
+    })
+}
+
+/// One range's share of [`Level::sort_by_key`]'s placing: its own starts
+/// and cursors, and its stretch of the sorted indices and boxes.
+type RangePlacing<'a> = (
+    ((&'a mut [u32], &'a mut [u32]), &'a mut [u32]),
+    &'a mut [FiledBox],
+);
+
+/// [`Level::sort_by_key`]'s placing: adds each range's base (from `bases`)
+/// to its starts and places its boxes into its own stretch.
+fn place_ranges(
+    ranges: KeyRanges,
+    keys: &[u64],
+    aabbs: &[Aabb2d],
+    bases: &[u32],
+    placing: Vec<RangePlacing<'_>>,
+    runner: &impl RunChunks,
+) {
+    for_each_part(
+        runner,
+        placing,
+        |part, (((starts, cursors), indices), boxes)| {
+            let (first_key, base) = (ranges.part_keys(part).start, bases[part]);
+            // A key's boxes go from the end of the key before it, relative
+            // to this range's stretch until the bases are added.
+            let mut previous_end = 0;
+            for (start, cursor) in starts.iter_mut().zip(cursors.iter_mut()) {
+                *cursor = previous_end;
+                previous_end = *start;
+                *start += base;
+            }
+            for &packed in keys {
+                let local = place_in(packed, first_key);
+                if local < cursors.len() {
+                    let index = packed as u32;
+                    let at = cursors[local] as usize;
+                    cursors[local] += 1;
+                    indices[at] = index;
+                    boxes[at] = FiledBox::new(&aabbs[index as usize]);
+                }
+            }
+        },
+    );
+}
+
+/// The keying of a level of `filed` boxes whose min cells span `span`, and
+/// its number of keys: dense when that costs at most a few keys per box.
+fn keying_for(filed: usize, span: I64Vec2) -> (Keying, usize) {
+    let dense_keys = dense_key_count(span);
+    let keying = if dense_keys <= (4 * filed as i64).max(1 << 16) {
+        Keying::Dense
+    } else {
+        Keying::Hashed {
+            mask: ((2 * filed).next_power_of_two().min(1 << 30) - 1) as u32,
+        }
+    };
+    let key_count = match keying {
+        Keying::Dense => dense_keys as usize,
+        Keying::Hashed { mask } => mask as usize + 1,
+    };
+    (keying, key_count)
 }
 
 /// Cell edge length for `input`: the largest box among those at most

@@ -120,21 +120,7 @@ impl SpatialGrid {
             }
             match level.keying {
                 Keying::Dense => {
-                    let (width, height) = (level.span.x as usize, level.span.y as usize);
-                    let rows_per_band = (CELLS_PER_BAND / (width + 1)).max(1);
-                    let level = &*level;
-                    self.band_pairs.collect(
-                        runner,
-                        height.div_ceil(rows_per_band),
-                        |band, output| {
-                            let rows =
-                                band * rows_per_band..((band + 1) * rows_per_band).min(height);
-                            let first = output.len();
-                            level.dense_pairs_within(rows, output);
-                            level.keep_accepted(output, first, &accept);
-                        },
-                        pairs,
-                    );
+                    dense_pairs_in_bands(level, &accept, runner, &mut self.band_pairs, pairs);
                 }
                 Keying::Hashed { .. } => {
                     level.hashed_pairs_within(&mut |i, j| report(pairs, i, j));
@@ -304,4 +290,29 @@ impl SpatialGrid {
             }
         }
     }
+}
+
+/// The pairs among a dense `level`'s filed boxes for which `accept` holds,
+/// found in bands of rows run by `runner` and appended to `pairs` in band
+/// order.
+fn dense_pairs_in_bands(
+    level: &Level,
+    accept: &(impl Fn(u32, u32) -> bool + Sync),
+    runner: &impl RunChunks,
+    band_pairs: &mut ChunkOutputs<(u32, u32)>,
+    pairs: &mut Vec<(u32, u32)>,
+) {
+    let (width, height) = (level.span.x as usize, level.span.y as usize);
+    let rows_per_band = (CELLS_PER_BAND / (width + 1)).max(1);
+    band_pairs.collect(
+        runner,
+        height.div_ceil(rows_per_band),
+        |band, output| {
+            let rows = band * rows_per_band..((band + 1) * rows_per_band).min(height);
+            let first = output.len();
+            level.dense_pairs_within(rows, output);
+            level.keep_accepted(output, first, accept);
+        },
+        pairs,
+    );
 }

@@ -63,6 +63,27 @@ pub(crate) fn find_candidate_pairs(
     if statics.len() == 0 {
         return;
     }
+    pair_with_statics(
+        &snapshot,
+        &statics,
+        &workers,
+        &mut static_pairs,
+        &mut candidates.pairs,
+    );
+}
+
+/// Appends to `pairs` every moving collider of `snapshot` against the static
+/// ones it may touch, found through the static colliders' grid in chunks of
+/// moving colliders on `workers`.
+fn pair_with_statics(
+    snapshot: &ColliderSnapshot,
+    statics: &StaticColliders,
+    workers: &Workers,
+    static_pairs: &mut ChunkOutputs<(u32, u32)>,
+    pairs: &mut Vec<(u32, u32)>,
+) {
+    let layers = &snapshot.layers;
+    let moving = snapshot;
     let moving_count = snapshot.len();
     let fixed = &statics.snapshot;
     // As for the moving pairs: with no bodies and the static colliders all
@@ -73,7 +94,7 @@ pub(crate) fn find_candidate_pairs(
         .flatten();
     let queries = &snapshot.aabbs;
     static_pairs.collect_over(
-        &*workers,
+        workers,
         queries,
         MOVING_PER_CHUNK,
         |chunk, aabbs, output| {
@@ -101,6 +122,6 @@ pub(crate) fn find_candidate_pairs(
                 }
             }
         },
-        &mut candidates.pairs,
+        pairs,
     );
 }

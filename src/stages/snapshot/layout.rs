@@ -115,6 +115,49 @@ impl SnapshotSlots<'_> {
         self.entity_bits = entity_bits;
         self.layers_seen = layers_seen;
     }
+
+    /// Fills these slots with the staged colliders in `layout` order (see
+    /// [`Self::gather`]), in chunks on `runner`; returns the entity bits and
+    /// layer bits of them all.
+    fn gather_in_chunks(
+        self,
+        runner: &impl RunChunks,
+        staged: &[StagedCollider],
+        staged_starts: &[Isometry2d],
+        layout: &[u32],
+        points: &[Vec2],
+    ) -> (BitsSeen, LayerBits) {
+        let chunks = self.into_chunks(COLLIDERS_PER_CHUNK);
+        map_parts(runner, chunks, |_, mut slots| {
+            let positions = &layout[slots.start..slots.start + slots.colliders.len()];
+            slots.gather(staged, staged_starts, positions, points);
+            (slots.entity_bits, slots.layers_seen)
+        })
+        .into_iter()
+        .fold(
+            (BitsSeen::NONE, LayerBits::NONE),
+            |(bits, seen), (more_bits, more)| (bits.union(more_bits), seen.union(more)),
+        )
+    }
+}
+
+/// Sets `layout` to the query positions of the `count` staged colliders in
+/// the order to lay them out: the last grid's filing order when it fits.
+fn plan_layout(grid: &SpatialGrid, query_positions: &[u32], count: usize, layout: &mut Vec<u32>) {
+    layout.clear();
+    // With as many colliders as last time, each is assumed to be at the
+    // same query position as then. When that is wrong (one collider removed
+    // and another added, say), only locality suffers: the layout is a
+    // permutation either way, as each grid position names a different
+    // collider of the last snapshot.
+    if grid.len() == count && query_positions.len() == count {
+        layout.extend(
+            grid.filing_order()
+                .map(|index| query_positions[index as usize]),
+        );
+    } else {
+        layout.extend(0..count as u32);
+    }
 }
 
 /// Lays the staged colliders out into the snapshot's arrays, in the order
@@ -141,20 +184,7 @@ pub(super) fn lay_out(
         bodies: _,
     } = snapshot;
     let count = staged.len();
-    layout.clear();
-    // With as many colliders as last time, each is assumed to be at the
-    // same query position as then. When that is wrong (one collider removed
-    // and another added, say), only locality suffers: the layout is a
-    // permutation either way, as each grid position names a different
-    // collider of the last snapshot.
-    if grid.len() == count && query_positions.len() == count {
-        layout.extend(
-            grid.filing_order()
-                .map(|index| query_positions[index as usize]),
-        );
-    } else {
-        layout.extend(0..count as u32);
-    }
+    plan_layout(grid, query_positions, count, layout);
     let Some(&first) = staged.first() else {
         colliders.clear();
         aabbs.clear();
@@ -172,7 +202,7 @@ pub(super) fn lay_out(
     layers.resize(count, first.layers);
     swept.resize(count, false);
     path_starts.resize(staged_starts.len(), Isometry2d::IDENTITY);
-    let chunks = SnapshotSlots {
+    let slots = SnapshotSlots {
         start: 0,
         colliders,
         aabbs,
@@ -181,21 +211,8 @@ pub(super) fn lay_out(
         path_starts,
         entity_bits: BitsSeen::NONE,
         layers_seen: LayerBits::NONE,
-    }
-    .into_chunks(COLLIDERS_PER_CHUNK);
-    let (staged, staged_starts, layout_ref, points) =
-        (&*staged, &*staged_starts, &*layout, &*points);
-    let entity_bits = map_parts(runner, chunks, |_, mut slots| {
-        let positions = &layout_ref[slots.start..slots.start + slots.colliders.len()];
-        slots.gather(staged, staged_starts, positions, points);
-        (slots.entity_bits, slots.layers_seen)
-    })
-    .into_iter()
-    .fold(
-        (BitsSeen::NONE, LayerBits::NONE),
-        |(bits, seen), (more_bits, more)| (bits.union(more_bits), seen.union(more)),
-    );
-    let (entity_bits, seen) = entity_bits;
+    };
+    let (entity_bits, seen) = slots.gather_in_chunks(runner, staged, staged_starts, layout, points);
     *entity_varying_bits = entity_bits.varying();
     *layers_seen = seen;
     std::mem::swap(query_positions, layout);
