@@ -14,10 +14,10 @@
 //! cargo run --example fixed_timestep_swept -- --headless
 //! ```
 
-use std::time::Duration;
+#[path = "common/mod.rs"]
+mod common;
 
 use bevy::prelude::*;
-use bevy::time::TimeUpdateStrategy;
 use bevy_collide2d::prelude::*;
 
 const STEPS_PER_SECOND: f64 = 30.0;
@@ -27,37 +27,17 @@ const START_X: f32 = -400.0;
 const RELOAD: f32 = 1.5;
 
 fn main() -> AppExit {
-    if std::env::args().any(|arg| arg == "--headless") {
+    if common::headless() {
         let mut app = headless_app();
         (0..60).for_each(|_| app.update());
         return AppExit::Success;
     }
-    App::new()
-        .add_plugins((
-            DefaultPlugins,
-            CollisionPlugin::new(FixedPostUpdate),
-            CollisionDebugPlugin::default(),
-            FixedTimestepSwept,
-        ))
-        .add_systems(Startup, |mut commands: Commands| {
-            commands.spawn(Camera2d);
-        })
-        .run()
+    common::windowed_app(CollisionPlugin::new(FixedPostUpdate), FixedTimestepSwept).run()
 }
 
 /// The example without a window, 1/60 s a frame (`--headless`, tests).
 pub fn headless_app() -> App {
-    let mut app = App::new();
-    app.add_plugins((
-        MinimalPlugins,
-        TransformPlugin,
-        CollisionPlugin::new(FixedPostUpdate),
-        FixedTimestepSwept,
-    ))
-    .insert_resource(TimeUpdateStrategy::ManualDuration(Duration::from_secs_f64(
-        1.0 / 60.0,
-    )));
-    app
+    common::headless_app(CollisionPlugin::new(FixedPostUpdate), FixedTimestepSwept)
 }
 
 /// The wall, the two bullets and their flight, in `FixedUpdate`.

@@ -12,10 +12,10 @@
 //! cargo run --example level -- --headless
 //! ```
 
-use std::time::Duration;
+#[path = "common/mod.rs"]
+mod common;
 
 use bevy::prelude::*;
-use bevy::time::TimeUpdateStrategy;
 use bevy_collide2d::prelude::*;
 
 const TILE: f32 = 24.0;
@@ -37,39 +37,19 @@ const BALLS: usize = 12;
 const SPEED: f32 = 260.0;
 
 fn main() -> AppExit {
-    if std::env::args().any(|arg| arg == "--headless") {
+    if common::headless() {
         let mut app = headless_app();
         (0..600).for_each(|_| app.update());
         let escaped = escaped_balls(app.world_mut());
         println!("level: 600 frames, {BALLS} balls, {escaped} outside the walls");
         return AppExit::Success;
     }
-    App::new()
-        .add_plugins((
-            DefaultPlugins,
-            CollisionPlugin::default(),
-            CollisionDebugPlugin::default(),
-            Level,
-        ))
-        .add_systems(Startup, |mut commands: Commands| {
-            commands.spawn(Camera2d);
-        })
-        .run()
+    common::windowed_app(CollisionPlugin::default(), Level).run()
 }
 
 /// The example without a window, 1/60 s a frame (`--headless`, tests).
 pub fn headless_app() -> App {
-    let mut app = App::new();
-    app.add_plugins((
-        MinimalPlugins,
-        TransformPlugin,
-        CollisionPlugin::default(),
-        Level,
-    ))
-    .insert_resource(TimeUpdateStrategy::ManualDuration(Duration::from_secs_f64(
-        1.0 / 60.0,
-    )));
-    app
+    common::headless_app(CollisionPlugin::default(), Level)
 }
 
 /// The map, the balls and their motion.

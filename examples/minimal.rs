@@ -11,10 +11,10 @@
 //! cargo run --example minimal -- --headless   # three seconds, no window
 //! ```
 
-use std::time::Duration;
+#[path = "common/mod.rs"]
+mod common;
 
 use bevy::prelude::*;
-use bevy::time::TimeUpdateStrategy;
 use bevy_collide2d::prelude::*;
 
 const BALL_SPEED: f32 = 300.0;
@@ -22,38 +22,20 @@ const BALL_SPEED: f32 = 300.0;
 const HALF_WIDTH: f32 = 400.0;
 
 fn main() -> AppExit {
-    if std::env::args().any(|arg| arg == "--headless") {
+    if common::headless() {
         let mut app = headless_app();
         (0..180).for_each(|_| app.update());
         return AppExit::Success;
     }
-    App::new()
-        .add_plugins((
-            DefaultPlugins,
-            CollisionPlugin::default(),
-            CollisionDebugPlugin::default(),
-            MinimalExample,
-        ))
-        .add_systems(Startup, |mut commands: Commands| {
-            commands.spawn(Camera2d);
-        })
-        .run()
+    // `DefaultPlugins`, the `CollisionPlugin`, its overlay (`CollisionDebugPlugin`),
+    // this example's plugin and a camera: see `examples/common/mod.rs`.
+    common::windowed_app(CollisionPlugin::default(), MinimalExample).run()
 }
 
 /// The example without a window: how `--headless` and the tests run it,
 /// 1/60 s a frame.
 pub fn headless_app() -> App {
-    let mut app = App::new();
-    app.add_plugins((
-        MinimalPlugins,
-        TransformPlugin,
-        CollisionPlugin::default(),
-        MinimalExample,
-    ))
-    .insert_resource(TimeUpdateStrategy::ManualDuration(Duration::from_secs_f64(
-        1.0 / 60.0,
-    )));
-    app
+    common::headless_app(CollisionPlugin::default(), MinimalExample)
 }
 
 /// The two shapes, the ball's motion and the printing.

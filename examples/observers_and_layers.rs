@@ -12,10 +12,10 @@
 //! cargo run --example observers_and_layers -- --headless
 //! ```
 
-use std::time::Duration;
+#[path = "common/mod.rs"]
+mod common;
 
 use bevy::prelude::*;
-use bevy::time::TimeUpdateStrategy;
 use bevy_collide2d::prelude::*;
 
 // One bit per kind of thing. A pair is tested when each one's memberships
@@ -26,38 +26,18 @@ const WALL: u32 = 1 << 2;
 const GHOST: u32 = 1 << 3;
 
 fn main() -> AppExit {
-    if std::env::args().any(|arg| arg == "--headless") {
+    if common::headless() {
         let mut app = headless_app();
         (0..180).for_each(|_| app.update());
         println!("coins: {}", app.world().resource::<Score>().coins);
         return AppExit::Success;
     }
-    App::new()
-        .add_plugins((
-            DefaultPlugins,
-            CollisionPlugin::default(),
-            CollisionDebugPlugin::default(),
-            ObserversAndLayers,
-        ))
-        .add_systems(Startup, |mut commands: Commands| {
-            commands.spawn(Camera2d);
-        })
-        .run()
+    common::windowed_app(CollisionPlugin::default(), ObserversAndLayers).run()
 }
 
 /// The example without a window, 1/60 s a frame (`--headless`, tests).
 pub fn headless_app() -> App {
-    let mut app = App::new();
-    app.add_plugins((
-        MinimalPlugins,
-        TransformPlugin,
-        CollisionPlugin::default(),
-        ObserversAndLayers,
-    ))
-    .insert_resource(TimeUpdateStrategy::ManualDuration(Duration::from_secs_f64(
-        1.0 / 60.0,
-    )));
-    app
+    common::headless_app(CollisionPlugin::default(), ObserversAndLayers)
 }
 
 /// The level and its rules.

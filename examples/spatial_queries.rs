@@ -13,10 +13,10 @@
 //! cargo run --example spatial_queries -- --headless
 //! ```
 
-use std::time::Duration;
+#[path = "common/mod.rs"]
+mod common;
 
 use bevy::prelude::*;
-use bevy::time::TimeUpdateStrategy;
 use bevy_collide2d::prelude::*;
 
 const RANGE: f32 = 250.0;
@@ -25,38 +25,19 @@ const ENEMY: u32 = 1 << 1;
 const CRATE: u32 = 1 << 2;
 
 fn main() -> AppExit {
-    if std::env::args().any(|arg| arg == "--headless") {
+    if common::headless() {
         let mut app = headless_app();
         (0..180).for_each(|_| app.update());
         return AppExit::Success;
     }
-    App::new()
-        .add_plugins((
-            DefaultPlugins,
-            CollisionPlugin::default(),
-            CollisionDebugPlugin::default(),
-            SpatialQueries,
-        ))
-        .add_systems(Startup, |mut commands: Commands| {
-            commands.spawn(Camera2d);
-        })
+    common::windowed_app(CollisionPlugin::default(), SpatialQueries)
         .add_systems(PostUpdate, draw_sightlines.after(look_around))
         .run()
 }
 
 /// The example without a window, 1/60 s a frame (`--headless`, tests).
 pub fn headless_app() -> App {
-    let mut app = App::new();
-    app.add_plugins((
-        MinimalPlugins,
-        TransformPlugin,
-        CollisionPlugin::default(),
-        SpatialQueries,
-    ))
-    .insert_resource(TimeUpdateStrategy::ManualDuration(Duration::from_secs_f64(
-        1.0 / 60.0,
-    )));
-    app
+    common::headless_app(CollisionPlugin::default(), SpatialQueries)
 }
 
 /// The scene, the patrol and the turret's queries.

@@ -1,6 +1,11 @@
 //! Every small example, and the playground, run headless for a few frames
 //! through their own code, so that none of them rots: each test checks that
-//! what the example shows actually happens.
+//! what the example shows actually happens. The playground's tests are in
+//! `examples/playground/tests.rs`, which its `main.rs` brings in here.
+
+// Each example brings in the shared harness, `examples/common/`, as its own
+// module, as it does when built alone.
+#![allow(clippy::duplicate_mod)]
 
 use bevy::prelude::*;
 use bevy_collide2d::prelude::*;
@@ -206,81 +211,6 @@ fn fixed_timestep_swept_bullet_stops_at_the_thin_wall() {
     let started = &app.world().resource::<Started>().0;
     assert!(started.contains(&(swept, wall)), "{started:?}");
     assert!(!started.contains(&(plain, wall)), "{started:?}");
-}
-
-/// The playground without a window: dragging a shape onto another makes
-/// them collide, and the laser hits the first shape along its ray.
-#[test]
-fn playground_drags_a_shape_into_another_and_fires_the_laser() {
-    use playground::{Body, CursorWorld, Laser};
-    let mut app = playground::headless_app();
-    run(&mut app, 1);
-    let body_at = |app: &mut App, at: Vec2| {
-        let world = app.world_mut();
-        world
-            .query_filtered::<(Entity, &Transform), With<Body>>()
-            .iter(world)
-            .find(|(_, transform)| transform.translation.truncate() == at)
-            .map(|(entity, _)| entity)
-            .unwrap()
-    };
-    let small_circle = body_at(&mut app, Vec2::new(40.0, -120.0));
-    let diamond = body_at(&mut app, Vec2::new(280.0, 60.0));
-    let big_circle = body_at(&mut app, Vec2::new(150.0, 200.0));
-    let touches = |app: &App, a: Entity, b: Entity| {
-        app.world()
-            .get::<CollidingEntities>(a)
-            .unwrap()
-            .contains(&b)
-    };
-    assert!(!touches(&app, small_circle, diamond));
-
-    // One frame with the cursor at `cursor`, the left button held or not,
-    // and `key` alone held.
-    let frame = |app: &mut App, cursor: Vec2, button: bool, key: Option<KeyCode>| {
-        let world = app.world_mut();
-        world.resource_mut::<CursorWorld>().0 = Some(cursor);
-        let mut buttons = world.resource_mut::<ButtonInput<MouseButton>>();
-        buttons.clear();
-        if button {
-            buttons.press(MouseButton::Left);
-        } else {
-            buttons.release(MouseButton::Left);
-        }
-        let mut keys = world.resource_mut::<ButtonInput<KeyCode>>();
-        keys.clear();
-        keys.release_all();
-        if let Some(key) = key {
-            keys.press(key);
-        }
-        app.update();
-    };
-    // Press on the small circle, then move the cursor onto the diamond.
-    frame(&mut app, Vec2::new(40.0, -120.0), true, None);
-    frame(&mut app, Vec2::new(280.0, 60.0), true, None);
-    assert_eq!(position(&app, small_circle), Vec2::new(280.0, 60.0));
-    assert!(touches(&app, small_circle, diamond));
-
-    // Release, remove the selected circle, then hold L with nothing
-    // selected: the laser goes right from the cursor.
-    frame(
-        &mut app,
-        Vec2::new(280.0, 60.0),
-        false,
-        Some(KeyCode::Delete),
-    );
-    assert!(app.world().get_entity(small_circle).is_err());
-    frame(
-        &mut app,
-        Vec2::new(-500.0, 200.0),
-        false,
-        Some(KeyCode::KeyL),
-    );
-    let shot = app.world().resource::<Laser>().0.expect("L is held");
-    let hit = shot.hit.expect("the laser hits the big circle");
-    assert_eq!(hit.entity, big_circle);
-    // The big circle (radius 60 at x = 150) is first met at x = 90.
-    assert!((hit.distance - 590.0).abs() < 0.01, "{}", hit.distance);
 }
 
 /// The level's walls are a few merged static colliders, and ten seconds of

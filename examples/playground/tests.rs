@@ -1,13 +1,13 @@
 //! The playground's shapes of every kind, headless: the scene, the spawn
-//! keys, dragging, turning and scaling, and the closest-point lines. Run
-//! with the other examples' tests (`cargo test --test examples`), which
-//! include this file through the playground's `main.rs`.
+//! keys, dragging, turning and scaling, the closest-point lines and the
+//! laser. Run with the other examples' tests (`cargo test --test examples`),
+//! which include this file through the playground's `main.rs`.
 
 use bevy::prelude::*;
 use bevy_collide2d::geometry::Shape;
 use bevy_collide2d::prelude::*;
 
-use super::{Body, CursorWorld, GAP_RANGE, PICK_TOLERANCE, gaps, headless_app};
+use super::{Body, CursorWorld, GAP_RANGE, Laser, PICK_TOLERANCE, gaps, headless_app};
 
 /// The kind of a collider, by name.
 fn kind(collider: &Collider) -> &'static str {
@@ -266,4 +266,59 @@ fn closest_point_lines_join_shapes_apart() {
             }
         }
     }
+}
+
+/// The playground without a window: dragging a shape onto another makes
+/// them collide, and the laser hits the first shape along its ray.
+#[test]
+fn playground_drags_a_shape_into_another_and_fires_the_laser() {
+    let mut app = headless_app();
+    app.update();
+    let body_at = |app: &mut App, at: Vec2| {
+        let world = app.world_mut();
+        world
+            .query_filtered::<(Entity, &Transform), With<Body>>()
+            .iter(world)
+            .find(|(_, transform)| transform.translation.truncate() == at)
+            .map(|(entity, _)| entity)
+            .unwrap()
+    };
+    let small_circle = body_at(&mut app, Vec2::new(40.0, -120.0));
+    let diamond = body_at(&mut app, Vec2::new(280.0, 60.0));
+    let big_circle = body_at(&mut app, Vec2::new(150.0, 200.0));
+    let touches = |app: &App, a: Entity, b: Entity| {
+        app.world()
+            .get::<CollidingEntities>(a)
+            .unwrap()
+            .contains(&b)
+    };
+    assert!(!touches(&app, small_circle, diamond));
+
+    // Press on the small circle, then move the cursor onto the diamond.
+    frame(&mut app, Vec2::new(40.0, -120.0), true, None);
+    frame(&mut app, Vec2::new(280.0, 60.0), true, None);
+    let dragged = app.world().get::<Transform>(small_circle).unwrap();
+    assert_eq!(dragged.translation.truncate(), Vec2::new(280.0, 60.0));
+    assert!(touches(&app, small_circle, diamond));
+
+    // Release, remove the selected circle, then hold L with nothing
+    // selected: the laser goes right from the cursor.
+    frame(
+        &mut app,
+        Vec2::new(280.0, 60.0),
+        false,
+        Some(KeyCode::Delete),
+    );
+    assert!(app.world().get_entity(small_circle).is_err());
+    frame(
+        &mut app,
+        Vec2::new(-500.0, 200.0),
+        false,
+        Some(KeyCode::KeyL),
+    );
+    let shot = app.world().resource::<Laser>().0.expect("L is held");
+    let hit = shot.hit.expect("the laser hits the big circle");
+    assert_eq!(hit.entity, big_circle);
+    // The big circle (radius 60 at x = 150) is first met at x = 90.
+    assert!((hit.distance - 590.0).abs() < 0.01, "{}", hit.distance);
 }
