@@ -1,0 +1,196 @@
+//! The pairs of rounded cores answered without the general test: points
+//! and segments (circles, capsules, segments) clearly apart or overlapping,
+//! and a circle against a polygon.
+
+use bevy::math::{Dir2, Isometry2d, Vec2};
+
+use super::closest_points_on_segments;
+use crate::geometry::pairs::within;
+use crate::geometry::shape_ref::PolygonRef;
+use crate::geometry::{Contact, ShapeRef};
+
+/// A point or segment core (of a circle, capsule or segment), placed.
+#[derive(Clone, Copy)]
+struct Stick {
+    a: Vec2,
+    b: Vec2,
+    radius: f32,
+}
+
+impl Stick {
+    #[inline]
+    fn of(shape: ShapeRef<'_>, pose: Isometry2d) -> Option<Self> {
+        let (a, b, radius) = match shape {
+            ShapeRef::Circle { radius } => (Vec2::ZERO, Vec2::ZERO, radius),
+            ShapeRef::Capsule {
+                radius,
+                half_length,
+            } => (
+                Vec2::new(0.0, -half_length),
+                Vec2::new(0.0, half_length),
+                radius,
+            ),
+            ShapeRef::Segment { a, b } => (a, b, 0.0),
+            _ => return None,
+        };
+        Some(Self {
+            a: pose.transform_point(a),
+            b: pose.transform_point(b),
+            radius,
+        })
+    }
+}
+
+/// The pairs that need no cores, answered directly when the answer is
+/// clear: two points or segments (circles, capsules, segments) whose cores
+/// are apart by more than rounding, and a circle against a polygon. `None`
+/// when the general test must decide; else the contact (when `want_contact`;
+/// otherwise any `Some` means touching). Coordinates are taken relative to
+/// `pa` for precision.
+#[inline]
+pub(super) fn quick_contact(
+    a: ShapeRef<'_>,
+    pa: Isometry2d,
+    b: ShapeRef<'_>,
+    pb: Isometry2d,
+    want_contact: bool,
+) -> Option<Option<Contact>> {
+    let origin = pa.translation;
+    let (ra, rb) = (
+        Isometry2d::from_rotation(pa.rotation),
+        Isometry2d::new(pb.translation - origin, pb.rotation),
+    );
+    let moved = |contact: Contact| Contact {
+        point: contact.point + origin,
+        ..contact
+    };
+    match (a, b) {
+        (_, ShapeRef::Polygon(polygon)) => {
+            let ShapeRef::Circle { radius } = a else {
+                return None;
+            };
+            circle_polygon(radius, Vec2::ZERO, polygon, rb, want_contact)
+                .map(|decided| decided.map(moved))
+        }
+        (ShapeRef::Polygon(polygon), ShapeRef::Circle { radius }) => {
+            let centre = rb.translation;
+            let local = Isometry2d::new(-centre, pa.rotation);
+            circle_polygon(radius, Vec2::ZERO, polygon, local, want_contact).map(|decided| {
+                decided.map(|c| {
+                    moved(Contact {
+                        point: c.point + centre,
+                        ..c.flipped()
+                    })
+                })
+            })
+        }
+        _ => {
+            let (sa, sb) = (Stick::of(a, ra)?, Stick::of(b, rb)?);
+            let (p, q) = closest_points_on_segments(sa.a, sa.b, sb.a, sb.b);
+            let offset = q - p;
+            let distance_squared = offset.length_squared();
+            let largest = [sa.a, sa.b, sb.a, sb.b]
+                .iter()
+                .fold(0.0f32, |m, v| m.max(v.abs().max_element()));
+            let noise = 64.0 * f32::EPSILON * largest;
+            // Within rounding of touching (or NaN): the general test decides.
+            if within(distance_squared, noise * noise) || distance_squared.is_nan() {
+                return None;
+            }
+            let radii = sa.radius + sb.radius;
+            if !within(distance_squared, radii * radii) {
+                return Some(None);
+            }
+            if !want_contact {
+                return Some(Some(Contact::TOUCHING));
+            }
+            let distance = distance_squared.sqrt();
+            Some(Some(moved(contact_along(
+                p,
+                offset / distance,
+                distance,
+                sa.radius,
+                sb.radius,
+            ))))
+        }
+    }
+}
+
+/// The contact of shapes whose cores are `distance` apart along `normal`
+/// from `p`: the middle of their overlap along that line.
+#[inline]
+pub(super) fn contact_along(p: Vec2, normal: Vec2, distance: f32, ra: f32, rb: f32) -> Contact {
+    let start = (-ra).max(distance - rb);
+    let end = ra.min(distance + rb);
+    Contact {
+        point: p + normal * (0.5 * (start + end)),
+        normal: Dir2::new_unchecked(normal),
+        depth: (ra + rb - distance).max(0.0),
+        time_of_impact: 1.0,
+    }
+}
+
+/// A circle of `radius` at `centre` against a polygon placed by `pose` (all
+/// relative to the same origin), as in [`quick_contact`]: the centre in the
+/// polygon's frame, its separation from each edge (stopping at one beyond
+/// the radius), then inside (the least deep edge) or outside (the nearest
+/// point of the most separating edge and its neighbours).
+fn circle_polygon(
+    radius: f32,
+    centre: Vec2,
+    polygon: PolygonRef<'_>,
+    pose: Isometry2d,
+    want_contact: bool,
+) -> Option<Option<Contact>> {
+    let (vertices, normals) = (polygon.vertices(), polygon.normals());
+    let local = pose.inverse_transform_point(centre);
+    let mut best = (f32::NEG_INFINITY, 0);
+    for (i, (&vertex, &normal)) in vertices.iter().zip(normals).enumerate() {
+        let separation = normal.dot(local - vertex);
+        if !within(separation, radius) {
+            return Some(None);
+        }
+        if separation > best.0 {
+            best = (separation, i);
+        }
+    }
+    let (separation, face) = best;
+    if separation < 0.0 {
+        // Inside: out through the nearest edge.
+        let normal = pose.rotation * -normals[face];
+        let depth = radius - separation;
+        return Some(Some(Contact {
+            point: centre,
+            normal: Dir2::new_unchecked(normal),
+            depth,
+            time_of_impact: 1.0,
+        }));
+    }
+    let n = vertices.len();
+    let mut nearest = (f32::INFINITY, Vec2::ZERO);
+    for edge in [face + n - 1, face, face + 1] {
+        let (v0, v1) = (vertices[edge % n], vertices[(edge + 1) % n]);
+        let (on_edge, _) = closest_points_on_segments(v0, v1, local, local);
+        let distance_squared = (local - on_edge).length_squared();
+        if distance_squared < nearest.0 {
+            nearest = (distance_squared, on_edge);
+        }
+    }
+    let (distance_squared, on_edge) = nearest;
+    let largest = vertices.iter().fold(local.abs().max_element(), |m, v| {
+        m.max(v.abs().max_element())
+    });
+    let noise = 64.0 * f32::EPSILON * largest;
+    if within(distance_squared, noise * noise) || distance_squared.is_nan() {
+        return None;
+    }
+    if !within(distance_squared, radius * radius) {
+        return Some(None);
+    }
+    if !want_contact {
+        return Some(Some(Contact::TOUCHING));
+    }
+    let distance = distance_squared.sqrt();
+    let normal = pose.rotation * ((on_edge - local) / distance);
+    Some(Some(contact_along(centre, normal, distance, radius, 0.0)))
+}
