@@ -9,6 +9,7 @@
 mod checked;
 mod contact;
 mod convex;
+mod dispatch;
 mod pairs;
 mod polygon;
 mod pose;
@@ -30,6 +31,7 @@ mod reference_tests;
 pub use checked::{MAX_MAGNITUDE, ShapeError, validate_pose};
 pub(crate) use checked::{checked_placement, checked_pose, within_magnitude};
 pub use contact::Contact;
+pub(crate) use dispatch::{ContactOp, PairShape, SpecialKind, dispatch};
 pub use pairs::{
     circle_circle_contact, circle_circle_intersects, circle_rect_contact, circle_rect_intersects,
     rect_rect_contact, rect_rect_intersects,
@@ -40,7 +42,6 @@ pub(crate) use pose::TransformReading;
 pub use push_out::push_out;
 pub(crate) use ray::checked_ray;
 pub use ray::{RayIntersection, ray_circle, ray_rect, ray_segment};
-pub(crate) use shape::BasicShape;
 pub use shape::Shape;
 pub(crate) use shape_cast::cast_shape_of;
 pub use shape_cast::{ShapeCastHit, cast_shape};

@@ -2,8 +2,9 @@ use bevy::math::{Isometry2d, Vec2};
 use bevy::shape::Aabb2d;
 
 use super::checked::ShapeError;
+use super::dispatch::{ContactOp, IntersectsOp, dispatch};
 use super::shape_ref::ShapeRef;
-use super::{Contact, ConvexPolygon, convex, pairs};
+use super::{Contact, ConvexPolygon, convex};
 
 /// A collision shape in local coordinates, in world units (scale already
 /// applied). A pose ([`Isometry2d`]) places it in the world: circles,
@@ -269,16 +270,6 @@ impl ShapeRef<'_> {
         }
     }
 
-    /// The shape if it is one of those with hand-written pair tests.
-    #[inline(always)]
-    pub(crate) fn basic(&self) -> Option<BasicShape> {
-        match *self {
-            ShapeRef::Circle { radius } => Some(BasicShape::Circle { radius }),
-            ShapeRef::Rect { half_size } => Some(BasicShape::Rect { half_size }),
-            _ => None,
-        }
-    }
-
     #[inline]
     pub(crate) fn intersects(
         &self,
@@ -286,10 +277,7 @@ impl ShapeRef<'_> {
         other: ShapeRef<'_>,
         other_pose: Isometry2d,
     ) -> bool {
-        match (self.basic(), other.basic()) {
-            (Some(a), Some(b)) => a.intersects(pose, b, other_pose),
-            _ => convex::intersects_at(*self, pose, other, other_pose),
-        }
+        dispatch(IntersectsOp, *self, pose, other, other_pose)
     }
 
     #[inline]
@@ -299,62 +287,7 @@ impl ShapeRef<'_> {
         other: ShapeRef<'_>,
         other_pose: Isometry2d,
     ) -> Option<Contact> {
-        match (self.basic(), other.basic()) {
-            (Some(a), Some(b)) => a.contact(pose, b, other_pose),
-            _ => convex::contact_at(*self, pose, other, other_pose),
-        }
-    }
-}
-
-/// Circles and rectangles: the shapes with hand-written pair tests, which
-/// detection can dispatch on without building a [`ShapeRef`].
-#[derive(Clone, Copy, Debug)]
-pub(crate) enum BasicShape {
-    Circle { radius: f32 },
-    Rect { half_size: Vec2 },
-}
-
-impl BasicShape {
-    #[inline(always)]
-    pub(crate) fn intersects(self, pose: Isometry2d, other: Self, other_pose: Isometry2d) -> bool {
-        match (self, other) {
-            (Self::Circle { radius: ra }, Self::Circle { radius: rb }) => {
-                pairs::circle_circle_intersects(ra, pose.translation, rb, other_pose.translation)
-            }
-            (Self::Circle { radius }, Self::Rect { half_size }) => {
-                pairs::circle_rect_intersects(radius, pose.translation, half_size, other_pose)
-            }
-            (Self::Rect { half_size }, Self::Circle { radius }) => {
-                pairs::circle_rect_intersects(radius, other_pose.translation, half_size, pose)
-            }
-            (Self::Rect { half_size: ha }, Self::Rect { half_size: hb }) => {
-                pairs::rect_rect_intersects(ha, pose, hb, other_pose)
-            }
-        }
-    }
-
-    #[inline(always)]
-    pub(crate) fn contact(
-        self,
-        pose: Isometry2d,
-        other: Self,
-        other_pose: Isometry2d,
-    ) -> Option<Contact> {
-        match (self, other) {
-            (Self::Circle { radius: ra }, Self::Circle { radius: rb }) => {
-                pairs::circle_circle_contact(ra, pose.translation, rb, other_pose.translation)
-            }
-            (Self::Circle { radius }, Self::Rect { half_size }) => {
-                pairs::circle_rect_contact(radius, pose.translation, half_size, other_pose)
-            }
-            (Self::Rect { half_size }, Self::Circle { radius }) => {
-                pairs::circle_rect_contact(radius, other_pose.translation, half_size, pose)
-                    .map(Contact::flipped)
-            }
-            (Self::Rect { half_size: ha }, Self::Rect { half_size: hb }) => {
-                pairs::rect_rect_contact(ha, pose, hb, other_pose)
-            }
-        }
+        dispatch(ContactOp, *self, pose, other, other_pose)
     }
 }
 

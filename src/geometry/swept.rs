@@ -8,6 +8,7 @@ use bevy::math::{Dir2, Isometry2d, Rot2, Vec2};
 use bevy::shape::{Aabb2d, BoundingVolume};
 
 use super::convex::{self, Core};
+use super::dispatch::{TimeOfImpactOp, dispatch};
 use super::pairs::{circle_circle_contact, circle_rect_contact, rect_rect_separations};
 use super::{Contact, Shape, ShapeRef, rect_rect_contact};
 
@@ -166,21 +167,7 @@ pub(crate) fn time_of_impact_from_apart(
     b: ShapeRef<'_>,
     sweep_b: Sweep,
 ) -> Option<Contact> {
-    match (a, b) {
-        (ShapeRef::Circle { radius: ra }, ShapeRef::Circle { radius: rb }) => {
-            circle_circle_time_of_impact(ra, sweep_a, rb, sweep_b)
-        }
-        (ShapeRef::Circle { radius }, ShapeRef::Rect { half_size }) => {
-            circle_rect_time_of_impact(radius, sweep_a, half_size, sweep_b)
-        }
-        (ShapeRef::Rect { half_size }, ShapeRef::Circle { radius }) => {
-            circle_rect_time_of_impact(radius, sweep_b, half_size, sweep_a).map(Contact::flipped)
-        }
-        (ShapeRef::Rect { half_size: ha }, ShapeRef::Rect { half_size: hb }) => {
-            rect_rect_time_of_impact(ha, sweep_a, hb, sweep_b)
-        }
-        _ => convex_time_of_impact(a, sweep_a, b, sweep_b),
-    }
+    dispatch(TimeOfImpactOp, a, sweep_a, b, sweep_b)
 }
 
 /// Conservative advancement for any two shapes: at each step, every gap
@@ -189,7 +176,7 @@ pub(crate) fn time_of_impact_from_apart(
 /// time that can safely pass; the best one counts. Never past the touch;
 /// when the advances run out (shapes spinning while barely closing in), the
 /// touch is reported where they are, early rather than missed.
-fn convex_time_of_impact(
+pub(super) fn convex_time_of_impact(
     a: ShapeRef<'_>,
     sweep_a: Sweep,
     b: ShapeRef<'_>,
@@ -242,7 +229,12 @@ fn convex_time_of_impact(
     })
 }
 
-fn circle_circle_time_of_impact(ra: f32, a: Sweep, rb: f32, b: Sweep) -> Option<Contact> {
+pub(super) fn circle_circle_time_of_impact(
+    ra: f32,
+    a: Sweep,
+    rb: f32,
+    b: Sweep,
+) -> Option<Contact> {
     // a's centre seen from b's.
     let start = a.start.translation - b.start.translation;
     let motion = a.displacement() - b.displacement();
@@ -266,7 +258,7 @@ fn circle_circle_time_of_impact(ra: f32, a: Sweep, rb: f32, b: Sweep) -> Option<
     })
 }
 
-fn circle_rect_time_of_impact(
+pub(super) fn circle_rect_time_of_impact(
     radius: f32,
     circle: Sweep,
     half_size: Vec2,
@@ -335,7 +327,7 @@ fn circle_rect_touch(
     }
 }
 
-fn rect_rect_time_of_impact(ha: Vec2, a: Sweep, hb: Vec2, b: Sweep) -> Option<Contact> {
+pub(super) fn rect_rect_time_of_impact(ha: Vec2, a: Sweep, hb: Vec2, b: Sweep) -> Option<Contact> {
     let (angle_a, angle_b) = (a.angle(), b.angle());
     let relative = a.displacement() - b.displacement();
     // No point moves along any fixed direction by more than the relative

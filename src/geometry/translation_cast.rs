@@ -27,6 +27,7 @@ use smallvec::SmallVec;
 
 use super::ShapeRef;
 use super::convex::Core;
+use super::dispatch::{TranslationCastOp, dispatch};
 
 /// What a translational cast finds, in world space.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -58,11 +59,23 @@ pub(crate) fn cast_translation(
     b: ShapeRef<'_>,
     pb: Isometry2d,
 ) -> TranslationCast {
-    if let (ShapeRef::Circle { radius }, ShapeRef::Rect { half_size }) = (a, b)
-        && let Some(cast) = circle_into_box(radius, pa, direction, max_distance, half_size, pb)
-    {
-        return cast;
-    }
+    let op = TranslationCastOp {
+        direction,
+        max_distance,
+    };
+    dispatch(op, a, pa, b, pb)
+}
+
+/// [`cast_translation`] for any two shapes: one ray against the Minkowski
+/// difference of their rounded cores.
+pub(super) fn cast_translation_convex(
+    a: ShapeRef<'_>,
+    pa: Isometry2d,
+    direction: Dir2,
+    max_distance: f32,
+    b: ShapeRef<'_>,
+    pb: Isometry2d,
+) -> TranslationCast {
     let core_a = Core::local(a);
     // (`inverse_mul` subtracts the translations first: `pa.inverse() * pb`
     // would cancel two large products, all rounding at 1e4 and beyond.)
@@ -107,7 +120,7 @@ pub(crate) fn cast_translation(
 /// the radius, in the box's frame, without building the difference.
 /// `None` when the circle starts touching or inside the box: the general
 /// cast places that.
-fn circle_into_box(
+pub(super) fn circle_into_box(
     radius: f32,
     pa: Isometry2d,
     direction: Dir2,

@@ -9,9 +9,11 @@ use bevy::prelude::*;
 use super::broad_phase::BroadPhasePairs;
 use super::colliders::{ColliderSource, DetectionColliders};
 use super::collisions::{Collisions, ContactPair, PairPaths, entity_pair};
-use super::snapshot::ColliderSnapshot;
+use super::snapshot::{ColliderSnapshot, SnapshotCollider, SnapshotShape};
 use super::static_colliders::StaticColliders;
-use crate::geometry::{Contact, time_of_impact_from_apart};
+use crate::geometry::{
+    Contact, ContactOp, PairShape, ShapeRef, SpecialKind, dispatch, time_of_impact_from_apart,
+};
 use crate::util::parallel::{ChunkOutputs, RunChunks, Workers, for_each_chunk_mut};
 use crate::util::prefetch::{PREFETCH_DISTANCE, prefetch};
 use crate::util::sort::{PairKeys, PairSortSpace, SortedKeys, sort_by_unique_pair};
@@ -40,13 +42,50 @@ const UNSET_PAIR: ContactPair = ContactPair {
 fn contact_pair<'a>(colliders: impl ColliderSource<'a>, (i, j): (u32, u32)) -> Option<ContactPair> {
     let (i, j) = (i as usize, j as usize);
     let (ci, cj) = (colliders.collider(i), colliders.collider(j));
-    // Circles and rectangles, most pairs of most scenes, straight to their
-    // hand-written tests.
-    let contact = match (ci.shape.basic(), cj.shape.basic()) {
-        (Some(a), Some(b)) => a.contact(ci.pose, b, cj.pose),
-        _ => (colliders.get(i).1).contact(ci.pose, colliders.get(j).1, cj.pose),
-    }?;
+    // Circles and rectangles, most pairs of most scenes, go to their
+    // hand-written tests from the packed shapes, without a full view.
+    let (a, b) = (
+        PackedView::new(colliders, i, ci),
+        PackedView::new(colliders, j, cj),
+    );
+    let contact = dispatch(ContactOp, a, ci.pose, b, cj.pose)?;
     Some(ordered_pair(ci.entity, cj.entity, contact))
+}
+
+/// A collider's packed shape, as [`dispatch`] reads it: its kind from the
+/// snapshot record, its points looked up only for the general tests.
+#[derive(Clone, Copy)]
+struct PackedView<'a, C> {
+    colliders: C,
+    index: usize,
+    shape: &'a SnapshotShape,
+}
+
+impl<'a, C: ColliderSource<'a>> PackedView<'a, C> {
+    #[inline(always)]
+    fn new(colliders: C, index: usize, collider: &'a SnapshotCollider) -> Self {
+        Self {
+            colliders,
+            index,
+            shape: &collider.shape,
+        }
+    }
+}
+
+impl<'a, C: ColliderSource<'a>> PairShape<'a> for PackedView<'a, C> {
+    #[inline(always)]
+    fn special_kind(self) -> SpecialKind {
+        match *self.shape {
+            SnapshotShape::Circle { radius } => SpecialKind::Circle(radius),
+            SnapshotShape::Rect { half_size } => SpecialKind::Rect(half_size),
+            _ => SpecialKind::Other,
+        }
+    }
+
+    #[inline(always)]
+    fn view(self) -> ShapeRef<'a> {
+        self.colliders.get(self.index).1
+    }
 }
 
 /// How a pair with a [`Swept`](crate::Swept) collider met during the step.

@@ -12,7 +12,7 @@ use bevy::prelude::*;
 use bevy::shape::Aabb2d;
 
 use crate::components::CollisionLayers;
-use crate::geometry::{BasicShape, PolygonRef, ShapeError, ShapeRef, Sweep};
+use crate::geometry::{PolygonRef, ShapeError, ShapeRef, Sweep};
 
 pub(crate) use read::{
     ColliderData, NoteScratch, Paths, ReadRows, SnapshotTarget, WarnedColliders, read_tables,
@@ -231,16 +231,6 @@ impl LayerBits {
 }
 
 impl SnapshotShape {
-    /// A circle or rectangle, whose pair tests are dispatched on directly.
-    #[inline(always)]
-    pub(crate) fn basic(self) -> Option<BasicShape> {
-        match self {
-            Self::Circle { radius } => Some(BasicShape::Circle { radius }),
-            Self::Rect { half_size } => Some(BasicShape::Rect { half_size }),
-            _ => None,
-        }
-    }
-
     /// A scaled circle, rectangle or capsule, checked; `None` for shapes
     /// with points, which are scaled into the snapshot's table.
     #[inline(always)]
@@ -260,7 +250,9 @@ impl SnapshotShape {
         shape.validate().map(|()| Some(flat))
     }
 
-    /// The shape as the tests take it, its points from `points`.
+    /// The shape as the tests take it, its points from `points`. Circles
+    /// and rectangles, whose pair tests are dispatched on directly, read no
+    /// points: always inlined, so that their view costs nothing.
     #[inline(always)]
     fn with_points(self, points: &[Vec2]) -> ShapeRef<'_> {
         match self {

@@ -1,0 +1,349 @@
+//! One dispatch over the pair of shape kinds for every pair operation, so
+//! that the hand-written tests of circles and rectangles (most pairs of most
+//! scenes) are chosen in one place.
+//!
+//! As Box2D v3's `s_registers` table (`contact.c`), but with generics rather
+//! than function pointers, so that the hot pairs still inline: each
+//! operation (overlap, contact, time of impact, translational cast) is a
+//! [`PairOp`] with a method per special pair and a [`PairOp::general`]
+//! fallback, and [`dispatch`] holds the only `match` over the two kinds.
+//! A special pair an operation has no hand-written test for goes to its
+//! `general` fallback (the default method).
+//!
+//! Adding a kind of shape touches its variant in `Collider`,
+//! [`Shape`](super::Shape), [`ShapeRef`] and the snapshot's shape (with
+//! their conversions) and the per-shape code (box, scaling, validation,
+//! rays, `convex::Core`); every pair operation then reaches it through
+//! `general`, with nothing to change here. A hand-written test for a pair
+//! with it adds one method to [`PairOp`] (defaulting to `general`), one arm
+//! to [`dispatch`], and an override in each operation that has that test.
+
+use bevy::math::{Dir2, Isometry2d, Vec2};
+
+use super::shape_ref::ShapeRef;
+use super::swept::{
+    circle_circle_time_of_impact, circle_rect_time_of_impact, convex_time_of_impact,
+    rect_rect_time_of_impact,
+};
+use super::translation_cast::{TranslationCast, cast_translation_convex, circle_into_box};
+use super::{Contact, Sweep, convex, pairs};
+
+/// One operation on a pair of shapes, as [`dispatch`] takes it: one method
+/// per pair with a hand-written test, each `a` then `b` (`rect_circle` is
+/// the rectangle first, as given: an operation whose answer can be seen
+/// from the other side swaps the shapes for `circle_rect` and flips the
+/// result), and [`Self::general`] for every other pair.
+///
+/// The special pairs default to [`Self::general`], so that an operation
+/// overrides only the pairs it has a test for.
+pub(crate) trait PairOp: Copy {
+    /// Where each shape is: a pose, or its motion over the step.
+    type Place: Copy;
+    /// What the operation finds.
+    type Out;
+
+    /// Any two shapes.
+    fn general(
+        self,
+        a: ShapeRef<'_>,
+        pa: Self::Place,
+        b: ShapeRef<'_>,
+        pb: Self::Place,
+    ) -> Self::Out;
+
+    /// Two circles.
+    #[inline(always)]
+    fn circle_circle(self, ra: f32, pa: Self::Place, rb: f32, pb: Self::Place) -> Self::Out {
+        self.general(
+            ShapeRef::Circle { radius: ra },
+            pa,
+            ShapeRef::Circle { radius: rb },
+            pb,
+        )
+    }
+
+    /// A circle, then a rectangle.
+    #[inline(always)]
+    fn circle_rect(
+        self,
+        radius: f32,
+        pa: Self::Place,
+        half_size: Vec2,
+        pb: Self::Place,
+    ) -> Self::Out {
+        self.general(
+            ShapeRef::Circle { radius },
+            pa,
+            ShapeRef::Rect { half_size },
+            pb,
+        )
+    }
+
+    /// A rectangle, then a circle.
+    #[inline(always)]
+    fn rect_circle(
+        self,
+        half_size: Vec2,
+        pa: Self::Place,
+        radius: f32,
+        pb: Self::Place,
+    ) -> Self::Out {
+        self.general(
+            ShapeRef::Rect { half_size },
+            pa,
+            ShapeRef::Circle { radius },
+            pb,
+        )
+    }
+
+    /// Two rectangles.
+    #[inline(always)]
+    fn rect_rect(self, ha: Vec2, pa: Self::Place, hb: Vec2, pb: Self::Place) -> Self::Out {
+        self.general(
+            ShapeRef::Rect { half_size: ha },
+            pa,
+            ShapeRef::Rect { half_size: hb },
+            pb,
+        )
+    }
+}
+
+/// The kinds [`dispatch`] has hand-written tests for; every other kind is
+/// `Other`.
+#[derive(Clone, Copy)]
+pub(crate) enum SpecialKind {
+    Circle(f32),
+    Rect(Vec2),
+    Other,
+}
+
+/// A shape as [`dispatch`] reads it: its special kind first, and the whole
+/// shape only for [`PairOp::general`]. A packed form can answer the first
+/// without building the second (the narrow phase's snapshot shapes).
+pub(crate) trait PairShape<'a>: Copy {
+    /// Its kind, if [`dispatch`] has hand-written tests for it.
+    fn special_kind(self) -> SpecialKind;
+    /// The whole shape.
+    fn view(self) -> ShapeRef<'a>;
+}
+
+impl<'a> PairShape<'a> for ShapeRef<'a> {
+    #[inline(always)]
+    fn special_kind(self) -> SpecialKind {
+        match self {
+            ShapeRef::Circle { radius } => SpecialKind::Circle(radius),
+            ShapeRef::Rect { half_size } => SpecialKind::Rect(half_size),
+            _ => SpecialKind::Other,
+        }
+    }
+
+    #[inline(always)]
+    fn view(self) -> ShapeRef<'a> {
+        self
+    }
+}
+
+/// `op` on `a` at `pa` and `b` at `pb`: the hand-written test of their pair
+/// of kinds if there is one, else [`PairOp::general`]. The only place that
+/// matches on a pair of kinds for the fast paths; always inlined, so that
+/// a caller that knows its operation gets the pair tests inline.
+#[inline(always)]
+pub(crate) fn dispatch<'a, O: PairOp>(
+    op: O,
+    a: impl PairShape<'a>,
+    pa: O::Place,
+    b: impl PairShape<'a>,
+    pb: O::Place,
+) -> O::Out {
+    use SpecialKind::{Circle, Rect};
+    match (a.special_kind(), b.special_kind()) {
+        (Circle(ra), Circle(rb)) => op.circle_circle(ra, pa, rb, pb),
+        (Circle(radius), Rect(half_size)) => op.circle_rect(radius, pa, half_size, pb),
+        (Rect(half_size), Circle(radius)) => op.rect_circle(half_size, pa, radius, pb),
+        (Rect(ha), Rect(hb)) => op.rect_rect(ha, pa, hb, pb),
+        _ => op.general(a.view(), pa, b.view(), pb),
+    }
+}
+
+/// Whether two shapes at their poses overlap or touch
+/// ([`Shape::intersects`](super::Shape::intersects)).
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct IntersectsOp;
+
+impl PairOp for IntersectsOp {
+    type Place = Isometry2d;
+    type Out = bool;
+
+    #[inline(always)]
+    fn general(self, a: ShapeRef<'_>, pa: Isometry2d, b: ShapeRef<'_>, pb: Isometry2d) -> bool {
+        convex::intersects_at(a, pa, b, pb)
+    }
+
+    #[inline(always)]
+    fn circle_circle(self, ra: f32, pa: Isometry2d, rb: f32, pb: Isometry2d) -> bool {
+        pairs::circle_circle_intersects(ra, pa.translation, rb, pb.translation)
+    }
+
+    #[inline(always)]
+    fn circle_rect(self, radius: f32, pa: Isometry2d, half_size: Vec2, pb: Isometry2d) -> bool {
+        pairs::circle_rect_intersects(radius, pa.translation, half_size, pb)
+    }
+
+    /// The circle–rectangle test with the shapes swapped: a yes/no answer
+    /// needs no flipping.
+    #[inline(always)]
+    fn rect_circle(self, half_size: Vec2, pa: Isometry2d, radius: f32, pb: Isometry2d) -> bool {
+        self.circle_rect(radius, pb, half_size, pa)
+    }
+
+    #[inline(always)]
+    fn rect_rect(self, ha: Vec2, pa: Isometry2d, hb: Vec2, pb: Isometry2d) -> bool {
+        pairs::rect_rect_intersects(ha, pa, hb, pb)
+    }
+}
+
+/// The contact of two shapes at their poses, seen from the first
+/// ([`Shape::contact`](super::Shape::contact)).
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct ContactOp;
+
+impl PairOp for ContactOp {
+    type Place = Isometry2d;
+    type Out = Option<Contact>;
+
+    #[inline(always)]
+    fn general(
+        self,
+        a: ShapeRef<'_>,
+        pa: Isometry2d,
+        b: ShapeRef<'_>,
+        pb: Isometry2d,
+    ) -> Option<Contact> {
+        convex::contact_at(a, pa, b, pb)
+    }
+
+    #[inline(always)]
+    fn circle_circle(self, ra: f32, pa: Isometry2d, rb: f32, pb: Isometry2d) -> Option<Contact> {
+        pairs::circle_circle_contact(ra, pa.translation, rb, pb.translation)
+    }
+
+    #[inline(always)]
+    fn circle_rect(
+        self,
+        radius: f32,
+        pa: Isometry2d,
+        half_size: Vec2,
+        pb: Isometry2d,
+    ) -> Option<Contact> {
+        pairs::circle_rect_contact(radius, pa.translation, half_size, pb)
+    }
+
+    /// The circle–rectangle contact, seen from the rectangle.
+    #[inline(always)]
+    fn rect_circle(
+        self,
+        half_size: Vec2,
+        pa: Isometry2d,
+        radius: f32,
+        pb: Isometry2d,
+    ) -> Option<Contact> {
+        self.circle_rect(radius, pb, half_size, pa)
+            .map(Contact::flipped)
+    }
+
+    #[inline(always)]
+    fn rect_rect(self, ha: Vec2, pa: Isometry2d, hb: Vec2, pb: Isometry2d) -> Option<Contact> {
+        pairs::rect_rect_contact(ha, pa, hb, pb)
+    }
+}
+
+/// The first contact of two moving shapes known to be apart at the start
+/// ([`time_of_impact_from_apart`](super::time_of_impact_from_apart)).
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct TimeOfImpactOp;
+
+impl PairOp for TimeOfImpactOp {
+    type Place = Sweep;
+    type Out = Option<Contact>;
+
+    #[inline(always)]
+    fn general(self, a: ShapeRef<'_>, pa: Sweep, b: ShapeRef<'_>, pb: Sweep) -> Option<Contact> {
+        convex_time_of_impact(a, pa, b, pb)
+    }
+
+    #[inline(always)]
+    fn circle_circle(self, ra: f32, pa: Sweep, rb: f32, pb: Sweep) -> Option<Contact> {
+        circle_circle_time_of_impact(ra, pa, rb, pb)
+    }
+
+    #[inline(always)]
+    fn circle_rect(self, radius: f32, pa: Sweep, half_size: Vec2, pb: Sweep) -> Option<Contact> {
+        circle_rect_time_of_impact(radius, pa, half_size, pb)
+    }
+
+    /// The circle–rectangle time of impact, seen from the rectangle.
+    #[inline(always)]
+    fn rect_circle(self, half_size: Vec2, pa: Sweep, radius: f32, pb: Sweep) -> Option<Contact> {
+        self.circle_rect(radius, pb, half_size, pa)
+            .map(Contact::flipped)
+    }
+
+    #[inline(always)]
+    fn rect_rect(self, ha: Vec2, pa: Sweep, hb: Vec2, pb: Sweep) -> Option<Contact> {
+        rect_rect_time_of_impact(ha, pa, hb, pb)
+    }
+}
+
+/// A cast of the first shape along `direction` by up to `max_distance`
+/// against the second, without rotation
+/// ([`cast_translation`](super::translation_cast::cast_translation)).
+///
+/// Only a circle cast against a rectangle has a test of its own; a
+/// rectangle cast against a circle is not the same cast seen from the
+/// other side (the cast shape moves), so it goes to the general cast.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct TranslationCastOp {
+    /// Unit direction of the motion.
+    pub(crate) direction: Dir2,
+    /// How far the first shape moves at most (`>= 0`, may be infinite).
+    pub(crate) max_distance: f32,
+}
+
+impl PairOp for TranslationCastOp {
+    type Place = Isometry2d;
+    type Out = TranslationCast;
+
+    #[inline(always)]
+    fn general(
+        self,
+        a: ShapeRef<'_>,
+        pa: Isometry2d,
+        b: ShapeRef<'_>,
+        pb: Isometry2d,
+    ) -> TranslationCast {
+        cast_translation_convex(a, pa, self.direction, self.max_distance, b, pb)
+    }
+
+    /// [`circle_into_box`], or the general cast when the circle starts
+    /// touching or inside the box.
+    #[inline(always)]
+    fn circle_rect(
+        self,
+        radius: f32,
+        pa: Isometry2d,
+        half_size: Vec2,
+        pb: Isometry2d,
+    ) -> TranslationCast {
+        if let Some(cast) =
+            circle_into_box(radius, pa, self.direction, self.max_distance, half_size, pb)
+        {
+            return cast;
+        }
+        self.general(
+            ShapeRef::Circle { radius },
+            pa,
+            ShapeRef::Rect { half_size },
+            pb,
+        )
+    }
+}
