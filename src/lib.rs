@@ -12,6 +12,8 @@ pub mod guide;
 mod level;
 mod move_and_slide;
 mod plugin;
+#[doc(hidden)]
+pub mod reference;
 mod spatial_query;
 mod stages;
 mod util;

@@ -22,9 +22,11 @@
 //!
 //! The model reads each collider's world shape and pose with the crate's
 //! `Collider::world_shape` (the shape reader, not the judge) and decides
-//! touching with its own f64 geometry: every shape is a convex core (a point,
-//! a segment or a polygon) grown by a radius. Pairs within a small tolerance
-//! of touching are not judged.
+//! touching with the f64 reference geometry (`bevy_collide2d::reference`,
+//! which shares no code with the pair tests, and which the unit tests and
+//! the comparison runner's truth judge by too): every shape is a convex core
+//! (a point, a segment or a polygon) grown by a radius. Pairs within a small
+//! tolerance of touching are not judged.
 //!
 //! Every failure names the seed and frame; `MODEL_SEED=n` runs that seed
 //! alone, `MODEL_FRAMES=n` changes the frame count. The ignored `soak` test
@@ -43,6 +45,7 @@ use bevy::prelude::*;
 use bevy_collide2d::geometry::{MAX_SUBSTEP_ANGLE, Shape, validate_pose};
 use bevy_collide2d::pose_and_scale;
 use bevy_collide2d::prelude::*;
+use bevy_collide2d::reference::{RefPair, RefShape, reference_at};
 use common::{MessageLog, ObservedEvent, take_observed, take_observed_on_bodies, test_app};
 use rand::{Rng, SeedableRng, rngs::StdRng};
 
@@ -234,7 +237,9 @@ struct Velocity {
 }
 
 // ---------------------------------------------------------------------------
-// The model: f64 geometry, independent of the crate's pair tests.
+// The model: f64 poses and sizes, placed and measured by the reference
+// geometry (`bevy_collide2d::reference`), independent of the crate's pair
+// tests.
 // ---------------------------------------------------------------------------
 
 /// A 2D pose in f64.
@@ -252,9 +257,11 @@ impl Pose64 {
         }
     }
 
-    fn point(&self, local: DVec2) -> DVec2 {
+    /// `shape` placed at this pose, turned by the angle (its sine and
+    /// cosine in f64), as the reference sees it.
+    fn place(&self, shape: &Shape) -> RefShape {
         let (s, c) = self.angle.sin_cos();
-        self.p + DVec2::new(c * local.x - s * local.y, s * local.x + c * local.y)
+        reference_at(shape, self.p, c, s)
     }
 
     fn translated(self, by: DVec2) -> Self {
@@ -269,12 +276,12 @@ impl Pose64 {
     }
 }
 
-/// A shape as the model sees it: a convex core in local coordinates (one
-/// point, a segment, or a polygon in counter-clockwise order) grown by a
-/// radius.
+/// The sizes of a shape the harness bounds and samples by. The shape is a
+/// convex core in local coordinates (one point, a segment, or a polygon in
+/// counter-clockwise order) grown by a radius; the reference places and
+/// measures it (see [`separation`]).
 #[derive(Clone, Debug)]
 struct Rounded {
-    core: Vec<DVec2>,
     radius: f64,
     /// The farthest core point from the centre: how far a point of the shape
     /// moves per radian turned.
@@ -289,7 +296,6 @@ impl Rounded {
     fn of(shape: &Shape) -> Self {
         match *shape {
             Shape::Circle { radius } => Self {
-                core: vec![DVec2::ZERO],
                 radius: f64::from(radius),
                 reach: 0.0,
                 thickness: f64::from(radius),
@@ -298,12 +304,6 @@ impl Rounded {
             Shape::Rect { half_size } => {
                 let h = half_size.as_dvec2();
                 Self {
-                    core: vec![
-                        DVec2::new(-h.x, -h.y),
-                        DVec2::new(h.x, -h.y),
-                        DVec2::new(h.x, h.y),
-                        DVec2::new(-h.x, h.y),
-                    ],
                     radius: 0.0,
                     reach: h.length(),
                     thickness: h.min_element(),
@@ -316,11 +316,6 @@ impl Rounded {
             } => {
                 let h = f64::from(half_length);
                 Self {
-                    core: if h > 0.0 {
-                        vec![DVec2::new(0.0, -h), DVec2::new(0.0, h)]
-                    } else {
-                        vec![DVec2::ZERO]
-                    },
                     radius: f64::from(radius),
                     reach: h,
                     thickness: f64::from(radius),
@@ -330,7 +325,6 @@ impl Rounded {
             Shape::Segment { a, b } => {
                 let (a, b) = (a.as_dvec2(), b.as_dvec2());
                 Self {
-                    core: if a == b { vec![a] } else { vec![a, b] },
                     radius: 0.0,
                     reach: a.length().max(b.length()),
                     thickness: 0.0,
@@ -350,7 +344,6 @@ impl Rounded {
                     .fold(f64::INFINITY, f64::min);
                 Self {
                     reach: core.iter().map(|v| v.length()).fold(0.0, f64::max),
-                    core,
                     radius: 0.0,
                     thickness,
                     turns: true,
@@ -359,51 +352,8 @@ impl Rounded {
         }
     }
 
-    fn point(p: DVec2) -> Self {
-        Self {
-            core: vec![p],
-            radius: 0.0,
-            reach: 0.0,
-            thickness: 0.0,
-            turns: false,
-        }
-    }
-
     fn bound(&self) -> f64 {
         self.reach + self.radius
-    }
-}
-
-/// How two shapes stand.
-#[derive(Clone, Copy, Debug)]
-struct Separation {
-    /// The distance between them when apart (> 0), minus the penetration
-    /// depth when they overlap (<= 0).
-    signed: f64,
-    /// The largest gap along the separating axes of the cores, minus both
-    /// radii: `signed` when they overlap, a lower bound of it when apart.
-    sat: f64,
-}
-
-/// Separating axes of a core: edge normals, and for a segment its direction
-/// too (two segments on one line are separated along it).
-fn push_axes(core: &[DVec2], axes: &mut Vec<DVec2>) {
-    match core.len() {
-        1 => {}
-        2 => {
-            let d = (core[1] - core[0]).normalize_or_zero();
-            if d != DVec2::ZERO {
-                axes.extend([d, d.perp()]);
-            }
-        }
-        n => {
-            for i in 0..n {
-                let edge = (core[(i + 1) % n] - core[i]).normalize_or_zero();
-                if edge != DVec2::ZERO {
-                    axes.push(edge.perp());
-                }
-            }
-        }
     }
 }
 
@@ -415,80 +365,10 @@ fn project(core: &[DVec2], axis: DVec2) -> (f64, f64) {
         })
 }
 
-fn point_segment_distance(p: DVec2, a: DVec2, b: DVec2) -> f64 {
-    let ab = b - a;
-    let len2 = ab.length_squared();
-    let t = if len2 > 0.0 {
-        ((p - a).dot(ab) / len2).clamp(0.0, 1.0)
-    } else {
-        0.0
-    };
-    (p - (a + ab * t)).length()
-}
-
-/// The distance from `p` to the core `core` taken as its boundary.
-fn point_core_distance(p: DVec2, core: &[DVec2]) -> f64 {
-    let n = core.len();
-    match n {
-        1 => (p - core[0]).length(),
-        2 => point_segment_distance(p, core[0], core[1]),
-        _ => (0..n)
-            .map(|i| point_segment_distance(p, core[i], core[(i + 1) % n]))
-            .fold(f64::INFINITY, f64::min),
-    }
-}
-
-/// The distance between two disjoint convex cores: between a vertex of one
-/// and the boundary of the other.
-fn core_distance(a: &[DVec2], b: &[DVec2]) -> f64 {
-    let ab = a.iter().map(|&p| point_core_distance(p, b));
-    let ba = b.iter().map(|&p| point_core_distance(p, a));
-    ab.chain(ba).fold(f64::INFINITY, f64::min)
-}
-
-fn separation(a: &Rounded, pa: Pose64, b: &Rounded, pb: Pose64) -> Separation {
-    let wa: Vec<DVec2> = a.core.iter().map(|&v| pa.point(v)).collect();
-    let wb: Vec<DVec2> = b.core.iter().map(|&v| pb.point(v)).collect();
-    let mut axes = Vec::with_capacity(10);
-    push_axes(&wa, &mut axes);
-    push_axes(&wb, &mut axes);
-    // Between the centres: the axis that separates two points. Any extra axis
-    // is harmless: it can only prove a separation that is there, and the
-    // overlap along it is never less than the penetration depth.
-    let centres = (pb.p - pa.p).normalize_or_zero();
-    if centres != DVec2::ZERO {
-        axes.push(centres);
-    }
-    // Between the cores' first points: the axis that separates two point
-    // cores away from their centres (a zero-length segment off the origin).
-    let firsts = (wb[0] - wa[0]).normalize_or_zero();
-    if firsts != DVec2::ZERO {
-        axes.push(firsts);
-    }
-    // With no axis at all, both cores are one and the same point.
-    let mut gap = if axes.is_empty() {
-        0.0
-    } else {
-        f64::NEG_INFINITY
-    };
-    for axis in axes {
-        let (a_lo, a_hi) = project(&wa, axis);
-        let (b_lo, b_hi) = project(&wb, axis);
-        gap = gap.max((b_lo - a_hi).max(a_lo - b_hi));
-    }
-    let radii = a.radius + b.radius;
-    let signed = if gap <= 0.0 {
-        // The cores overlap: the least overlap over the axes (which include
-        // every edge normal of their Minkowski difference) is their
-        // penetration depth; the radii add to it.
-        gap - radii
-    } else {
-        core_distance(&wa, &wb) - radii
-    };
-    Separation {
-        signed,
-        sat: gap - radii,
-    }
+/// How two shapes stand, by the reference: the distance between them when
+/// apart (> 0), minus the penetration depth when they overlap (<= 0).
+fn separation(a: &Shape, pa: Pose64, b: &Shape, pb: Pose64) -> f64 {
+    RefPair::new(&pa.place(a), &pb.place(b)).gap()
 }
 
 /// The tolerance for a pair at these poses and sizes: f32 rounding grows with
@@ -650,6 +530,17 @@ struct Harness {
 enum PairMessage {
     Started(Contact),
     Ended,
+}
+
+/// The messages of each pair in one detection, in order.
+type PairMessages = BTreeMap<(Entity, Entity), Vec<PairMessage>>;
+
+/// The model's pairs in one frame (each `(lower, higher)`).
+struct ModelPairs {
+    /// Touching by more than the tolerance.
+    touching: BTreeSet<(Entity, Entity)>,
+    /// Within the tolerance of touching: not judged.
+    near: BTreeSet<(Entity, Entity)>,
 }
 
 impl Harness {
@@ -1177,11 +1068,10 @@ impl Harness {
             self.describe(b, bodies)
         );
         if let (Some(ba), Some(bb)) = (bodies.get(&a), bodies.get(&b)) {
-            let sep = separation(&ba.rounded, ba.pose, &bb.rounded, bb.pose);
+            let signed = separation(&ba.shape, ba.pose, &bb.shape, bb.pose);
             s += &format!(
-                "\n    model separation {:.6} (sat {:.6}), layers interact {}, owners {:?} {:?}",
-                sep.signed,
-                sep.sat,
+                "\n    model separation {:.6}, layers interact {}, owners {:?} {:?}",
+                signed,
                 ba.layers.interacts_with(&bb.layers),
                 ba.owner,
                 bb.owner
@@ -1205,16 +1095,48 @@ impl Harness {
         )
     }
 
+    /// Checks the frame just run against the model, invariant by invariant
+    /// (numbered as in the file's header). The messages go into the running
+    /// set first (2a), the events on bodies and the observers follow them (2d,
+    /// 3); then `CollidingEntities` (1), the running set (2b) and the
+    /// `Collisions` resource (2c) are checked against the model's pairs and
+    /// that set, and last the contacts (4) and the swept pairs (5).
     fn check_frame(&mut self) {
         let bodies = self.read_bodies();
         let messages = self.log.read(&self.app);
         let observed = take_observed(&mut self.app);
         self.stats.max_colliders = self.stats.max_colliders.max(bodies.len());
 
-        // 2a. Messages against the running set, in order.
         let before = self.running.clone();
-        let mut per_pair: BTreeMap<(Entity, Entity), Vec<PairMessage>> = BTreeMap::new();
-        for message in &messages {
+        let per_pair = self.check_messages(&messages, &bodies);
+        self.check_events_on_bodies(&bodies);
+        self.check_observers(&messages, observed);
+        let model = self.model_pairs(&bodies);
+        self.check_colliding_entities(&model, &bodies);
+        self.check_running_set(&model, &bodies, &per_pair);
+        self.check_collisions_resource();
+        let paths: BTreeMap<Entity, Path> = bodies
+            .iter()
+            .map(|(&e, body)| (e, self.path_of(e, body)))
+            .collect();
+        self.check_contacts(&bodies, &paths, &before, &per_pair);
+        self.check_swept_pairs(&bodies, &paths, &before, &per_pair);
+
+        self.previous = bodies;
+    }
+
+    /// Invariant 2a: Messages against the running set, in order: a Started inserts its
+    /// pair (never one already touching), an Ended removes it (never one not
+    /// touching); more than one message for a pair in one detection only for
+    /// a Swept pair (at most three), and a time of impact below 1 only for a
+    /// Swept pair. Returns the messages of each pair, in order.
+    fn check_messages(
+        &mut self,
+        messages: &[CollisionEvent],
+        bodies: &BTreeMap<Entity, Body>,
+    ) -> PairMessages {
+        let mut per_pair: PairMessages = BTreeMap::new();
+        for message in messages {
             let (a, b) = message.entities();
             self.check(a < b, || format!("{message:?}: a >= b"));
             match *message {
@@ -1224,7 +1146,7 @@ impl Harness {
                     self.check(fresh, || {
                         format!(
                             "Started for a pair already touching{}",
-                            self.describe_pair((a, b), &bodies)
+                            self.describe_pair((a, b), bodies)
                         )
                     });
                     per_pair
@@ -1238,7 +1160,7 @@ impl Harness {
                     self.check(was, || {
                         format!(
                             "Ended for a pair not touching{}",
-                            self.describe_pair((a, b), &bodies)
+                            self.describe_pair((a, b), bodies)
                         )
                     });
                     per_pair.entry((a, b)).or_default().push(PairMessage::Ended);
@@ -1256,7 +1178,7 @@ impl Harness {
                     format!(
                         "{} messages for one pair in one detection: {list:?}{}",
                         list.len(),
-                        self.describe_pair(pair, &bodies)
+                        self.describe_pair(pair, bodies)
                     )
                 });
                 match list[0] {
@@ -1270,7 +1192,7 @@ impl Harness {
                         format!(
                             "time of impact {} without Swept{}",
                             contact.time_of_impact,
-                            self.describe_pair(pair, &bodies)
+                            self.describe_pair(pair, bodies)
                         )
                     });
                     self.check((0.0..=1.0).contains(&contact.time_of_impact), || {
@@ -1279,17 +1201,16 @@ impl Harness {
                 }
             }
         }
+        per_pair
+    }
 
-        // 2d. Events on bodies: each (body, part, other) starts and ends in
-        // turn, and what has started is exactly the touching pairs seen
-        // from each part that has a body other than itself.
-        self.check_events_on_bodies(&bodies);
-
-        // 3. Observers: the messages again, one event per living entity.
+    /// Invariant 3: Observers: the messages again, one event per living entity of the
+    /// pair, in the same order, each contact seen from its own entity.
+    fn check_observers(&self, messages: &[CollisionEvent], observed: Vec<ObservedEvent>) {
         let world = self.app.world();
         let alive = |e: Entity| world.get_entity(e).is_ok();
         let mut expected = Vec::new();
-        for message in &messages {
+        for message in messages {
             match *message {
                 CollisionEvent::Started { a, b, contact } => {
                     for (entity, other, contact) in [(a, b, contact), (b, a, contact.flipped())] {
@@ -1325,8 +1246,12 @@ impl Harness {
                 expected.get(first)
             ));
         }
+    }
 
-        // The model's pairs.
+    /// The model's pairs: those detection may pair that the model finds
+    /// touching by more than the tolerance, and those within the tolerance
+    /// of touching (near: not judged).
+    fn model_pairs(&mut self, bodies: &BTreeMap<Entity, Body>) -> ModelPairs {
         let mut touching = BTreeSet::new();
         let mut near = BTreeSet::new();
         let list: Vec<(&Entity, &Body)> = bodies.iter().collect();
@@ -1340,7 +1265,7 @@ impl Harness {
                 if (bb.pose.p - ba.pose.p).length_squared() > reach * reach {
                     continue;
                 }
-                let signed = separation(&ba.rounded, ba.pose, &bb.rounded, bb.pose).signed;
+                let signed = separation(&ba.shape, ba.pose, &bb.shape, bb.pose);
                 let pair = (ea.min(eb), ea.max(eb));
                 if signed < -tol {
                     touching.insert(pair);
@@ -1352,15 +1277,21 @@ impl Harness {
         self.stats.touching_pairs += touching.len() as u64;
         self.stats.near_pairs += near.len() as u64;
         self.stats.max_pairs = self.stats.max_pairs.max(touching.len());
+        ModelPairs { touching, near }
+    }
 
-        // 1. CollidingEntities of every entity against the model, then
-        // against the messages exactly.
+    /// Invariant 1: CollidingEntities of every entity against the model, then
+    /// against the messages exactly: it lists every partner the model finds
+    /// touching, none it finds apart, and exactly the running set's (a
+    /// collider in detection has one).
+    fn check_colliding_entities(&self, model: &ModelPairs, bodies: &BTreeMap<Entity, Body>) {
+        let world = self.app.world();
         let mut partners: BTreeMap<Entity, (BTreeSet<Entity>, BTreeSet<Entity>)> = BTreeMap::new();
-        for &(a, b) in &touching {
+        for &(a, b) in &model.touching {
             partners.entry(a).or_default().0.insert(b);
             partners.entry(b).or_default().0.insert(a);
         }
-        for &(a, b) in &near {
+        for &(a, b) in &model.near {
             partners.entry(a).or_default().1.insert(b);
             partners.entry(b).or_default().1.insert(a);
         }
@@ -1388,7 +1319,7 @@ impl Harness {
             if let Some(missing) = must.difference(&colliding).next() {
                 self.fail(format!(
                     "CollidingEntities of {e} lacks {missing}, which the model finds touching: {colliding:?}{}",
-                    self.describe_pair((e, *missing), &bodies)
+                    self.describe_pair((e, *missing), bodies)
                 ));
             }
             if let Some(extra) = colliding
@@ -1397,40 +1328,50 @@ impl Harness {
             {
                 self.fail(format!(
                     "CollidingEntities of {e} lists {extra}, which the model finds apart: {colliding:?}{}",
-                    self.describe_pair((e, *extra), &bodies)
+                    self.describe_pair((e, *extra), bodies)
                 ));
             }
             let messaged = from_messages.get(&e).cloned().unwrap_or_default();
             self.check(colliding == messaged, || {
                 format!(
                     "CollidingEntities of {e} is {colliding:?}, the messages say {messaged:?}: {}",
-                    self.describe(e, &bodies)
+                    self.describe(e, bodies)
                 )
             });
         }
+    }
 
-        // 2b. The running set against the model.
-        if let Some(&pair) = touching.difference(&self.running).next() {
+    /// Invariant 2b: The running set against the model: it holds every pair the
+    /// model finds touching, and only pairs touching or near.
+    fn check_running_set(
+        &self,
+        model: &ModelPairs,
+        bodies: &BTreeMap<Entity, Body>,
+        per_pair: &PairMessages,
+    ) {
+        if let Some(&pair) = model.touching.difference(&self.running).next() {
             self.fail(format!(
                 "the model finds a pair touching that the messages do not{}\n    messages this frame: {:?}",
-                self.describe_pair(pair, &bodies),
+                self.describe_pair(pair, bodies),
                 per_pair.get(&pair)
             ));
         }
         if let Some(&pair) = self
             .running
             .iter()
-            .find(|pair| !touching.contains(pair) && !near.contains(pair))
+            .find(|pair| !model.touching.contains(pair) && !model.near.contains(pair))
         {
             self.fail(format!(
                 "the messages leave a pair touching that the model finds apart{}\n    messages this frame: {:?}",
-                self.describe_pair(pair, &bodies),
+                self.describe_pair(pair, bodies),
                 per_pair.get(&pair)
             ));
         }
+    }
 
-        // 2c. The Collisions resource holds the same pairs.
-        let collisions = world.resource::<Collisions>();
+    /// Invariant 2c: The Collisions resource holds the same pairs as the running set.
+    fn check_collisions_resource(&self) {
+        let collisions = self.app.world().resource::<Collisions>();
         let resource: Vec<(Entity, Entity)> = collisions.iter().map(|p| (p.a, p.b)).collect();
         let running: Vec<(Entity, Entity)> = self.running.iter().copied().collect();
         if resource != running {
@@ -1443,29 +1384,31 @@ impl Harness {
                 "Collisions differs from the messages: only in Collisions {only_resource:?}, only in the messages {only_running:?}"
             ));
         }
+    }
 
-        // 4. Contacts: every pair in Collisions, and every Started.
-        let paths: BTreeMap<Entity, Path> = bodies
-            .iter()
-            .map(|(&e, body)| (e, self.path_of(e, body)))
-            .collect();
+    /// Invariant 4: Contacts: every pair in Collisions, and every Started, has the
+    /// model's depth, a point on both shapes and a normal that separates
+    /// them by exactly that depth ([`Self::check_contact`]); the last Started
+    /// of a pair still touching is its contact in Collisions.
+    fn check_contacts(
+        &mut self,
+        bodies: &BTreeMap<Entity, Body>,
+        paths: &BTreeMap<Entity, Path>,
+        before: &BTreeSet<(Entity, Entity)>,
+        per_pair: &PairMessages,
+    ) {
+        let collisions = self.app.world().resource::<Collisions>();
         let pair_list: Vec<ContactPair> = collisions.iter().copied().collect();
         for pair in pair_list {
-            self.check_contact(
-                &pair.contact,
-                (pair.a, pair.b),
-                &bodies,
-                &paths,
-                "Collisions",
-            );
+            self.check_contact(&pair.contact, (pair.a, pair.b), bodies, paths, "Collisions");
         }
-        for (&pair, list) in &per_pair {
+        for (&pair, list) in per_pair {
             let mut touching_at_end = before.contains(&pair);
             for message in list {
                 match message {
                     PairMessage::Started(contact) => {
                         touching_at_end = true;
-                        self.check_contact(contact, pair, &bodies, &paths, "Started");
+                        self.check_contact(contact, pair, bodies, paths, "Started");
                     }
                     PairMessage::Ended => touching_at_end = false,
                 }
@@ -1482,8 +1425,19 @@ impl Harness {
                 });
             }
         }
+    }
 
-        // 5. Swept pairs along their paths.
+    /// Invariant 5: Swept pairs along their paths: every pair with a Swept collider
+    /// ([`Self::check_swept_pair`]): a touch the model sees along the two
+    /// paths is never missed, no Started comes for paths that never meet,
+    /// and the time of impact is the first touch.
+    fn check_swept_pairs(
+        &mut self,
+        bodies: &BTreeMap<Entity, Body>,
+        paths: &BTreeMap<Entity, Path>,
+        before: &BTreeSet<(Entity, Entity)>,
+        per_pair: &PairMessages,
+    ) {
         let swept: Vec<Entity> = bodies
             .iter()
             .filter(|(_, b)| b.swept)
@@ -1496,14 +1450,14 @@ impl Harness {
                 if other == s || !done.insert(pair) {
                     continue;
                 }
-                self.check_swept_pair(pair, &bodies, &paths, &before, per_pair.get(&pair));
+                self.check_swept_pair(pair, bodies, paths, before, per_pair.get(&pair));
             }
         }
-
-        self.previous = bodies;
     }
 
-    /// Where `e` went during this step (see [`Self::path_starts`]).
+    /// Invariant 2d: Events on bodies: each (body, part, other) starts and ends in
+    /// turn, and what has started is exactly the touching pairs seen from
+    /// each part that has a body other than itself.
     fn check_events_on_bodies(&mut self, bodies: &BTreeMap<Entity, Body>) {
         for (started, body, collider, other) in take_observed_on_bodies(&mut self.app) {
             let key = (body, collider, other);
@@ -1542,6 +1496,7 @@ impl Harness {
         }
     }
 
+    /// Where `e` went during this step (see [`Self::path_starts`]).
     fn path_of(&self, e: Entity, body: &Body) -> Path {
         let start = match body.fixed {
             true => body.pose,
@@ -1606,7 +1561,7 @@ impl Harness {
         if t < 1.0 {
             tol += sweep_tolerance(ba, bb);
         }
-        let sep = separation(&ba.rounded, pa, &bb.rounded, pb);
+        let signed = separation(&ba.shape, pa, &bb.shape, pb);
         let depth = f64::from(contact.depth);
         if !exact {
             // Maybe early: where they are is judged along the paths (5).
@@ -1621,21 +1576,17 @@ impl Harness {
                 )
             });
         } else {
-            self.check((depth - (-sep.signed).max(0.0)).abs() <= tol, || {
+            self.check((depth - (-signed).max(0.0)).abs() <= tol, || {
                 format!(
                     "{what} contact depth {depth}, the model's {} (time of impact {t}){}",
-                    -sep.signed,
+                    -signed,
                     self.describe_contact_pair((a, b), bodies, paths, contact)
                 )
             });
         }
-        let point = Rounded::point(contact.point.as_dvec2());
-        let origin = Pose64 {
-            p: DVec2::ZERO,
-            angle: 0.0,
-        };
+        let point = contact.point.as_dvec2();
         for (body, pose, name) in [(ba, pa, "a"), (bb, pb, "b")] {
-            let off = separation(&point, origin, &body.rounded, pose).signed;
+            let off = pose.place(&body.shape).signed_distance(point);
             self.check(off <= tol, || {
                 format!(
                     "{what} contact point {} is {off} off shape {name} (time of impact {t}){}",
@@ -1645,7 +1596,7 @@ impl Harness {
             });
         }
         let normal = contact.normal.as_vec2().as_dvec2();
-        let moved = separation(&ba.rounded, pa, &bb.rounded, pb.translated(normal * depth)).signed;
+        let moved = separation(&ba.shape, pa, &bb.shape, pb.translated(normal * depth));
         self.check(moved.abs() <= tol, || {
             format!(
                 "{what} contact normal {normal} with depth {depth}: moving b by it leaves a separation of {moved} (time of impact {t}){}",
@@ -1708,8 +1659,7 @@ impl Harness {
 
         let step = (0.25 * ba.rounded.thickness.min(bb.rounded.thickness)).max(0.05);
         let samples = ((speed / step).ceil() as usize).clamp(8, 512);
-        let distance =
-            |t: f64| separation(&ba.rounded, path_a.at(t), &bb.rounded, path_b.at(t)).signed;
+        let distance = |t: f64| separation(&ba.shape, path_a.at(t), &bb.shape, path_b.at(t));
         let sampled: Vec<(f64, f64)> = if boxes_apart {
             Vec::new()
         } else {

@@ -6,8 +6,10 @@
 //! reports static pairs), and so keeps the truth of 100,000 tiles to the
 //! movers' share of the work.
 //!
-//! Each body is taken as Bevy renders it: from its `GlobalTransform`'s
-//! matrix, read in f64. The scene spins bodies with `Transform::rotate_z`,
+//! The geometry is the crate's f64 reference (`bevy_collide2d::reference`,
+//! which the crate's own tests judge by too; not public API). Each body is
+//! taken as Bevy renders it: from its `GlobalTransform`'s matrix, read in
+//! f64 ([`MatrixPose`]). The scene spins bodies with `Transform::rotate_z`,
 //! whose quaternions drift from unit length by a few 1e-6 over hundreds of
 //! frames; the matrix of such a quaternion is a rotation scaled by that
 //! much, with its x axis turned by about as much. Taking the angle from the
@@ -22,7 +24,12 @@
 //! cores intersect (exact orientation tests) or when the distance between
 //! the cores is at most the sum of the radii.
 
+use bevy::math::DVec2;
 use bevy::prelude::*;
+use bevy_collide2d::reference::{
+    MatrixPose, OrientedRect, RefPair, RefShape, circle_touches_rect, circles_touch, cores_touch,
+    rects_touch,
+};
 
 use crate::scene::BodyShape;
 
@@ -30,12 +37,12 @@ use crate::scene::BodyShape;
 /// lengths of the matrix's x and y axes and turned as its x axis.
 #[derive(Clone, Copy)]
 struct Placed {
-    centre: [f64; 2],
+    centre: DVec2,
     /// Unit x axis of the body (cos, sin).
-    axis: [f64; 2],
+    axis: DVec2,
     shape: Shape64,
     /// Half extent of the bounding box along x and y, about `centre`.
-    extent: [f64; 2],
+    extent: DVec2,
 }
 
 /// A body's shape in f64, scaled as its matrix scales it.
@@ -45,7 +52,7 @@ enum Shape64 {
         radius: f64,
     },
     Rect {
-        half_size: [f64; 2],
+        half_size: DVec2,
     },
     /// A capsule, segment or polygon, in world coordinates.
     Rounded(Core64),
@@ -53,18 +60,19 @@ enum Shape64 {
 
 /// A convex core in world coordinates grown by `radius`: one point (a
 /// circle), two (a segment or capsule) or a convex polygon's vertices,
-/// counter-clockwise.
+/// counter-clockwise. Inline, up to the 8 points of a scene's polygon: the
+/// truth places every body every frame.
 #[derive(Clone, Copy, Debug)]
 struct Core64 {
-    points: [[f64; 2]; 8],
+    points: [DVec2; 8],
     len: usize,
     radius: f64,
 }
 
 impl Core64 {
-    fn new(points: &[[f64; 2]], radius: f64) -> Self {
+    fn new(points: &[DVec2], radius: f64) -> Self {
         let mut core = Self {
-            points: [[0.0; 2]; 8],
+            points: [DVec2::ZERO; 8],
             len: points.len(),
             radius,
         };
@@ -72,64 +80,39 @@ impl Core64 {
         core
     }
 
-    fn points(&self) -> &[[f64; 2]] {
+    fn points(&self) -> &[DVec2] {
         &self.points[..self.len]
-    }
-
-    /// The core's edges: its point (as a segment of length 0), its segment,
-    /// or its polygon's edges.
-    fn edges(&self) -> impl Iterator<Item = ([f64; 2], [f64; 2])> + '_ {
-        let n = self.len;
-        let count = if n <= 2 { 1 } else { n };
-        (0..count).map(move |i| (self.points[i], self.points[(i + 1) % n]))
-    }
-
-    /// Whether `p` is inside or on this core, which must have an area.
-    fn contains(&self, p: [f64; 2]) -> bool {
-        self.edges()
-            .all(|(a, b)| cross(sub(b, a), sub(p, a)) >= 0.0)
     }
 }
 
 impl Placed {
     fn new(shape: BodyShape, transform: &GlobalTransform) -> Self {
-        let matrix = transform.affine();
-        let column = |c: Vec3A| [c.x as f64, c.y as f64];
-        let (x_axis, y_axis) = (column(matrix.x_axis), column(matrix.y_axis));
-        let scale = [dot(x_axis, x_axis).sqrt(), dot(y_axis, y_axis).sqrt()];
-        let centre = [matrix.translation.x as f64, matrix.translation.y as f64];
-        let axis = [x_axis[0] / scale[0], x_axis[1] / scale[0]];
-        // A local point scaled along the body's axes, then turned and moved
-        // as the rectangle's corners are.
-        let place = |p: Vec2| {
-            let (x, y) = (p.x as f64 * scale[0], p.y as f64 * scale[1]);
-            [
-                centre[0] + axis[0] * x - axis[1] * y,
-                centre[1] + axis[1] * x + axis[0] * y,
-            ]
-        };
+        let pose = MatrixPose::of(transform);
+        let (centre, axis, scale) = (pose.centre, pose.axis, pose.scale);
         let rounded = |core: Core64| {
-            let mut extent = [0.0_f64; 2];
-            for p in core.points() {
-                for k in 0..2 {
-                    extent[k] = extent[k].max((p[k] - centre[k]).abs() + core.radius);
-                }
+            let mut extent = DVec2::ZERO;
+            for &p in core.points() {
+                let d = (p - centre).abs();
+                extent = DVec2::new(
+                    extent.x.max(d.x + core.radius),
+                    extent.y.max(d.y + core.radius),
+                );
             }
             (Shape64::Rounded(core), extent)
         };
         let (shape, extent) = match shape {
             BodyShape::Circle { radius } => {
-                let radius = radius as f64 * scale[0].max(scale[1]);
-                (Shape64::Circle { radius }, [radius; 2])
+                let radius = radius as f64 * scale.x.max(scale.y);
+                (Shape64::Circle { radius }, DVec2::splat(radius))
             }
             BodyShape::Rect { half_size } => {
-                let (hx, hy) = (half_size.x as f64 * scale[0], half_size.y as f64 * scale[1]);
-                let (c, s) = (axis[0].abs(), axis[1].abs());
+                let (hx, hy) = (half_size.x as f64 * scale.x, half_size.y as f64 * scale.y);
+                let (c, s) = (axis.x.abs(), axis.y.abs());
                 (
                     Shape64::Rect {
-                        half_size: [hx, hy],
+                        half_size: DVec2::new(hx, hy),
                     },
-                    [hx * c + hy * s, hx * s + hy * c],
+                    DVec2::new(hx * c + hy * s, hx * s + hy * c),
                 )
             }
             // The radius scales with x, the length with y (as the rectangle's
@@ -139,14 +122,16 @@ impl Placed {
                 half_length,
             } => rounded(Core64::new(
                 &[
-                    place(Vec2::new(0.0, -half_length)),
-                    place(Vec2::new(0.0, half_length)),
+                    pose.place(Vec2::new(0.0, -half_length)),
+                    pose.place(Vec2::new(0.0, half_length)),
                 ],
-                radius as f64 * scale[0],
+                radius as f64 * scale.x,
             )),
-            BodyShape::Segment { a, b } => rounded(Core64::new(&[place(a), place(b)], 0.0)),
+            BodyShape::Segment { a, b } => {
+                rounded(Core64::new(&[pose.place(a), pose.place(b)], 0.0))
+            }
             BodyShape::Polygon(points) => {
-                let placed: Vec<[f64; 2]> = points.as_slice().iter().map(|&p| place(p)).collect();
+                let placed: Vec<DVec2> = points.as_slice().iter().map(|&p| pose.place(p)).collect();
                 rounded(Core64::new(&placed, 0.0))
             }
         };
@@ -158,207 +143,55 @@ impl Placed {
         }
     }
 
+    /// The body as a rectangle with these half sizes.
+    fn rect(&self, half_size: DVec2) -> OrientedRect {
+        OrientedRect {
+            centre: self.centre,
+            axis: self.axis,
+            half_size,
+        }
+    }
+
     /// The body as a rounded convex core.
     fn core(&self) -> Core64 {
         match self.shape {
             Shape64::Circle { radius } => Core64::new(&[self.centre], radius),
-            Shape64::Rect {
-                half_size: [hx, hy],
-            } => {
-                let (ux, uy) = (self.axis, [-self.axis[1], self.axis[0]]);
-                let corner = |sx: f64, sy: f64| {
-                    [
-                        self.centre[0] + ux[0] * sx * hx + uy[0] * sy * hy,
-                        self.centre[1] + ux[1] * sx * hx + uy[1] * sy * hy,
-                    ]
-                };
-                Core64::new(
-                    &[
-                        corner(-1.0, -1.0),
-                        corner(1.0, -1.0),
-                        corner(1.0, 1.0),
-                        corner(-1.0, 1.0),
-                    ],
-                    0.0,
-                )
-            }
+            Shape64::Rect { half_size } => Core64::new(&self.rect(half_size).corners(), 0.0),
             Shape64::Rounded(core) => core,
         }
     }
-}
-
-fn dot(a: [f64; 2], b: [f64; 2]) -> f64 {
-    a[0] * b[0] + a[1] * b[1]
-}
-
-fn sub(a: [f64; 2], b: [f64; 2]) -> [f64; 2] {
-    [a[0] - b[0], a[1] - b[1]]
-}
-
-fn cross(a: [f64; 2], b: [f64; 2]) -> f64 {
-    a[0] * b[1] - a[1] * b[0]
 }
 
 /// Whether the two bodies overlap or touch.
 fn overlaps(a: &Placed, b: &Placed) -> bool {
     use Shape64::*;
     match (a.shape, b.shape) {
-        (Circle { radius: ra }, Circle { radius: rb }) => {
-            let d = sub(b.centre, a.centre);
-            let r = ra + rb;
-            dot(d, d) <= r * r
+        (Circle { radius: ra }, Circle { radius: rb }) => circles_touch(a.centre, ra, b.centre, rb),
+        (Circle { radius }, Rect { half_size }) => {
+            circle_touches_rect(a.centre, radius, &b.rect(half_size))
         }
-        (Circle { radius }, Rect { half_size }) => circle_rect(a, radius, b, half_size),
-        (Rect { half_size }, Circle { radius }) => circle_rect(b, radius, a, half_size),
-        (Rect { half_size: ha }, Rect { half_size: hb }) => rect_rect(a, ha, b, hb),
-        _ => rounded_overlap(&a.core(), &b.core()),
-    }
-}
-
-/// Whether two rounded convex shapes overlap or touch.
-fn rounded_overlap(a: &Core64, b: &Core64) -> bool {
-    if cores_intersect(a, b) {
-        return true;
-    }
-    let radii = a.radius + b.radius;
-    radii > 0.0 && core_distance_squared(a, b) <= radii * radii
-}
-
-/// Whether the cores share a point: two of their edges meet, or one core
-/// lies inside the other (which then has an area).
-fn cores_intersect(a: &Core64, b: &Core64) -> bool {
-    (a.edges()).any(|(p0, p1)| b.edges().any(|(q0, q1)| segments_intersect(p0, p1, q0, q1)))
-        || (a.len >= 3 && a.contains(b.points[0]))
-        || (b.len >= 3 && b.contains(a.points[0]))
-}
-
-/// Whether segments `p0..p1` and `q0..q1` (either may be a point) share a
-/// point, by the signs of orientations.
-fn segments_intersect(p0: [f64; 2], p1: [f64; 2], q0: [f64; 2], q1: [f64; 2]) -> bool {
-    let orient = |a: [f64; 2], b: [f64; 2], c: [f64; 2]| cross(sub(b, a), sub(c, a));
-    // `c` on the line through `a` and `b`: is it between them?
-    let within = |a: [f64; 2], b: [f64; 2], c: [f64; 2]| {
-        c[0] >= a[0].min(b[0])
-            && c[0] <= a[0].max(b[0])
-            && c[1] >= a[1].min(b[1])
-            && c[1] <= a[1].max(b[1])
-    };
-    let (d1, d2) = (orient(q0, q1, p0), orient(q0, q1, p1));
-    let (d3, d4) = (orient(p0, p1, q0), orient(p0, p1, q1));
-    if ((d1 > 0.0 && d2 < 0.0) || (d1 < 0.0 && d2 > 0.0))
-        && ((d3 > 0.0 && d4 < 0.0) || (d3 < 0.0 && d4 > 0.0))
-    {
-        return true;
-    }
-    (d1 == 0.0 && within(q0, q1, p0))
-        || (d2 == 0.0 && within(q0, q1, p1))
-        || (d3 == 0.0 && within(p0, p1, q0))
-        || (d4 == 0.0 && within(p0, p1, q1))
-}
-
-/// The squared distance between the cores, from the closest points of
-/// every edge of one and every edge of the other (0 or more when they
-/// intersect; only meaningful when they do not).
-fn core_distance_squared(a: &Core64, b: &Core64) -> f64 {
-    let mut best = f64::INFINITY;
-    for (p0, p1) in a.edges() {
-        for (q0, q1) in b.edges() {
-            best = best.min(segment_distance_squared(p0, p1, q0, q1));
+        (Rect { half_size }, Circle { radius }) => {
+            circle_touches_rect(b.centre, radius, &a.rect(half_size))
+        }
+        (Rect { half_size: ha }, Rect { half_size: hb }) => rects_touch(&a.rect(ha), &b.rect(hb)),
+        _ => {
+            let (a, b) = (a.core(), b.core());
+            cores_touch(a.points(), a.radius, b.points(), b.radius)
         }
     }
-    best
-}
-
-/// The squared distance between segments that do not cross: the smallest
-/// distance from an end of one to the other.
-fn segment_distance_squared(p0: [f64; 2], p1: [f64; 2], q0: [f64; 2], q1: [f64; 2]) -> f64 {
-    point_segment_distance_squared(p0, q0, q1)
-        .min(point_segment_distance_squared(p1, q0, q1))
-        .min(point_segment_distance_squared(q0, p0, p1))
-        .min(point_segment_distance_squared(q1, p0, p1))
-}
-
-fn point_segment_distance_squared(p: [f64; 2], a: [f64; 2], b: [f64; 2]) -> f64 {
-    let (ab, ap) = (sub(b, a), sub(p, a));
-    let length_squared = dot(ab, ab);
-    let t = if length_squared > 0.0 {
-        (dot(ap, ab) / length_squared).clamp(0.0, 1.0)
-    } else {
-        0.0
-    };
-    let closest = [a[0] + ab[0] * t, a[1] + ab[1] * t];
-    let d = sub(p, closest);
-    dot(d, d)
 }
 
 /// How far two bodies are from touching, in world units: the distance
 /// between their surfaces when apart (> 0), minus the depth of their overlap
-/// when they overlap (< 0, from separating axes). For explaining a pair an
-/// engine called differently from the truth: a gap of a few 1e-6 is
-/// rounding, more is a wrong answer.
+/// when they overlap (< 0), by the reference's exact gap ([`RefPair`]). For
+/// explaining a pair an engine called differently from the truth: a gap of
+/// a few 1e-6 is rounding, more is a wrong answer.
 pub fn gap(shapes: [BodyShape; 2], transforms: [&GlobalTransform; 2]) -> f64 {
-    let (a, b) = (
-        Placed::new(shapes[0], transforms[0]).core(),
-        Placed::new(shapes[1], transforms[1]).core(),
-    );
-    let radii = a.radius + b.radius;
-    if !cores_intersect(&a, &b) {
-        return core_distance_squared(&a, &b).sqrt() - radii;
-    }
-    // Overlapping cores: the least overlap of their projections on the edge
-    // normals of both (every edge of their Minkowski difference is parallel
-    // to one of these), plus the radii.
-    let mut depth = f64::INFINITY;
-    for core in [&a, &b] {
-        if core.len < 2 {
-            continue;
-        }
-        for (p0, p1) in core.edges() {
-            let edge = sub(p1, p0);
-            let length = dot(edge, edge).sqrt();
-            if length == 0.0 {
-                continue;
-            }
-            let normal = [edge[1] / length, -edge[0] / length];
-            let span = |c: &Core64| {
-                c.points()
-                    .iter()
-                    .fold((f64::INFINITY, f64::NEG_INFINITY), |(lo, hi), &p| {
-                        (lo.min(dot(p, normal)), hi.max(dot(p, normal)))
-                    })
-            };
-            let ((a_lo, a_hi), (b_lo, b_hi)) = (span(&a), span(&b));
-            depth = depth.min((a_hi - b_lo).min(b_hi - a_lo));
-        }
-    }
-    if depth == f64::INFINITY {
-        depth = 0.0; // two equal points
-    }
-    -(depth + radii)
-}
-
-fn circle_rect(circle: &Placed, radius: f64, rect: &Placed, half: [f64; 2]) -> bool {
-    let d = sub(circle.centre, rect.centre);
-    let (ux, uy) = (rect.axis, [-rect.axis[1], rect.axis[0]]);
-    let (lx, ly) = (dot(d, ux), dot(d, uy));
-    let cx = lx.clamp(-half[0], half[0]);
-    let cy = ly.clamp(-half[1], half[1]);
-    let (ex, ey) = (lx - cx, ly - cy);
-    ex * ex + ey * ey <= radius * radius
-}
-
-fn rect_rect(a: &Placed, ha: [f64; 2], b: &Placed, hb: [f64; 2]) -> bool {
-    let d = sub(b.centre, a.centre);
-    let axes_a = [a.axis, [-a.axis[1], a.axis[0]]];
-    let axes_b = [b.axis, [-b.axis[1], b.axis[0]]];
-    // Separating axis test on the four face normals.
-    let radius = |axes: &[[f64; 2]; 2], half: [f64; 2], n: [f64; 2]| {
-        half[0] * dot(axes[0], n).abs() + half[1] * dot(axes[1], n).abs()
-    };
-    axes_a
-        .iter()
-        .chain(axes_b.iter())
-        .all(|&n| dot(d, n).abs() <= radius(&axes_a, ha, n) + radius(&axes_b, hb, n))
+    let [a, b] = [0, 1].map(|k| {
+        let core = Placed::new(shapes[k], transforms[k]).core();
+        RefShape::from_core(core.points().to_vec(), core.radius)
+    });
+    RefPair::new(&a, &b).gap()
 }
 
 /// Every overlapping pair among `entities[i]` with shape `shapes[i]` at

@@ -1,18 +1,19 @@
 //! Translational shape casts against an f64 reference, for all 25 ordered
 //! pairs of kinds.
 //!
-//! The reference shares no code with the cast: it moves the cast shape
-//! along the ray and measures the exact f64 gap to the target with
-//! [`RefPair`] (the signed distance of the explicit hull of all pairwise
-//! differences of core points, minus the radii). That gap is convex along
-//! the ray, so a ternary search finds its smallest value (a miss if it is
-//! positive) and a bisection the first distance where it reaches zero.
+//! The reference ([`crate::reference`]) shares no code with the cast: it
+//! moves the cast shape along the ray and measures the exact f64 gap to the
+//! target with [`RefPair`] (the signed distance of the explicit hull of all
+//! pairwise differences of core points, minus the radii). That gap is convex
+//! along the ray, so a ternary search finds its smallest value (a miss if it
+//! is positive) and a bisection the first distance where it reaches zero.
 
 use bevy::math::{DVec2, Dir2, Isometry2d, Rot2, Vec2};
 use rand::{Rng, SeedableRng, rngs::StdRng};
 
-use super::reference_tests::{Kind, RefPair, explore_scale, random_shape_of, reference};
+use super::reference_tests::{Kind, explore_scale, random_shape_of};
 use super::{Shape, ShapeCastHit, cast_shape};
+use crate::reference::{RefPair, reference};
 
 const CASES_PER_KIND_PAIR: usize = 400;
 /// Gaps closer than this to zero are too close to call in f32: whether such

@@ -2,16 +2,16 @@
 //! kinds and poses, with failures shrunk by `proptest` to a minimal case:
 //! symmetry, invariance under moving both shapes together, a contact that
 //! separates them and lies on both, closest points that measure the gap,
-//! `contains_point` and boxes that agree with the f64 reference of
-//! `reference_tests`, and no NaN or panic for any finite input.
+//! `contains_point` and boxes that agree with the f64 reference
+//! ([`crate::reference`]), and no NaN or panic for any finite input.
 
 use bevy::math::{DVec2, Isometry2d, Rot2, Vec2};
 use proptest::prelude::*;
 use proptest::test_runner::RngSeed;
 
-use super::reference_tests::{reference, reference_gap};
 use super::{ConvexPolygon, Shape};
 use crate::Collider;
+use crate::reference::{reference, reference_gap};
 
 /// Slack for f32 sums of terms up to about 100 in size.
 const EPS: f32 = 2e-3;
@@ -52,7 +52,7 @@ fn pose() -> impl Strategy<Value = Isometry2d> {
 }
 
 /// How far `point` is outside `shape` at `pose` (0 inside), in f64, by the
-/// reference of `reference_tests`.
+/// reference.
 fn distance_outside(shape: &Shape, pose: Isometry2d, point: Vec2) -> f64 {
     reference(shape, pose)
         .signed_distance(point.as_dvec2())

@@ -1,27 +1,31 @@
 //! Randomized checks of every pair test against an independent reference in
 //! f64, for all five kinds of shape in both orders.
 //!
-//! The reference sees every shape as a rounded convex core (the points within
-//! `radius` of the convex hull of a few points): a circle is its centre, a
-//! capsule its inner segment, a segment its two ends, a rectangle its four
-//! corners and a polygon its vertices, each placed by the pose in f64. Two
-//! such shapes overlap when the origin is within `ra + rb` of their cores'
-//! Minkowski difference, which is built explicitly as the convex hull of all
-//! the pairwise differences of core points. The signed distance from the
-//! origin to that hull, minus the radii, is the gap between the shapes when
-//! positive and minus the penetration depth when negative (the distance from
-//! the origin to the boundary of the rounded difference is the shortest
-//! move that separates them). Nothing here shares code with the f32 tests:
-//! no separating axes, no closest features, no clipping.
+//! The reference is [`crate::reference`]: it sees every shape as a rounded
+//! convex core (the points within `radius` of the convex hull of a few
+//! points) placed by the pose in f64, and measures the gap between two
+//! shapes as the signed distance from the origin to the explicit hull of
+//! their cores' pairwise differences, minus the radii (minus the penetration
+//! depth when negative). Nothing there shares code with the f32 tests: no
+//! separating axes, no closest features, no clipping.
 //!
 //! The same reference serves the other geometry tests (property tests, shape
 //! casts, swept tests) through [`reference`], [`RefShape`] and
-//! [`reference_gap`].
+//! [`reference_gap`], and beyond them the model-based test and the
+//! comparison runner's truth. The random shapes ([`Kind`],
+//! [`random_shape_of`]) and [`explore_scale`] here serve the other geometry
+//! tests too.
 
 use bevy::math::{DVec2, Isometry2d, Rot2, Vec2};
 use rand::{Rng, SeedableRng, rngs::StdRng};
 
 use super::{Contact, ConvexPolygon, Shape};
+// The reference itself: used here, and imported from here (beside the random
+// shapes below) by the tests of ray.rs, swept.rs and shape_cast.rs.
+#[allow(unused_imports)]
+pub(crate) use crate::reference::{
+    RefPair, RefShape, reference, reference_at, reference_gap, segment_distance,
+};
 
 /// Random pairs per ordered pair of kinds among circles and rectangles (the
 /// hand-written pair tests, cheap).
@@ -52,185 +56,6 @@ impl Kind {
         Kind::Segment,
         Kind::Polygon,
     ];
-}
-
-/// A shape placed in the world, in f64: the points within `radius` of the
-/// convex hull of `core`.
-#[derive(Clone, Debug)]
-pub(crate) struct RefShape {
-    /// The core as its own convex hull: one point, two distinct points (a
-    /// segment), or three or more counter-clockwise.
-    core: Vec<DVec2>,
-    radius: f64,
-}
-
-/// `shape` at `pose` in f64, with the same rotation the f32 code uses
-/// (the pose's cosine and sine as given) but without its rounding.
-pub(crate) fn reference(shape: &Shape, pose: Isometry2d) -> RefShape {
-    let (cos, sin) = (f64::from(pose.rotation.cos), f64::from(pose.rotation.sin));
-    reference_at(shape, pose.translation.as_dvec2(), cos, sin)
-}
-
-/// `shape` placed at `center` turned by the rotation `(cos, sin)`, in f64.
-pub(crate) fn reference_at(shape: &Shape, center: DVec2, cos: f64, sin: f64) -> RefShape {
-    let place = |p: DVec2| center + DVec2::new(cos * p.x - sin * p.y, sin * p.x + cos * p.y);
-    let (points, radius): (Vec<DVec2>, f64) = match shape {
-        Shape::Circle { radius } => (vec![center], f64::from(*radius)),
-        Shape::Rect { half_size } => {
-            let h = half_size.as_dvec2();
-            (
-                [(1.0, 1.0), (-1.0, 1.0), (-1.0, -1.0), (1.0, -1.0)]
-                    .into_iter()
-                    .map(|(sx, sy)| place(DVec2::new(sx * h.x, sy * h.y)))
-                    .collect(),
-                0.0,
-            )
-        }
-        Shape::Capsule {
-            radius,
-            half_length,
-        } => {
-            let h = f64::from(*half_length);
-            (
-                vec![place(DVec2::new(0.0, -h)), place(DVec2::new(0.0, h))],
-                f64::from(*radius),
-            )
-        }
-        Shape::Segment { a, b } => (vec![place(a.as_dvec2()), place(b.as_dvec2())], 0.0),
-        Shape::Polygon(polygon) => (
-            polygon
-                .vertices()
-                .iter()
-                .map(|v| place(v.as_dvec2()))
-                .collect(),
-            0.0,
-        ),
-    };
-    RefShape {
-        core: hull(points),
-        radius,
-    }
-}
-
-impl RefShape {
-    /// Signed distance from a point: positive outside, negative inside (a
-    /// shape without area is never negative).
-    pub(crate) fn signed_distance(&self, p: DVec2) -> f64 {
-        hull_signed_distance(&self.core, p) - self.radius
-    }
-
-    /// The core: one point, two (a segment), or a counter-clockwise polygon.
-    pub(crate) fn core(&self) -> &[DVec2] {
-        &self.core
-    }
-
-    /// How far the shape reaches along `direction` (a unit vector).
-    pub(crate) fn support(&self, direction: DVec2) -> f64 {
-        self.core
-            .iter()
-            .map(|p| p.dot(direction))
-            .fold(f64::NEG_INFINITY, f64::max)
-            + self.radius
-    }
-}
-
-/// Two shapes seen as one: the hull of the differences of their core points
-/// (`b - a`) and the sum of their radii.
-pub(crate) struct RefPair {
-    difference: Vec<DVec2>,
-    radii: f64,
-}
-
-impl RefPair {
-    pub(crate) fn new(a: &RefShape, b: &RefShape) -> Self {
-        let differences = a
-            .core
-            .iter()
-            .flat_map(|&p| b.core.iter().map(move |&q| q - p))
-            .collect();
-        Self {
-            difference: hull(differences),
-            radii: a.radius + b.radius,
-        }
-    }
-
-    /// The gap between the shapes with the second moved by `by`: their
-    /// distance when apart, minus the penetration depth when overlapping.
-    pub(crate) fn gap_after(&self, by: DVec2) -> f64 {
-        hull_signed_distance(&self.difference, -by) - self.radii
-    }
-
-    /// [`Self::gap_after`] where they are.
-    pub(crate) fn gap(&self) -> f64 {
-        self.gap_after(DVec2::ZERO)
-    }
-}
-
-/// The gap between two shapes (see [`RefPair::gap_after`]).
-pub(crate) fn reference_gap(a: (&Shape, Isometry2d), b: (&Shape, Isometry2d)) -> f64 {
-    RefPair::new(&reference(a.0, a.1), &reference(b.0, b.1)).gap()
-}
-
-/// The convex hull in f64, counter-clockwise (Andrew's monotone chain),
-/// without repeated or collinear points: one point, two, or three or more.
-fn hull(mut points: Vec<DVec2>) -> Vec<DVec2> {
-    points.sort_by(|a, b| a.x.total_cmp(&b.x).then(a.y.total_cmp(&b.y)));
-    points.dedup();
-    if points.len() < 3 {
-        return points;
-    }
-    let turns_left = |o: DVec2, a: DVec2, b: DVec2| (a - o).perp_dot(b - o) > 0.0;
-    let mut lower: Vec<DVec2> = Vec::new();
-    for &p in &points {
-        while lower.len() >= 2 && !turns_left(lower[lower.len() - 2], lower[lower.len() - 1], p) {
-            lower.pop();
-        }
-        lower.push(p);
-    }
-    let mut upper: Vec<DVec2> = Vec::new();
-    for &p in points.iter().rev() {
-        while upper.len() >= 2 && !turns_left(upper[upper.len() - 2], upper[upper.len() - 1], p) {
-            upper.pop();
-        }
-        upper.push(p);
-    }
-    lower.pop();
-    upper.pop();
-    lower.extend(upper);
-    lower
-}
-
-/// Signed distance from `p` to the convex hull `hull` (as [`hull`] returns
-/// it): negative inside a hull with area, never negative for a point or a
-/// segment.
-fn hull_signed_distance(hull: &[DVec2], p: DVec2) -> f64 {
-    match hull {
-        [] => f64::INFINITY,
-        [a] => p.distance(*a),
-        [a, b] => segment_distance(p, *a, *b),
-        _ => {
-            let n = hull.len();
-            let edges = (0..n).map(|i| (hull[i], hull[(i + 1) % n]));
-            let to_edges = edges
-                .clone()
-                .map(|(s, e)| segment_distance(p, s, e))
-                .fold(f64::INFINITY, f64::min);
-            let inside = edges
-                .into_iter()
-                .all(|(s, e)| (e - s).perp_dot(p - s) >= 0.0);
-            if inside { -to_edges } else { to_edges }
-        }
-    }
-}
-
-pub(crate) fn segment_distance(p: DVec2, s: DVec2, e: DVec2) -> f64 {
-    let d = e - s;
-    let length_squared = d.length_squared();
-    if length_squared == 0.0 {
-        return p.distance(s);
-    }
-    let t = ((p - s).dot(d) / length_squared).clamp(0.0, 1.0);
-    p.distance(s + d * t)
 }
 
 /// A random convex polygon: the hull of 3 to 8 random points in a box of
