@@ -18,15 +18,10 @@
 //! with it adds one method to [`PairOp`] (defaulting to `general`), one arm
 //! to [`dispatch`], and an override in each operation that has that test.
 
-use bevy::math::{Dir2, Isometry2d, Vec2};
+use bevy::math::{Isometry2d, Vec2};
 
 use super::shape_ref::ShapeRef;
-use super::swept::{
-    circle_circle_time_of_impact, circle_rect_time_of_impact, convex_time_of_impact,
-    rect_rect_time_of_impact,
-};
-use super::translation_cast::{TranslationCast, cast_translation_convex, circle_into_box};
-use super::{Contact, Sweep, convex, pairs};
+use super::{Contact, convex, pairs};
 
 /// One operation on a pair of shapes, as [`dispatch`] takes it: one method
 /// per pair with a hand-written test, each `a` then `b` (`rect_circle` is
@@ -254,96 +249,5 @@ impl PairOp for ContactOp {
     #[inline(always)]
     fn rect_rect(self, ha: Vec2, pa: Isometry2d, hb: Vec2, pb: Isometry2d) -> Option<Contact> {
         pairs::rect_rect_contact(ha, pa, hb, pb)
-    }
-}
-
-/// The first contact of two moving shapes known to be apart at the start
-/// ([`time_of_impact_from_apart`](super::time_of_impact_from_apart)).
-#[derive(Clone, Copy, Debug)]
-pub(crate) struct TimeOfImpactOp;
-
-impl PairOp for TimeOfImpactOp {
-    type Place = Sweep;
-    type Out = Option<Contact>;
-
-    #[inline(always)]
-    fn general(self, a: ShapeRef<'_>, pa: Sweep, b: ShapeRef<'_>, pb: Sweep) -> Option<Contact> {
-        convex_time_of_impact(a, pa, b, pb)
-    }
-
-    #[inline(always)]
-    fn circle_circle(self, ra: f32, pa: Sweep, rb: f32, pb: Sweep) -> Option<Contact> {
-        circle_circle_time_of_impact(ra, pa, rb, pb)
-    }
-
-    #[inline(always)]
-    fn circle_rect(self, radius: f32, pa: Sweep, half_size: Vec2, pb: Sweep) -> Option<Contact> {
-        circle_rect_time_of_impact(radius, pa, half_size, pb)
-    }
-
-    /// The circle–rectangle time of impact, seen from the rectangle.
-    #[inline(always)]
-    fn rect_circle(self, half_size: Vec2, pa: Sweep, radius: f32, pb: Sweep) -> Option<Contact> {
-        self.circle_rect(radius, pb, half_size, pa)
-            .map(Contact::flipped)
-    }
-
-    #[inline(always)]
-    fn rect_rect(self, ha: Vec2, pa: Sweep, hb: Vec2, pb: Sweep) -> Option<Contact> {
-        rect_rect_time_of_impact(ha, pa, hb, pb)
-    }
-}
-
-/// A cast of the first shape along `direction` by up to `max_distance`
-/// against the second, without rotation
-/// ([`cast_translation`](super::translation_cast::cast_translation)).
-///
-/// Only a circle cast against a rectangle has a test of its own; a
-/// rectangle cast against a circle is not the same cast seen from the
-/// other side (the cast shape moves), so it goes to the general cast.
-#[derive(Clone, Copy, Debug)]
-pub(crate) struct TranslationCastOp {
-    /// Unit direction of the motion.
-    pub(crate) direction: Dir2,
-    /// How far the first shape moves at most (`>= 0`, may be infinite).
-    pub(crate) max_distance: f32,
-}
-
-impl PairOp for TranslationCastOp {
-    type Place = Isometry2d;
-    type Out = TranslationCast;
-
-    #[inline(always)]
-    fn general(
-        self,
-        a: ShapeRef<'_>,
-        pa: Isometry2d,
-        b: ShapeRef<'_>,
-        pb: Isometry2d,
-    ) -> TranslationCast {
-        cast_translation_convex(a, pa, self.direction, self.max_distance, b, pb)
-    }
-
-    /// [`circle_into_box`], or the general cast when the circle starts
-    /// touching or inside the box.
-    #[inline(always)]
-    fn circle_rect(
-        self,
-        radius: f32,
-        pa: Isometry2d,
-        half_size: Vec2,
-        pb: Isometry2d,
-    ) -> TranslationCast {
-        if let Some(cast) =
-            circle_into_box(radius, pa, self.direction, self.max_distance, half_size, pb)
-        {
-            return cast;
-        }
-        self.general(
-            ShapeRef::Circle { radius },
-            pa,
-            ShapeRef::Rect { half_size },
-            pb,
-        )
     }
 }

@@ -8,7 +8,7 @@ use bevy::math::{Dir2, Isometry2d, Rot2, Vec2};
 use bevy::shape::{Aabb2d, BoundingVolume};
 
 use super::convex::{self, Core};
-use super::dispatch::{TimeOfImpactOp, dispatch};
+use super::dispatch::{PairOp, dispatch};
 use super::pairs::{circle_circle_contact, circle_rect_contact, rect_rect_separations};
 use super::{Contact, Shape, ShapeRef, rect_rect_contact};
 
@@ -494,6 +494,43 @@ fn segment_rounded_box_entry(
         .chain(corners)
         .flatten()
         .min_by(f32::total_cmp)
+}
+
+/// The first contact of two moving shapes known to be apart at the start
+/// ([`time_of_impact_from_apart`](super::time_of_impact_from_apart)).
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct TimeOfImpactOp;
+
+impl PairOp for TimeOfImpactOp {
+    type Place = Sweep;
+    type Out = Option<Contact>;
+
+    #[inline(always)]
+    fn general(self, a: ShapeRef<'_>, pa: Sweep, b: ShapeRef<'_>, pb: Sweep) -> Option<Contact> {
+        convex_time_of_impact(a, pa, b, pb)
+    }
+
+    #[inline(always)]
+    fn circle_circle(self, ra: f32, pa: Sweep, rb: f32, pb: Sweep) -> Option<Contact> {
+        circle_circle_time_of_impact(ra, pa, rb, pb)
+    }
+
+    #[inline(always)]
+    fn circle_rect(self, radius: f32, pa: Sweep, half_size: Vec2, pb: Sweep) -> Option<Contact> {
+        circle_rect_time_of_impact(radius, pa, half_size, pb)
+    }
+
+    /// The circle–rectangle time of impact, seen from the rectangle.
+    #[inline(always)]
+    fn rect_circle(self, half_size: Vec2, pa: Sweep, radius: f32, pb: Sweep) -> Option<Contact> {
+        self.circle_rect(radius, pb, half_size, pa)
+            .map(Contact::flipped)
+    }
+
+    #[inline(always)]
+    fn rect_rect(self, ha: Vec2, pa: Sweep, hb: Vec2, pb: Sweep) -> Option<Contact> {
+        rect_rect_time_of_impact(ha, pa, hb, pb)
+    }
 }
 
 #[cfg(test)]

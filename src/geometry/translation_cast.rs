@@ -27,7 +27,7 @@ use smallvec::SmallVec;
 
 use super::ShapeRef;
 use super::convex::Core;
-use super::dispatch::{TranslationCastOp, dispatch};
+use super::dispatch::{PairOp, dispatch};
 
 /// What a translational cast finds, in world space.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -493,6 +493,60 @@ impl MinkowskiDifference {
 
 fn min_max(x: f32, y: f32) -> (f32, f32) {
     if x <= y { (x, y) } else { (y, x) }
+}
+
+/// A cast of the first shape along `direction` by up to `max_distance`
+/// against the second, without rotation
+/// ([`cast_translation`](super::translation_cast::cast_translation)).
+///
+/// Only a circle cast against a rectangle has a test of its own; a
+/// rectangle cast against a circle is not the same cast seen from the
+/// other side (the cast shape moves), so it goes to the general cast.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct TranslationCastOp {
+    /// Unit direction of the motion.
+    pub(crate) direction: Dir2,
+    /// How far the first shape moves at most (`>= 0`, may be infinite).
+    pub(crate) max_distance: f32,
+}
+
+impl PairOp for TranslationCastOp {
+    type Place = Isometry2d;
+    type Out = TranslationCast;
+
+    #[inline(always)]
+    fn general(
+        self,
+        a: ShapeRef<'_>,
+        pa: Isometry2d,
+        b: ShapeRef<'_>,
+        pb: Isometry2d,
+    ) -> TranslationCast {
+        cast_translation_convex(a, pa, self.direction, self.max_distance, b, pb)
+    }
+
+    /// [`circle_into_box`], or the general cast when the circle starts
+    /// touching or inside the box.
+    #[inline(always)]
+    fn circle_rect(
+        self,
+        radius: f32,
+        pa: Isometry2d,
+        half_size: Vec2,
+        pb: Isometry2d,
+    ) -> TranslationCast {
+        if let Some(cast) =
+            circle_into_box(radius, pa, self.direction, self.max_distance, half_size, pb)
+        {
+            return cast;
+        }
+        self.general(
+            ShapeRef::Circle { radius },
+            pa,
+            ShapeRef::Rect { half_size },
+            pb,
+        )
+    }
 }
 
 #[cfg(test)]
