@@ -325,7 +325,7 @@ impl From<Rectangle> for Collider {
     }
 }
 
-/// A [`Capsule2d`](bevy::shape::Capsule2d) as an upright capsule
+/// A [`Capsule2d`] as an upright capsule
 /// collider of the same radius and length.
 impl From<Capsule2d> for Collider {
     fn from(capsule: Capsule2d) -> Self {
@@ -336,7 +336,7 @@ impl From<Capsule2d> for Collider {
     }
 }
 
-/// A [`Segment2d`](bevy::shape::Segment2d) as a segment collider
+/// A [`Segment2d`] as a segment collider
 /// between the same two points.
 impl From<Segment2d> for Collider {
     fn from(segment: Segment2d) -> Self {

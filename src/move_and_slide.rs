@@ -151,7 +151,7 @@ impl SpatialQuery<'_, '_> {
     /// up). A corner between two surfaces stops it. Ledges up to
     /// `config.step_height` are stepped onto, and with
     /// `config.snap_to_ground` it follows the ground down. A
-    /// [`OneWayPlatform`](crate::OneWayPlatform) blocks only from its side.
+    /// [`OneWayPlatform`] blocks only from its side.
     ///
     /// **Exclude the moving collider's own entity through `filter`**
     /// (`with_excluded([entity])`), or it collides with itself where
@@ -256,7 +256,7 @@ struct Slider<'a, 'w, 's> {
     min_ground_up: f32,
     /// How far the collider reaches below its centre, along `-up`.
     foot_reach: f32,
-    /// Whether any collider is a [`OneWayPlatform`](crate::OneWayPlatform):
+    /// Whether any collider is a [`OneWayPlatform`]:
     /// most worlds have none, and then no hit needs looking up.
     one_way: bool,
 }

@@ -497,7 +497,7 @@ fn segment_rounded_box_entry(
 }
 
 /// The first contact of two moving shapes known to be apart at the start
-/// ([`time_of_impact_from_apart`](super::time_of_impact_from_apart)).
+/// ([`time_of_impact_from_apart`]).
 #[derive(Clone, Copy, Debug)]
 pub(crate) struct TimeOfImpactOp;
 

@@ -497,7 +497,7 @@ fn min_max(x: f32, y: f32) -> (f32, f32) {
 
 /// A cast of the first shape along `direction` by up to `max_distance`
 /// against the second, without rotation
-/// ([`cast_translation`](super::translation_cast::cast_translation)).
+/// ([`cast_translation`]).
 ///
 /// Only a circle cast against a rectangle has a test of its own; a
 /// rectangle cast against a circle is not the same cast seen from the

@@ -16,7 +16,7 @@ impl Level {
     ///
     /// With row-major keys a key run is exactly one cell, the (+1, 0) run
     /// follows the cell's own, the (+1, +1) run follows the (0, +1) one, and
-    /// the empty frame around the filed cells (see [`key_of`]) gives every
+    /// the empty frame around the filed cells (see [`key_of`](super::cells::key_of)) gives every
     /// neighbour of a filed cell a key.
     ///
     /// Appends the pairs to `found` as `(a, b)` sorted positions, `a < b`.

@@ -196,7 +196,7 @@ impl Collisions {
     /// still moving into, so that the push and the bounce agree (the
     /// [bouncing ball recipe](crate::guide::bouncing_ball)).
     ///
-    /// The pushes of all contacts are combined by [`push_out`](crate::geometry::push_out):
+    /// The pushes of all contacts are combined by [`push_out`]:
     /// deepest first, each adding only what is still missing along its own
     /// normal, so two coplanar walls push once, a corner pushes out of both,
     /// and when squeezed between two facing surfaces the deeper one wins.

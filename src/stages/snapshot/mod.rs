@@ -24,7 +24,7 @@ pub(crate) use read::{
 pub struct SnapshotCollider {
     /// The collider's entity.
     pub(crate) entity: Entity,
-    /// Its shape, scaled (see [`ColliderSnapshot::shape`]).
+    /// Its shape, scaled (see [`ColliderSnapshot::shape_of`]).
     pub(crate) shape: SnapshotShape,
     /// Its world pose: position and rotation about z.
     pub(crate) pose: Isometry2d,
