@@ -17,7 +17,7 @@ pub(super) struct Level {
     /// `1 / cell_size`, so that finding a cell takes no division.
     pub(super) inverse_cell_size: f32,
     /// `(cell key << 32) | box index` of each input box, in input order
-    /// ([`NOT_FILED`](super::build::NOT_FILED) for those that do not fit the cells).
+    /// (`NOT_FILED` for those that do not fit the cells).
     pub(super) keys: Vec<u64>,
     /// Where the next box of each key goes, while sorting.
     pub(super) cursors: Vec<u32>,

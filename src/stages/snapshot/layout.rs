@@ -30,7 +30,28 @@ struct SnapshotSlots<'a> {
     layers_seen: LayerBits,
 }
 
-impl SnapshotSlots<'_> {
+impl<'a> SnapshotSlots<'a> {
+    /// Slots from `start` in the snapshot, nothing gathered yet.
+    fn new(
+        start: usize,
+        colliders: &'a mut [SnapshotCollider],
+        aabbs: &'a mut [Aabb2d],
+        layers: &'a mut [CollisionLayers],
+        swept: &'a mut [bool],
+        path_starts: &'a mut [Isometry2d],
+    ) -> Self {
+        Self {
+            start,
+            colliders,
+            aabbs,
+            layers,
+            swept,
+            path_starts,
+            entity_bits: BitsSeen::NONE,
+            layers_seen: LayerBits::NONE,
+        }
+    }
+
     /// The slots cut into chunks of `len` (the last one shorter).
     fn into_chunks(self, len: usize) -> Vec<Self> {
         let mut chunks = Vec::new();
@@ -43,26 +64,22 @@ impl SnapshotSlots<'_> {
             let (swept, more_swept) = rest.swept.split_at_mut(first);
             let (path_starts, more_path_starts) =
                 (rest.path_starts).split_at_mut(first.min(rest.path_starts.len()));
-            chunks.push(Self {
-                start: rest.start,
+            chunks.push(Self::new(
+                rest.start,
                 colliders,
                 aabbs,
                 layers,
                 swept,
                 path_starts,
-                entity_bits: BitsSeen::NONE,
-                layers_seen: LayerBits::NONE,
-            });
-            rest = Self {
-                start: rest.start + first,
-                colliders: more_colliders,
-                aabbs: more_aabbs,
-                layers: more_layers,
-                swept: more_swept,
-                path_starts: more_path_starts,
-                entity_bits: BitsSeen::NONE,
-                layers_seen: LayerBits::NONE,
-            };
+            ));
+            rest = Self::new(
+                rest.start + first,
+                more_colliders,
+                more_aabbs,
+                more_layers,
+                more_swept,
+                more_path_starts,
+            );
         }
         chunks
     }
@@ -202,16 +219,7 @@ pub(super) fn lay_out(
     layers.resize(count, first.layers);
     swept.resize(count, false);
     path_starts.resize(staged_starts.len(), Isometry2d::IDENTITY);
-    let slots = SnapshotSlots {
-        start: 0,
-        colliders,
-        aabbs,
-        layers,
-        swept,
-        path_starts,
-        entity_bits: BitsSeen::NONE,
-        layers_seen: LayerBits::NONE,
-    };
+    let slots = SnapshotSlots::new(0, colliders, aabbs, layers, swept, path_starts);
     let (entity_bits, seen) = slots.gather_in_chunks(runner, staged, staged_starts, layout, points);
     *entity_varying_bits = entity_bits.varying();
     *layers_seen = seen;
