@@ -59,38 +59,9 @@ use crate::geometry::{
 // A per-table "changed since" tick: detection skips reading every static
 // collider's change tick when none of a table's changed.
 #[component(summary_tick)]
-pub enum Collider {
-    /// A disc.
-    Circle {
-        /// Radius before scaling; must be finite and `> 0`.
-        radius: f32,
-    },
-    /// A rectangle that turns with its entity.
-    OrientedRect {
-        /// Half width and half height before scaling; both finite and `> 0`.
-        half_size: Vec2,
-    },
-    /// A capsule standing along the local y axis: the points within `radius`
-    /// of the segment from `(0, -half_length)` to `(0, half_length)`.
-    Capsule {
-        /// Radius of the caps (half the width) before scaling; `> 0`.
-        radius: f32,
-        /// Half the distance between the cap centres before scaling; `>= 0`
-        /// (`0` is a circle).
-        half_length: f32,
-    },
-    /// A line segment between two points in local coordinates, with no
-    /// thickness: slopes, one-sided walls, laser beams. Two equal points are
-    /// a single point, which collides with what covers it.
-    Segment {
-        /// One end, in local coordinates.
-        a: Vec2,
-        /// The other end, in local coordinates.
-        b: Vec2,
-    },
-    /// A convex polygon in local coordinates, built by
-    /// [`Collider::convex_polygon`].
-    ConvexPolygon(ConvexPolygon),
+pub struct Collider {
+    /// The geometry in local coordinates, before scaling.
+    shape: Shape,
 }
 
 // Read for every collider every frame: a polygon keeps its points behind a
@@ -100,29 +71,29 @@ const _: () = assert!(size_of::<Collider>() <= 24);
 impl Collider {
     /// A circle of the given radius.
     pub const fn circle(radius: f32) -> Self {
-        Self::Circle { radius }
+        Self::new(Shape::Circle { radius })
     }
 
     /// A rectangle `width` wide and `height` tall, centred on the entity.
     pub const fn rect(width: f32, height: f32) -> Self {
-        Self::OrientedRect {
+        Self::new(Shape::Rect {
             half_size: Vec2::new(width * 0.5, height * 0.5),
-        }
+        })
     }
 
     /// A capsule along the local y axis (upright): `length` between the two
     /// cap centres, as [`Capsule2d::new`](bevy::shape::Capsule2d::new)
     /// takes it, so it is `length + 2 * radius` tall.
     pub const fn capsule(radius: f32, length: f32) -> Self {
-        Self::Capsule {
+        Self::new(Shape::Capsule {
             radius,
             half_length: length * 0.5,
-        }
+        })
     }
 
     /// The segment from `a` to `b`, in local coordinates (not recentred).
     pub const fn segment(a: Vec2, b: Vec2) -> Self {
-        Self::Segment { a, b }
+        Self::new(Shape::Segment { a, b })
     }
 
     /// The convex hull of `points`, in local coordinates (not recentred).
@@ -141,42 +112,34 @@ impl Collider {
     /// assert!(Collider::convex_polygon(&[Vec2::ZERO, Vec2::X, Vec2::new(2.0, 0.0)]).is_err());
     /// ```
     pub fn convex_polygon(points: &[Vec2]) -> Result<Self, ShapeError> {
-        ConvexPolygon::new(points).map(Self::ConvexPolygon)
+        ConvexPolygon::new(points).map(|polygon| Self::new(Shape::Polygon(polygon)))
     }
 
-    /// The collider's geometry, unscaled.
-    pub fn shape(&self) -> Shape {
-        match *self {
-            Self::Circle { radius } => Shape::Circle { radius },
-            Self::OrientedRect { half_size } => Shape::Rect { half_size },
-            Self::Capsule {
-                radius,
-                half_length,
-            } => Shape::Capsule {
-                radius,
-                half_length,
-            },
-            Self::Segment { a, b } => Shape::Segment { a, b },
-            Self::ConvexPolygon(ref polygon) => Shape::Polygon(polygon.clone()),
-        }
+    /// A collider of `shape`, in local coordinates before scaling. Sizes
+    /// are checked where the collider is used: detection warns about an
+    /// invalid one and leaves it out.
+    pub const fn new(shape: Shape) -> Self {
+        Self { shape }
+    }
+
+    /// The collider's geometry, unscaled: match on it to tell the kinds
+    /// apart.
+    ///
+    /// ```
+    /// # use bevy::prelude::*;
+    /// # use bevy_collide2d::{geometry::Shape, prelude::*};
+    /// let brick = Collider::rect(60.0, 20.0);
+    /// let Shape::Rect { half_size } = brick.shape() else { unreachable!() };
+    /// assert_eq!(*half_size, Vec2::new(30.0, 10.0));
+    /// ```
+    pub const fn shape(&self) -> &Shape {
+        &self.shape
     }
 
     /// The collider's geometry, unscaled, without copying a polygon.
     #[inline(always)]
     pub(crate) fn shape_ref(&self) -> ShapeRef<'_> {
-        match *self {
-            Self::Circle { radius } => ShapeRef::Circle { radius },
-            Self::OrientedRect { half_size } => ShapeRef::Rect { half_size },
-            Self::Capsule {
-                radius,
-                half_length,
-            } => ShapeRef::Capsule {
-                radius,
-                half_length,
-            },
-            Self::Segment { a, b } => ShapeRef::Segment { a, b },
-            Self::ConvexPolygon(ref polygon) => ShapeRef::Polygon(polygon.points_ref()),
-        }
+        self.shape.as_ref()
     }
 
     /// This collider as detection sees it on an entity with `transform`: the
@@ -188,7 +151,7 @@ impl Collider {
         transform: &GlobalTransform,
     ) -> Result<(Shape, Isometry2d), ShapeError> {
         let (reading, scaled) = self.read_as_detection(transform, |reading| {
-            let shape = self.shape().scaled(reading.signed_scale())?;
+            let shape = self.shape.scaled(reading.signed_scale())?;
             shape.validate().map(|()| shape)
         });
         match scaled {
@@ -239,12 +202,12 @@ impl Collider {
     /// finite.
     #[inline]
     pub fn validate(&self) -> Result<(), ShapeError> {
-        self.shape_ref().validate()
+        self.shape.validate()
     }
 
     /// The smallest axis-aligned box containing the collider at `pose`.
     pub fn aabb(&self, pose: Isometry2d) -> Aabb2d {
-        self.shape_ref().aabb(pose)
+        self.shape.aabb(pose)
     }
 
     /// Whether this collider at `pose` and `other` at `other_pose` overlap or
@@ -319,9 +282,9 @@ impl From<Circle> for Collider {
 /// centred on the entity.
 impl From<Rectangle> for Collider {
     fn from(rectangle: Rectangle) -> Self {
-        Self::OrientedRect {
+        Self::new(Shape::Rect {
             half_size: rectangle.half_size,
-        }
+        })
     }
 }
 
@@ -329,10 +292,10 @@ impl From<Rectangle> for Collider {
 /// collider of the same radius and length.
 impl From<Capsule2d> for Collider {
     fn from(capsule: Capsule2d) -> Self {
-        Self::Capsule {
+        Self::new(Shape::Capsule {
             radius: capsule.radius,
             half_length: capsule.half_length,
-        }
+        })
     }
 }
 
@@ -730,9 +693,9 @@ mod tests {
     fn rect_takes_width_and_height() {
         assert_eq!(
             Collider::rect(200.0, 20.0),
-            Collider::OrientedRect {
+            Collider::new(Shape::Rect {
                 half_size: Vec2::new(100.0, 10.0)
-            }
+            })
         );
     }
 

@@ -293,7 +293,7 @@ impl MatrixPose {
     }
 
     /// A local point scaled along the body's axes, then turned and moved
-    /// as a rectangle's corners are ([`OrientedRect::corners`]).
+    /// as a rectangle's corners are ([`RefRect::corners`]).
     pub fn place(&self, p: Vec2) -> DVec2 {
         let (x, y) = (f64::from(p.x) * self.scale.x, f64::from(p.y) * self.scale.y);
         DVec2::new(
@@ -310,7 +310,7 @@ impl MatrixPose {
 /// A rectangle in the world, in f64: its centre, its unit x axis (cos, sin)
 /// and its half sizes along its own axes.
 #[derive(Clone, Copy, Debug)]
-pub struct OrientedRect {
+pub struct RefRect {
     /// The centre.
     pub centre: DVec2,
     /// The unit x axis (cos, sin).
@@ -319,7 +319,7 @@ pub struct OrientedRect {
     pub half_size: DVec2,
 }
 
-impl OrientedRect {
+impl RefRect {
     /// The corners, counter-clockwise from `(-x, -y)`.
     pub fn corners(&self) -> [DVec2; 4] {
         let (ux, uy) = (self.axis, self.axis.perp());
@@ -348,7 +348,7 @@ pub fn circles_touch(a: DVec2, radius_a: f64, b: DVec2, radius_b: f64) -> bool {
 
 /// Whether a circle overlaps or touches a rectangle: its centre within its
 /// radius of the rectangle's closest point, in the rectangle's frame.
-pub fn circle_touches_rect(centre: DVec2, radius: f64, rect: &OrientedRect) -> bool {
+pub fn circle_touches_rect(centre: DVec2, radius: f64, rect: &RefRect) -> bool {
     let d = centre - rect.centre;
     let (ux, uy) = (rect.axis, rect.axis.perp());
     let (lx, ly) = (d.dot(ux), d.dot(uy));
@@ -361,7 +361,7 @@ pub fn circle_touches_rect(centre: DVec2, radius: f64, rect: &OrientedRect) -> b
 
 /// Whether two rectangles overlap or touch: no separating axis among their
 /// four face normals.
-pub fn rects_touch(a: &OrientedRect, b: &OrientedRect) -> bool {
+pub fn rects_touch(a: &RefRect, b: &RefRect) -> bool {
     let d = b.centre - a.centre;
     let axes_a = [a.axis, a.axis.perp()];
     let axes_b = [b.axis, b.axis.perp()];

@@ -169,7 +169,7 @@ fn brute_cast_shape(
     let pose = Isometry2d::new(pose.translation, pose.rotation.normalize());
     let shape = collider.shape();
     let (entity, (distance, point, normal)) = brute_nearest(colliders, filter, |c| {
-        let hit = cast_shape(&shape, pose, direction, max_distance, &c.shape, c.pose)?;
+        let hit = cast_shape(shape, pose, direction, max_distance, &c.shape, c.pose)?;
         Some((hit.distance, hit.point, hit.normal))
     })?;
     Some(ShapeHit {

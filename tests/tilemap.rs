@@ -6,6 +6,7 @@
 mod common;
 
 use bevy::prelude::*;
+use bevy_collide2d::geometry::Shape;
 use bevy_collide2d::prelude::*;
 use common::*;
 
@@ -23,7 +24,7 @@ fn tiles(app: &mut App, map: Entity) -> Vec<(Vec2, Vec2)> {
         .iter(app.world())
         .filter(|(child_of, _, _)| child_of.parent() == map)
         .map(|(_, collider, global)| {
-            let Collider::OrientedRect { half_size } = *collider else {
+            let Shape::Rect { half_size } = *collider.shape() else {
                 panic!("{collider:?}");
             };
             (global.translation().truncate(), half_size * 2.0)

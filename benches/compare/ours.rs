@@ -159,9 +159,12 @@ pub fn tilemap_tiles(world: &mut World) -> Vec<(Entity, BodyShape)> {
     tiles
         .iter(world)
         .map(|(entity, collider)| match collider.shape() {
-            bevy_collide2d::geometry::Shape::Rect { half_size } => {
-                (entity, BodyShape::Rect { half_size })
-            }
+            bevy_collide2d::geometry::Shape::Rect { half_size } => (
+                entity,
+                BodyShape::Rect {
+                    half_size: *half_size,
+                },
+            ),
             other => panic!("a tile map spawned {other:?}"),
         })
         .collect()

@@ -27,7 +27,7 @@
 use bevy::math::DVec2;
 use bevy::prelude::*;
 use bevy_collide2d::reference::{
-    MatrixPose, OrientedRect, RefPair, RefShape, circle_touches_rect, circles_touch, cores_touch,
+    MatrixPose, RefPair, RefRect, RefShape, circle_touches_rect, circles_touch, cores_touch,
     rects_touch,
 };
 
@@ -144,8 +144,8 @@ impl Placed {
     }
 
     /// The body as a rectangle with these half sizes.
-    fn rect(&self, half_size: DVec2) -> OrientedRect {
-        OrientedRect {
+    fn rect(&self, half_size: DVec2) -> RefRect {
+        RefRect {
             centre: self.centre,
             axis: self.axis,
             half_size,

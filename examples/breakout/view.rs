@@ -3,6 +3,7 @@
 
 use bevy::camera::ScalingMode;
 use bevy::prelude::*;
+use bevy_collide2d::geometry::Shape;
 use bevy_collide2d::prelude::*;
 
 use super::autopilot::Autopilot;
@@ -157,7 +158,7 @@ fn decorate(
         return;
     }
     // Everything else is a rectangle.
-    let Collider::OrientedRect { half_size } = *collider else {
+    let Shape::Rect { half_size } = *collider.shape() else {
         return;
     };
     let color = match brick {

@@ -4,7 +4,7 @@
 
 use bevy::prelude::*;
 use bevy::sprite_render::{ColorMaterial, MeshMaterial2d};
-use bevy_collide2d::geometry::ConvexPolygon;
+use bevy_collide2d::geometry::{ConvexPolygon, Shape};
 use bevy_collide2d::prelude::*;
 
 use super::autoplay::autoplay;
@@ -60,13 +60,13 @@ fn add_meshes(
     mut commands: Commands,
 ) {
     for (entity, collider, coin, player) in &shapes {
-        let mesh = match collider {
-            Collider::Circle { radius } => Circle::new(*radius).mesh().build(),
-            Collider::Capsule {
+        let mesh = match collider.shape() {
+            Shape::Circle { radius } => Circle::new(*radius).mesh().build(),
+            Shape::Capsule {
                 radius,
                 half_length,
             } => Capsule2d::new(*radius, 2.0 * half_length).mesh().build(),
-            Collider::ConvexPolygon(polygon) => polygon_mesh(polygon),
+            Shape::Polygon(polygon) => polygon_mesh(polygon),
             _ => continue,
         };
         let color = match (coin, player) {

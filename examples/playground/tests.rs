@@ -11,12 +11,12 @@ use super::{Body, CursorWorld, GAP_RANGE, Laser, PICK_TOLERANCE, gaps, headless_
 
 /// The kind of a collider, by name.
 fn kind(collider: &Collider) -> &'static str {
-    match collider {
-        Collider::Circle { .. } => "circle",
-        Collider::OrientedRect { .. } => "rect",
-        Collider::Capsule { .. } => "capsule",
-        Collider::Segment { .. } => "segment",
-        Collider::ConvexPolygon(_) => "polygon",
+    match collider.shape() {
+        Shape::Circle { .. } => "circle",
+        Shape::Rect { .. } => "rect",
+        Shape::Capsule { .. } => "capsule",
+        Shape::Segment { .. } => "segment",
+        Shape::Polygon(_) => "polygon",
     }
 }
 

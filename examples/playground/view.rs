@@ -129,20 +129,20 @@ fn decorate(
     let Ok((collider, body)) = bodies.get(add.entity) else {
         return;
     };
-    let mesh = match *collider {
-        Collider::Circle { radius } => meshes.add(Circle::new(radius)),
-        Collider::OrientedRect { half_size } => meshes.add(Rectangle::from_size(half_size * 2.0)),
-        Collider::Capsule {
+    let mesh = match *collider.shape() {
+        Shape::Circle { radius } => meshes.add(Circle::new(radius)),
+        Shape::Rect { half_size } => meshes.add(Rectangle::from_size(half_size * 2.0)),
+        Shape::Capsule {
             radius,
             half_length,
         } => meshes.add(Capsule2d::new(radius, 2.0 * half_length)),
-        Collider::ConvexPolygon(ref polygon) => {
+        Shape::Polygon(ref polygon) => {
             match bevy::shape::ConvexPolygon::new(polygon.vertices().iter().copied()) {
                 Ok(polygon) => meshes.add(polygon),
                 Err(_) => return,
             }
         }
-        Collider::Segment { .. } => return,
+        Shape::Segment { .. } => return,
     };
     commands
         .entity(add.entity)

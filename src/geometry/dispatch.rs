@@ -10,9 +10,9 @@
 //! A special pair an operation has no hand-written test for goes to its
 //! `general` fallback (the default method).
 //!
-//! Adding a kind of shape touches its variant in `Collider`,
-//! [`Shape`](super::Shape), [`ShapeRef`] and the snapshot's shape (with
-//! their conversions) and the per-shape code (box, scaling, validation,
+//! Adding a kind of shape touches its variant in [`Shape`](super::Shape)
+//! and [`ShapeRef`] (with their conversions), the snapshot's packed shape
+//! if it is not made of points, and the per-shape code (box, scaling, validation,
 //! rays, `convex::Core`); every pair operation then reaches it through
 //! `general`, with nothing to change here. A hand-written test for a pair
 //! with it adds one method to [`PairOp`] (defaulting to `general`), one arm

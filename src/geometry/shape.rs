@@ -1,4 +1,5 @@
 use bevy::math::{Isometry2d, Vec2};
+use bevy::reflect::Reflect;
 use bevy::shape::Aabb2d;
 
 use super::checked::ShapeError;
@@ -10,7 +11,8 @@ use super::{Contact, ConvexPolygon, convex};
 /// applied). A pose ([`Isometry2d`]) places it in the world: circles,
 /// rectangles and capsules are centred on the pose's origin; segments and
 /// polygons are where their points put them relative to it.
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq, Reflect)]
+#[reflect(Debug, PartialEq, Clone)]
 pub enum Shape {
     /// A disc of the given radius.
     Circle {
