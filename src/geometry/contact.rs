@@ -19,7 +19,9 @@ pub struct Contact {
     /// When in the detection step the contact happened, as a fraction of the
     /// step from `0` (the previous detection's poses) to `1` (this one's).
     ///
-    /// `1` for every ordinary contact, found at the end of the step. Only a
+    /// `1` for every ordinary contact, found at the end of the step, and
+    /// from the pure tests ([`Shape::contact`](super::Shape::contact)),
+    /// which know of no step. Only a
     /// pair with a [`Swept`](crate::Swept) collider that first touched during
     /// the step reports less: the contact is then the one at the moment of
     /// first touch (`depth` 0, `point` where they met). `0` means they
@@ -35,13 +37,21 @@ pub struct Contact {
 }
 
 impl Contact {
+    /// A contact of two shapes at their poses: at the end of the step, as
+    /// every contact is but a swept pair's first touch (`time_of_impact`
+    /// 1), so the pure tests, which know of no step, make theirs here.
+    #[inline]
+    pub const fn new(point: Vec2, normal: Dir2, depth: f32) -> Self {
+        Self {
+            point,
+            normal,
+            depth,
+            time_of_impact: 1.0,
+        }
+    }
+
     /// A placeholder for "touching" where only the yes/no answer is used.
-    pub(crate) const TOUCHING: Self = Self {
-        point: Vec2::ZERO,
-        normal: Dir2::X,
-        depth: 0.0,
-        time_of_impact: 1.0,
-    };
+    pub(crate) const TOUCHING: Self = Self::new(Vec2::ZERO, Dir2::X, 0.0);
 
     /// The same contact seen from the second shape: the normal is reversed,
     /// point and depth are unchanged.

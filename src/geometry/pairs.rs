@@ -34,12 +34,11 @@ pub fn circle_circle_contact(ra: f32, ca: Vec2, rb: f32, cb: Vec2) -> Option<Con
     // contains the other.
     let overlap_start = (-ra).max(distance - rb);
     let overlap_end = ra.min(distance + rb);
-    Some(Contact {
-        point: ca + normal * (0.5 * (overlap_start + overlap_end)),
+    Some(Contact::new(
+        ca + normal * (0.5 * (overlap_start + overlap_end)),
         normal,
-        depth: (sum - distance).max(0.0),
-        time_of_impact: 1.0,
-    })
+        (sum - distance).max(0.0),
+    ))
 }
 
 /// The one comparison every test makes: `value <= limit`, touching included.
@@ -133,12 +132,11 @@ pub fn circle_rect_contact(
     let overlap_start = (-radius).max(chord_start);
     let overlap_end = radius.min(chord_end);
     let normal = rect.rotation * local_normal;
-    Some(Contact {
-        point: center + normal * (0.5 * (overlap_start + overlap_end)),
+    Some(Contact::new(
+        center + normal * (0.5 * (overlap_start + overlap_end)),
         normal,
         depth,
-        time_of_impact: 1.0,
-    })
+    ))
 }
 
 /// The parameter range `[start, end]` over which `origin + t * direction`
@@ -275,12 +273,11 @@ pub fn rect_rect_contact(ha: Vec2, a: Isometry2d, hb: Vec2, b: Isometry2d) -> Op
         });
         a.transform_point(local_point)
     });
-    Some(Contact {
+    Some(Contact::new(
         point,
-        normal: Dir2::new_unchecked(a.rotation * local_normal),
-        depth: (-separations[best]).max(0.0),
-        time_of_impact: 1.0,
-    })
+        Dir2::new_unchecked(a.rotation * local_normal),
+        (-separations[best]).max(0.0),
+    ))
 }
 
 /// The middle of the part of `b`'s face most opposed to `normal` (which

@@ -40,12 +40,7 @@ const SQUEEZED_COS: f32 = -0.95;
 /// # use bevy::math::{Dir2, Vec2};
 /// # use bevy_collide2d::Contact;
 /// # use bevy_collide2d::geometry::push_out;
-/// let into = |normal: Dir2, depth: f32| Contact {
-///     point: Vec2::ZERO,
-///     normal,
-///     depth,
-///     time_of_impact: 1.0,
-/// };
+/// let into = |normal: Dir2, depth: f32| Contact::new(Vec2::ZERO, normal, depth);
 /// // 3 into a floor below, 2 into a wall on the right: out of both.
 /// let push = push_out([into(Dir2::NEG_Y, 3.0), into(Dir2::X, 2.0)]);
 /// assert_eq!(push, Vec2::new(-2.0, 3.0));
@@ -98,12 +93,7 @@ mod tests {
     /// A contact into a surface whose outward direction (away from it, the
     /// way the shape is pushed) is `out`.
     fn into(out: Vec2, depth: f32) -> Contact {
-        Contact {
-            point: Vec2::ZERO,
-            normal: Dir2::new(-out).unwrap(),
-            depth,
-            time_of_impact: 1.0,
-        }
+        Contact::new(Vec2::ZERO, Dir2::new(-out).unwrap(), depth)
     }
 
     fn assert_near(actual: Vec2, expected: Vec2, epsilon: f32) {

@@ -245,12 +245,7 @@ pub(super) fn circle_circle_time_of_impact(
         // Rounding left a hair's gap at the computed time: the same contact,
         // touching.
         let normal = Dir2::new(cb - ca).unwrap_or(fallback);
-        Contact {
-            point: ca + normal * ra,
-            normal,
-            depth: 0.0,
-            time_of_impact: 1.0,
-        }
+        Contact::new(ca + normal * ra, normal, 0.0)
     });
     Some(Contact {
         time_of_impact: t,
@@ -314,12 +309,7 @@ fn circle_rect_touch(
         let normal = Dir2::new(rect.rotation * (closest - local))
             .or_else(|_| Dir2::new(motion))
             .unwrap_or(Dir2::X);
-        Contact {
-            point: rect.transform_point(closest),
-            normal,
-            depth: 0.0,
-            time_of_impact: 1.0,
-        }
+        Contact::new(rect.transform_point(closest), normal, 0.0)
     });
     Contact {
         time_of_impact: t,
@@ -410,12 +400,7 @@ fn rect_rect_touch(
         })
         .unwrap_or_else(|| {
             let normal = Dir2::new(b.translation - a.translation).unwrap_or(Dir2::X);
-            Contact {
-                point: 0.5 * (a.translation + b.translation),
-                normal,
-                depth: 0.0,
-                time_of_impact: 1.0,
-            }
+            Contact::new(0.5 * (a.translation + b.translation), normal, 0.0)
         });
     Contact {
         time_of_impact: t,

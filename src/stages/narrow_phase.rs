@@ -29,12 +29,7 @@ const CONTACTS_PER_CHUNK: usize = 2048;
 const UNSET_PAIR: ContactPair = ContactPair {
     a: Entity::PLACEHOLDER,
     b: Entity::PLACEHOLDER,
-    contact: Contact {
-        point: Vec2::ZERO,
-        normal: Dir2::X,
-        depth: 0.0,
-        time_of_impact: 1.0,
-    },
+    contact: Contact::new(Vec2::ZERO, Dir2::X, 0.0),
 };
 
 /// The contact of candidate `(i, j)`, ordered by entity.

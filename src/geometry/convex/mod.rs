@@ -416,12 +416,11 @@ pub(crate) fn contact(a: &Core, b: &Core) -> Option<Contact> {
         && cores_overlap(a, b, separation)
     {
         let depth = radii - separation;
-        return Some(Contact {
-            point: overlap_point(a, b, normal, depth, from_a),
-            normal: Dir2::new_unchecked(normal),
+        return Some(Contact::new(
+            overlap_point(a, b, normal, depth, from_a),
+            Dir2::new_unchecked(normal),
             depth,
-            time_of_impact: 1.0,
-        });
+        ));
     }
     let (p, q) = closest_points(a, b);
     ((q - p).length_squared() <= radii * radii).then(|| rounded_contact(a, b, p, q, axis))

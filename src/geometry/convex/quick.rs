@@ -122,12 +122,11 @@ pub(super) fn quick_contact(
 pub(super) fn contact_along(p: Vec2, normal: Vec2, distance: f32, ra: f32, rb: f32) -> Contact {
     let start = (-ra).max(distance - rb);
     let end = ra.min(distance + rb);
-    Contact {
-        point: p + normal * (0.5 * (start + end)),
-        normal: Dir2::new_unchecked(normal),
-        depth: (ra + rb - distance).max(0.0),
-        time_of_impact: 1.0,
-    }
+    Contact::new(
+        p + normal * (0.5 * (start + end)),
+        Dir2::new_unchecked(normal),
+        (ra + rb - distance).max(0.0),
+    )
 }
 
 /// A circle of `radius` at `centre` against a polygon placed by `pose` (all
@@ -159,12 +158,11 @@ fn circle_polygon(
         // Inside: out through the nearest edge.
         let normal = pose.rotation * -normals[face];
         let depth = radius - separation;
-        return Some(Some(Contact {
-            point: centre,
-            normal: Dir2::new_unchecked(normal),
+        return Some(Some(Contact::new(
+            centre,
+            Dir2::new_unchecked(normal),
             depth,
-            time_of_impact: 1.0,
-        }));
+        )));
     }
     let n = vertices.len();
     let mut nearest = (f32::INFINITY, Vec2::ZERO);
