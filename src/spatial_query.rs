@@ -1,11 +1,13 @@
 //! [`SpatialQuery`]: ray casts and overlap queries against the colliders of
 //! the last detection, through the same grid as the broad phase.
 
+use std::sync::LazyLock;
+
 use bevy::ecs::entity::EntityHashSet;
 use bevy::ecs::system::{SystemChangeTick, SystemParam};
 use bevy::math::{Dir2, Isometry2d, Vec2};
 use bevy::prelude::*;
-use bevy::shape::{Aabb2d, IntersectsVolume};
+use bevy::shape::Aabb2d;
 
 use crate::components::{Collider, CollisionLayers, OneWayPlatform};
 use crate::geometry::{cast_shape_of, checked_placement, checked_ray};
@@ -342,21 +344,48 @@ impl SpatialQuery<'_, '_> {
         nearest
     }
 
-    /// The broad phase's grid if it was built over the current snapshot:
-    /// not between `Prepare` and `BroadPhase`, when it still describes the
-    /// previous one.
-    fn grid(&self) -> Option<&SpatialGrid> {
+    /// The broad phase's grid if it was built over the current snapshot,
+    /// else an empty one, which visits every box: between `Prepare` and
+    /// `BroadPhase` it still describes the previous snapshot.
+    fn grid(&self) -> &SpatialGrid {
+        static NO_GRID: LazyLock<SpatialGrid> = LazyLock::new(SpatialGrid::default);
         let grid = &self.grid.grid;
         let built_after_snapshot = self
             .grid
             .last_changed()
             .is_newer_than(self.snapshot.last_changed(), self.ticks.this_run());
-        (built_after_snapshot && grid.len() == self.snapshot.len()).then_some(grid)
+        if built_after_snapshot && grid.len() == self.snapshot.len() {
+            grid
+        } else {
+            &NO_GRID
+        }
     }
 
     /// The moving colliders, then the static ones, in one index space.
     pub(crate) fn colliders(&self) -> DetectionColliders<'_> {
         DetectionColliders::new(&self.snapshot, &self.statics)
+    }
+
+    /// Calls `walk` with the moving colliders' grid and boxes, then the
+    /// static ones', each with the index of its first collider in
+    /// [`Self::colliders`]; a set is left out when `filter`'s layers meet
+    /// none of its colliders' (a character that only sees the level need not
+    /// walk the moving grid).
+    #[inline(always)]
+    fn each_grid(
+        &self,
+        filter: &QueryFilter,
+        mut walk: impl FnMut(&SpatialGrid, &[Aabb2d], usize),
+    ) {
+        let moving = &self.snapshot;
+        if moving.may_interact(&filter.layers) {
+            walk(self.grid(), &moving.aabbs, 0);
+        }
+        // The static grid is rebuilt with their snapshot, never stale.
+        let fixed = &self.statics.snapshot;
+        if fixed.may_interact(&filter.layers) {
+            walk(&self.statics.grid, &fixed.aabbs, moving.len());
+        }
     }
 
     /// Calls `visit` with the index (in [`Self::colliders`]) of every
@@ -369,43 +398,17 @@ impl SpatialQuery<'_, '_> {
         filter: &QueryFilter,
         mut visit: impl FnMut(usize),
     ) {
-        let aabbs = &self.snapshot.aabbs;
-        let moving = aabbs.len();
-        let (see_moving, see_static) = self.sees(filter);
-        match self.grid().filter(|_| see_moving) {
-            Some(grid) => grid.visit_overlapping(aabbs, query, |index| visit(index as usize)),
-            None if see_moving => {
-                for (index, aabb) in aabbs.iter().enumerate() {
-                    if query.intersects(aabb) {
-                        visit(index);
-                    }
-                }
-            }
-            None => {}
-        }
-        // The static grid is rebuilt with their snapshot, never stale.
-        if see_static {
-            let fixed = &self.statics.snapshot.aabbs;
-            (self.statics.grid).visit_overlapping(fixed, query, |k| visit(moving + k as usize));
-        }
+        self.each_grid(filter, |grid, aabbs, first| {
+            grid.visit_overlapping(aabbs, query, |k| visit(first + k as usize));
+        });
     }
 
-    /// Whether `filter` may see any of the moving colliders, and any of the
-    /// static ones: a query whose layers meet none of theirs (a character's
-    /// that only sees the level, say) need not walk their grid.
-    fn sees(&self, filter: &QueryFilter) -> (bool, bool) {
-        (
-            self.snapshot.may_interact(&filter.layers),
-            self.statics.snapshot.may_interact(&filter.layers),
-        )
-    }
-
-    /// Calls `visit` with the snapshot index of the colliders whose bounding
-    /// boxes `start` meets when moved along `direction` by up to
-    /// `max_distance`, roughly nearest first (some more than once, some a
-    /// little off the path). `visit` returns the distance of the hit it
-    /// found in that collider, if any, after which farther colliders are
-    /// skipped. See [`SpatialGrid::visit_along`].
+    /// Calls `visit` with the index (in [`Self::colliders`]) of the
+    /// colliders whose bounding boxes `start` meets when moved along
+    /// `direction` by up to `max_distance`, roughly nearest first (some more
+    /// than once, some a little off the path). `visit` returns the distance
+    /// of the hit it found in that collider, if any, after which farther
+    /// colliders are skipped. See [`SpatialGrid::visit_along`].
     fn visit_along(
         &self,
         start: Aabb2d,
@@ -414,23 +417,10 @@ impl SpatialQuery<'_, '_> {
         filter: &QueryFilter,
         mut visit: impl FnMut(usize) -> Option<f32>,
     ) {
-        let aabbs = &self.snapshot.aabbs;
-        let (see_moving, see_static) = self.sees(filter);
-        match self.grid().filter(|_| see_moving) {
-            Some(grid) => grid.visit_along(aabbs, start, direction, max_distance, |index| {
-                visit(index as usize)
-            }),
-            None if see_moving => (0..aabbs.len()).for_each(|index| {
-                visit(index);
-            }),
-            None => {}
-        }
-        if see_static {
-            let moving = aabbs.len();
-            let fixed = &self.statics.snapshot.aabbs;
-            (self.statics.grid).visit_along(fixed, start, direction, max_distance, |k| {
-                visit(moving + k as usize)
+        self.each_grid(filter, |grid, aabbs, first| {
+            grid.visit_along(aabbs, start, direction, max_distance, |k| {
+                visit(first + k as usize)
             });
-        }
+        });
     }
 }

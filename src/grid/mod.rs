@@ -178,6 +178,10 @@ impl SpatialGrid {
     /// [`SpatialGrid::overlapping_pairs`]; if their number differs, all of
     /// them are tested directly (so a stale grid is slow, never out of
     /// bounds).
+    // Always inlined, as `visit_along`: a query walks two grids, and out of
+    // line the walk and the caller's shape test behind `visit` were not
+    // inlined into each other (the characters scene's queries took 15% more).
+    #[inline(always)]
     pub fn visit_overlapping(&self, aabbs: &[Aabb2d], query: &Aabb2d, mut visit: impl FnMut(u32)) {
         if aabbs.len() != self.box_count {
             for (index, aabb) in aabbs.iter().enumerate() {
@@ -256,6 +260,7 @@ impl SpatialGrid {
     /// last [`SpatialGrid::overlapping_pairs`]; if their number differs, all
     /// of them are visited. Nothing is visited for a `start` that is not
     /// finite or a NaN or negative `max_distance`.
+    #[inline(always)]
     pub fn visit_along(
         &self,
         aabbs: &[Aabb2d],
