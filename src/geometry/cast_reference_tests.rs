@@ -24,6 +24,18 @@ const DISTANCE_TOLERANCE: f64 = 1e-4;
 /// Tolerance on the point and the normal (world units).
 const TOLERANCE: f64 = 1e-3;
 
+/// One cast: `shape` from `pose` along `direction`, up to
+/// `max_distance`, onto `target` at `target_pose`.
+#[derive(Debug)]
+struct Cast {
+    shape: Shape,
+    pose: Isometry2d,
+    direction: Dir2,
+    max_distance: f32,
+    target: Shape,
+    target_pose: Isometry2d,
+}
+
 /// The f64 answer: `Some(distance)` of the first touch, `None` for a miss,
 /// and the smallest gap along the cast.
 struct Reference {
@@ -35,16 +47,12 @@ struct Reference {
 }
 
 impl Reference {
-    fn new(
-        shape: &Shape,
-        pose: Isometry2d,
-        direction: Dir2,
-        max_distance: f32,
-        target: &Shape,
-        target_pose: Isometry2d,
-    ) -> Self {
-        let pair = RefPair::new(&reference(target, target_pose), &reference(shape, pose));
-        let direction = direction.as_dvec2();
+    fn new(cast: &Cast) -> Self {
+        let pair = RefPair::new(
+            &reference(&cast.target, cast.target_pose),
+            &reference(&cast.shape, cast.pose),
+        );
+        let direction = cast.direction.as_dvec2();
         let mut reference = Self {
             distance: None,
             smallest_gap: 0.0,
@@ -53,7 +61,7 @@ impl Reference {
         };
         // Beyond 1000 the shapes (within about 100 of the origin) are far
         // apart again.
-        let end = f64::from(max_distance).min(1000.0);
+        let end = f64::from(cast.max_distance).min(1000.0);
         if reference.gap(0.0) <= 0.0 {
             reference.distance = Some(0.0);
             reference.smallest_gap = reference.gap(0.0);
@@ -109,24 +117,18 @@ fn random_pose(rng: &mut StdRng, spread: f32) -> Isometry2d {
 }
 
 /// Checks one cast against the reference; returns (hit, compared).
-#[allow(clippy::too_many_arguments)]
-fn check_cast(
-    what: &str,
-    shape: &Shape,
-    pose: Isometry2d,
-    direction: Dir2,
-    max_distance: f32,
-    target: &Shape,
-    target_pose: Isometry2d,
-    tolerance_scale: f64,
-) -> (bool, bool) {
-    let describe = || {
-        format!(
-            "{what}: {shape:?} at {pose:?} along {direction:?} up to {max_distance} onto {target:?} at {target_pose:?}"
-        )
-    };
+fn check_cast(what: &str, cast: &Cast, tolerance_scale: f64) -> (bool, bool) {
+    let describe = || format!("{what}: {cast:?}");
+    let Cast {
+        ref shape,
+        pose,
+        direction,
+        max_distance,
+        ref target,
+        target_pose,
+    } = *cast;
     let hit = cast_shape(shape, pose, direction, max_distance, target, target_pose);
-    let expected = Reference::new(shape, pose, direction, max_distance, target, target_pose);
+    let expected = Reference::new(cast);
     let margin = MARGIN * tolerance_scale;
     let compared = expected.smallest_gap.abs() > margin;
     if compared {
@@ -253,12 +255,14 @@ fn check_kinds(seed: u64, kind_a: Kind, kind_b: Kind) {
         };
         let (hit, was_compared) = check_cast(
             &format!("{kind_a:?}-{kind_b:?} case {case}"),
-            &shape,
-            pose,
-            direction,
-            max_distance,
-            &target,
-            target_pose,
+            &Cast {
+                shape,
+                pose,
+                direction,
+                max_distance,
+                target,
+                target_pose,
+            },
             1.0,
         );
         hits += usize::from(hit);
@@ -304,12 +308,14 @@ fn casts_far_from_the_origin_match_reference() {
         let direction = Dir2::new(aim - pose.translation).unwrap_or(Dir2::X);
         check_cast(
             &format!("far {kind_a:?}-{kind_b:?} case {case}"),
-            &shape,
-            pose,
-            direction,
-            f32::INFINITY,
-            &target,
-            target_pose,
+            &Cast {
+                shape,
+                pose,
+                direction,
+                max_distance: f32::INFINITY,
+                target,
+                target_pose,
+            },
             // f32 steps at 1e4 are 1e-3: positions round by that much.
             10.0,
         );
@@ -333,12 +339,14 @@ fn tiny_casts_match_reference() {
         let direction = Dir2::new(aim - pose.translation).unwrap_or(Dir2::X);
         check_cast(
             &format!("tiny {kind_a:?}-{kind_b:?} case {case}"),
-            &shape,
-            pose,
-            direction,
-            f32::INFINITY,
-            &target,
-            target_pose,
+            &Cast {
+                shape,
+                pose,
+                direction,
+                max_distance: f32::INFINITY,
+                target,
+                target_pose,
+            },
             1e-3,
         );
     }
