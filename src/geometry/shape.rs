@@ -61,7 +61,9 @@ fn points_extent(points: &[Vec2], pose: Isometry2d) -> (Vec2, Vec2) {
 }
 
 impl Shape {
-    /// The shape seen as the tests see it.
+    /// The shape seen as the tests see it. Always inlined: the snapshot
+    /// reads every collider through it.
+    #[inline(always)]
     pub(crate) fn as_ref(&self) -> ShapeRef<'_> {
         match *self {
             Shape::Circle { radius } => ShapeRef::Circle { radius },

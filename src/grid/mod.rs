@@ -178,9 +178,9 @@ impl SpatialGrid {
     /// [`SpatialGrid::overlapping_pairs`]; if their number differs, all of
     /// them are tested directly (so a stale grid is slow, never out of
     /// bounds).
-    // Always inlined, as `visit_along`: a query walks two grids, and out of
-    // line the walk and the caller's shape test behind `visit` were not
-    // inlined into each other (the characters scene's queries took 15% more).
+    // Always inlined, as `visit_along`: a query walks two grids through one
+    // call site, and out of line the caller's shape test behind `visit` is
+    // no longer inlined into the walk (benches/README.md, 2026-11-26).
     #[inline(always)]
     pub fn visit_overlapping(&self, aabbs: &[Aabb2d], query: &Aabb2d, mut visit: impl FnMut(u32)) {
         if aabbs.len() != self.box_count {
