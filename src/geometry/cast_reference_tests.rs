@@ -287,6 +287,34 @@ fn casts_of_every_kind_pair_match_reference() {
     }
 }
 
+/// A cast of a `kinds.0` shape onto a `kinds.1` target, both about
+/// `6 * scale` across: the target within `10 * scale` of `offset`, the shape
+/// within `spread * scale` of it, aimed near the target, reaching infinitely.
+fn aimed_cast(
+    rng: &mut StdRng,
+    kinds: (Kind, Kind),
+    scale: f32,
+    spread: f32,
+    offset: Vec2,
+) -> Cast {
+    let shape = random_shape_of(rng, kinds.0, 6.0 * scale);
+    let target = random_shape_of(rng, kinds.1, 6.0 * scale);
+    let place =
+        |pose: Isometry2d| Isometry2d::new(pose.translation * scale + offset, pose.rotation);
+    let target_pose = place(random_pose(rng, 10.0));
+    let pose = place(random_pose(rng, spread));
+    let aim = target_pose.translation
+        + scale * Vec2::new(rng.random_range(-9.0..9.0), rng.random_range(-9.0..9.0));
+    Cast {
+        shape,
+        pose,
+        direction: Dir2::new(aim - pose.translation).unwrap_or(Dir2::X),
+        max_distance: f32::INFINITY,
+        target,
+        target_pose,
+    }
+}
+
 /// Far from the origin (about 1e4), with tolerances scaled by how much
 /// f32 rounds there (the shapes are placed in f32 world coordinates; the
 /// reference sees the same rounded poses).
@@ -295,30 +323,10 @@ fn casts_far_from_the_origin_match_reference() {
     let mut rng = StdRng::seed_from_u64(77);
     let far = Vec2::new(1.0e4, -1.3e4);
     for case in 0..500 {
-        let kind_a = Kind::ALL[case % 5];
-        let kind_b = Kind::ALL[(case / 5) % 5];
-        let shape = random_shape_of(&mut rng, kind_a, 6.0);
-        let target = random_shape_of(&mut rng, kind_b, 6.0);
-        let mut target_pose = random_pose(&mut rng, 10.0);
-        let mut pose = random_pose(&mut rng, 30.0);
-        target_pose.translation += far;
-        pose.translation += far;
-        let aim = target_pose.translation
-            + Vec2::new(rng.random_range(-9.0..9.0), rng.random_range(-9.0..9.0));
-        let direction = Dir2::new(aim - pose.translation).unwrap_or(Dir2::X);
-        check_cast(
-            &format!("far {kind_a:?}-{kind_b:?} case {case}"),
-            &Cast {
-                shape,
-                pose,
-                direction,
-                max_distance: f32::INFINITY,
-                target,
-                target_pose,
-            },
-            // f32 steps at 1e4 are 1e-3: positions round by that much.
-            10.0,
-        );
+        let kinds = (Kind::ALL[case % 5], Kind::ALL[(case / 5) % 5]);
+        let cast = aimed_cast(&mut rng, kinds, 1.0, 30.0, far);
+        // f32 steps at 1e4 are 1e-3: positions round by that much.
+        check_cast(&format!("far {kinds:?} case {case}"), &cast, 10.0);
     }
 }
 
@@ -327,27 +335,8 @@ fn casts_far_from_the_origin_match_reference() {
 fn tiny_casts_match_reference() {
     let mut rng = StdRng::seed_from_u64(78);
     for case in 0..500 {
-        let kind_a = Kind::ALL[case % 5];
-        let kind_b = Kind::ALL[(case / 5) % 5];
-        let shape = random_shape_of(&mut rng, kind_a, 6e-3);
-        let target = random_shape_of(&mut rng, kind_b, 6e-3);
-        let scale = |pose: Isometry2d| Isometry2d::new(pose.translation * 1e-3, pose.rotation);
-        let target_pose = scale(random_pose(&mut rng, 10.0));
-        let pose = scale(random_pose(&mut rng, 40.0));
-        let aim = target_pose.translation
-            + 1e-3 * Vec2::new(rng.random_range(-9.0..9.0), rng.random_range(-9.0..9.0));
-        let direction = Dir2::new(aim - pose.translation).unwrap_or(Dir2::X);
-        check_cast(
-            &format!("tiny {kind_a:?}-{kind_b:?} case {case}"),
-            &Cast {
-                shape,
-                pose,
-                direction,
-                max_distance: f32::INFINITY,
-                target,
-                target_pose,
-            },
-            1e-3,
-        );
+        let kinds = (Kind::ALL[case % 5], Kind::ALL[(case / 5) % 5]);
+        let cast = aimed_cast(&mut rng, kinds, 1e-3, 40.0, Vec2::ZERO);
+        check_cast(&format!("tiny {kinds:?} case {case}"), &cast, 1e-3);
     }
 }
