@@ -214,6 +214,7 @@ fn parry_shape(shape: &Shape) -> Box<dyn ParryShape> {
             );
             Box::new(parry)
         }
+        other => panic!("no pair bench for {other:?}"),
     }
 }
 

@@ -10,7 +10,7 @@ use bevy::prelude::*;
 use bevy::shape::Aabb2d;
 
 use crate::geometry::{
-    Contact, ConvexPolygon, Shape, ShapeError, ShapeRef, TransformReading, checked_pose,
+    Compound, Contact, ConvexPolygon, Shape, ShapeError, ShapeRef, TransformReading, checked_pose,
     validate_pose,
 };
 
@@ -24,7 +24,8 @@ use crate::geometry::{
 /// - rectangle: the half size times `|scale.xy|`;
 /// - capsule: the radius times `|scale.x|`, the length times `|scale.y|`;
 /// - segment and polygon: every point times `scale.xy`, signs included, so a
-///   negative scale mirrors them (and keeps a polygon convex).
+///   negative scale mirrors them (and keeps a polygon convex);
+/// - compound: per part (see [`Collider::compound`]).
 ///
 /// A scale of zero on either axis hides the collider (it is left out of
 /// detection without a warning).
@@ -113,6 +114,41 @@ impl Collider {
     /// ```
     pub fn convex_polygon(points: &[Vec2]) -> Result<Self, ShapeError> {
         ConvexPolygon::new(points).map(|polygon| Self::new(Shape::Polygon(polygon)))
+    }
+
+    /// Several colliders as one, each at a pose relative to the entity: an
+    /// L-shaped wall, a ship's hull and wings. One entity, so events stay
+    /// per pair of entities: one `Started` when any part starts touching
+    /// the other collider, one `Ended` when none touches it any more, and
+    /// the contact is the deepest part's. A part that is itself a compound
+    /// is replaced by its parts (see [`Compound::new`]).
+    ///
+    /// Scale applies per part: each part's position is multiplied by
+    /// `scale.xy`, and each part is scaled along its own axes by how much the
+    /// scale stretches them, by its own kind's rule. A turned part under a
+    /// scale that differs per axis keeps its kind (a rectangle stays a
+    /// rectangle) rather than shearing.
+    ///
+    /// For a collider whose parts act differently (a hitbox and a feet
+    /// sensor with other layers), use child entities and a
+    /// [`CollisionBody`] instead.
+    ///
+    /// ```
+    /// # use bevy::prelude::*;
+    /// # use bevy_collide2d::prelude::*;
+    /// // An L-shaped wall: a floor and a post on its left end.
+    /// let wall = Collider::compound([
+    ///     (Isometry2d::IDENTITY, Collider::rect(100.0, 10.0)),
+    ///     (Isometry2d::from_xy(-45.0, 30.0), Collider::rect(10.0, 50.0)),
+    /// ]);
+    /// let ball = Collider::circle(5.0);
+    /// assert!(ball.intersects(Isometry2d::from_xy(-35.0, 40.0), &wall, Isometry2d::IDENTITY));
+    /// assert!(!ball.intersects(Isometry2d::from_xy(0.0, 40.0), &wall, Isometry2d::IDENTITY));
+    /// ```
+    pub fn compound(parts: impl IntoIterator<Item = (Isometry2d, Collider)>) -> Self {
+        Self::new(Shape::Compound(Compound::new(
+            (parts.into_iter()).map(|(pose, collider)| (pose, collider.shape)),
+        )))
     }
 
     /// A collider of `shape`, in local coordinates before scaling. Sizes
@@ -681,6 +717,7 @@ mod tests {
             Collider::circle(1.0),
             Collider::capsule(1.0, 2.0),
             Collider::segment(Vec2::ZERO, Vec2::X),
+            Collider::compound([(Isometry2d::from_xy(1.0, 2.0), polygon.clone())]),
             polygon,
         ] {
             let cloned = collider.reflect_clone().unwrap();

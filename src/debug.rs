@@ -184,30 +184,7 @@ fn draw_colliders(
             style.colliding_color
         };
         if style.draw_colliders {
-            match shape {
-                Shape::Circle { radius } => {
-                    gizmos.circle_2d(pose, radius, color).resolution(48);
-                    // A radius along the local x axis shows the rotation.
-                    gizmos.line_2d(pose.translation, pose * Vec2::new(radius, 0.0), color);
-                }
-                Shape::Rect { half_size } => {
-                    gizmos.rect_2d(pose, half_size * 2.0, color);
-                }
-                Shape::Capsule {
-                    radius,
-                    half_length,
-                } => {
-                    gizmos.primitive_2d(&Capsule2d::new(radius, 2.0 * half_length), pose, color);
-                }
-                Shape::Segment { a, b } => {
-                    gizmos.line_2d(pose * a, pose * b, color);
-                }
-                Shape::Polygon(ref polygon) => {
-                    let vertices = polygon.vertices();
-                    let closed = vertices.iter().chain(vertices.first());
-                    gizmos.linestrip_2d(closed.map(|&v| pose * v), color);
-                }
-            }
+            outline(&mut gizmos, &shape, pose, color);
         }
         if style.draw_aabbs {
             let aabb = shape.aabb(pose);
@@ -216,6 +193,39 @@ fn draw_colliders(
                 aabb.max - aabb.min,
                 color.with_alpha(0.3),
             );
+        }
+    }
+}
+
+/// Draws `shape` at `pose`: its outline, and a circle's radius along its
+/// local x axis to show the rotation.
+fn outline(gizmos: &mut Gizmos<CollisionGizmos>, shape: &Shape, pose: Isometry2d, color: Color) {
+    match *shape {
+        Shape::Circle { radius } => {
+            gizmos.circle_2d(pose, radius, color).resolution(48);
+            gizmos.line_2d(pose.translation, pose * Vec2::new(radius, 0.0), color);
+        }
+        Shape::Rect { half_size } => {
+            gizmos.rect_2d(pose, half_size * 2.0, color);
+        }
+        Shape::Capsule {
+            radius,
+            half_length,
+        } => {
+            gizmos.primitive_2d(&Capsule2d::new(radius, 2.0 * half_length), pose, color);
+        }
+        Shape::Segment { a, b } => {
+            gizmos.line_2d(pose * a, pose * b, color);
+        }
+        Shape::Polygon(ref polygon) => {
+            let vertices = polygon.vertices();
+            let closed = vertices.iter().chain(vertices.first());
+            gizmos.linestrip_2d(closed.map(|&v| pose * v), color);
+        }
+        Shape::Compound(ref compound) => {
+            for part in compound.parts() {
+                outline(gizmos, &part.shape, pose * part.pose, color);
+            }
         }
     }
 }

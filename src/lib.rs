@@ -27,7 +27,7 @@ pub use level::{TilemapCollider, TilemapError, TilemapTile};
 pub use move_and_slide::{MoveAndSlideConfig, MoveAndSlideOutput, SlideHit};
 pub use plugin::{CollisionPlugin, CollisionSystems};
 pub use spatial_query::{QueryFilter, RayHit, ShapeHit, SpatialQuery};
-pub use stages::collisions::{Collisions, ContactPair};
+pub use stages::collisions::{Collisions, ContactPair, ContactParts};
 pub use stages::events::{CollisionEnded, CollisionEvent, CollisionStarted};
 
 #[cfg(feature = "debug")]
@@ -38,9 +38,9 @@ pub mod prelude {
     pub use crate::{
         Collider, ColliderDisabled, CollidingEntities, CollisionBody, CollisionEnded,
         CollisionEvent, CollisionLayers, CollisionPlugin, CollisionStarted, CollisionSystems,
-        Collisions, Contact, ContactPair, MoveAndSlideConfig, MoveAndSlideOutput, OneWayPlatform,
-        QueryFilter, RayHit, ShapeHit, SlideHit, SpatialQuery, StaticCollider, Swept,
-        TilemapCollider, TilemapTile,
+        Collisions, Contact, ContactPair, ContactParts, MoveAndSlideConfig, MoveAndSlideOutput,
+        OneWayPlatform, QueryFilter, RayHit, ShapeHit, SlideHit, SpatialQuery, StaticCollider,
+        Swept, TilemapCollider, TilemapTile,
     };
 
     #[cfg(feature = "debug")]

@@ -70,6 +70,17 @@ pub fn reference(shape: &Shape, pose: Isometry2d) -> RefShape {
     reference_at(shape, pose.translation.as_dvec2(), cos, sin)
 }
 
+/// `shape` at `pose` as convex reference shapes: a compound's parts, or the
+/// shape alone.
+pub fn reference_parts(shape: &Shape, pose: Isometry2d) -> Vec<RefShape> {
+    match shape {
+        Shape::Compound(compound) => (compound.parts().iter())
+            .flat_map(|part| reference_parts(&part.shape, pose * part.pose))
+            .collect(),
+        _ => vec![reference(shape, pose)],
+    }
+}
+
 /// `shape` placed at `center` turned by the rotation `(cos, sin)`, in f64.
 pub fn reference_at(shape: &Shape, center: DVec2, cos: f64, sin: f64) -> RefShape {
     let place = |p: DVec2| center + DVec2::new(cos * p.x - sin * p.y, sin * p.x + cos * p.y);
@@ -104,6 +115,7 @@ pub fn reference_at(shape: &Shape, center: DVec2, cos: f64, sin: f64) -> RefShap
                 .collect(),
             0.0,
         ),
+        Shape::Compound(_) => panic!("a compound is not convex: see reference_parts"),
     };
     RefShape::from_core(points, radius)
 }

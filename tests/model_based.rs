@@ -349,6 +349,7 @@ impl Rounded {
                     turns: true,
                 }
             }
+            ref other => panic!("the model spawns no {other:?}"),
         }
     }
 

@@ -17,6 +17,7 @@ fn kind(collider: &Collider) -> &'static str {
         Shape::Capsule { .. } => "capsule",
         Shape::Segment { .. } => "segment",
         Shape::Polygon(_) => "polygon",
+        _ => "other",
     }
 }
 
@@ -199,6 +200,7 @@ fn every_kind_is_dragged_turned_scaled_and_collides() {
             Shape::Capsule { half_length, .. } => *half_length,
             Shape::Segment { a, b } => a.distance(*b),
             Shape::Polygon(polygon) => polygon.vertices()[0].length(),
+            other => panic!("the playground spawns no {other:?}"),
         };
         let grown = scaled(&turned.2) / scaled(&moved.2);
         assert!(grown > 1.3, "{name} grew {grown} times");

@@ -142,7 +142,8 @@ fn decorate(
                 Err(_) => return,
             }
         }
-        Shape::Segment { .. } => return,
+        // Segments are drawn as lines; the playground spawns no compounds.
+        _ => return,
     };
     commands
         .entity(add.entity)
@@ -312,6 +313,8 @@ fn core_and_radius(shape: &Shape, pose: Isometry2d) -> (Vec<Vec2>, f32) {
                 .collect(),
             0.0,
         ),
+        // Outlined part by part (see `outline`); any other kind by its origin.
+        _ => (vec![pose.translation], 0.0),
     }
 }
 
@@ -324,9 +327,19 @@ fn outline(
     color: Color,
 ) {
     if let Ok((shape, pose)) = collider.world_shape(transform) {
-        let (core, radius) = core_and_radius(&shape, pose);
-        gizmos.linestrip_2d(rounded_outline(&core, radius + margin), color);
+        outline_shape(gizmos, &shape, pose, margin, color);
     }
+}
+
+fn outline_shape(gizmos: &mut Gizmos, shape: &Shape, pose: Isometry2d, margin: f32, color: Color) {
+    if let Shape::Compound(compound) = shape {
+        for part in compound.parts() {
+            outline_shape(gizmos, &part.shape, pose * part.pose, margin, color);
+        }
+        return;
+    }
+    let (core, radius) = core_and_radius(shape, pose);
+    gizmos.linestrip_2d(rounded_outline(&core, radius + margin), color);
 }
 
 /// A white outline a little outside the selected shape.
@@ -433,6 +446,10 @@ fn update_info(
                     Shape::Polygon(ref polygon) => {
                         write!(text, "polygon of {} vertices", polygon.vertices().len())
                     }
+                    Shape::Compound(ref compound) => {
+                        write!(text, "compound of {} parts", compound.parts().len())
+                    }
+                    _ => write!(text, "shape"),
                 };
                 let _ = writeln!(
                     text,

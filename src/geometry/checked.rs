@@ -10,6 +10,7 @@
 use bevy::math::{Isometry2d, Vec2};
 use core::fmt;
 
+use super::compound::validate_parts;
 use super::shape_ref::ShapeRef;
 
 /// The largest size or coordinate accepted, in world units. Beyond it, squared
@@ -35,6 +36,8 @@ pub enum ShapeError {
     /// Polygon points of which fewer than three are off one line: their hull
     /// has no area.
     DegeneratePolygon,
+    /// A compound with no parts.
+    EmptyCompound,
     /// A pose whose translation is NaN or beyond [`MAX_MAGNITUDE`], or whose
     /// rotation is NaN or not of unit length.
     InvalidPose(Isometry2d),
@@ -66,6 +69,7 @@ impl fmt::Display for ShapeError {
                 f,
                 "a convex polygon needs at least 3 points not on one line"
             ),
+            Self::EmptyCompound => write!(f, "a compound needs at least one part"),
             Self::InvalidPose(p) => write!(
                 f,
                 "pose must have coordinates of at most {MAX_MAGNITUDE:e} and a unit rotation, got translation {} rotation (cos {}, sin {})",
@@ -172,6 +176,7 @@ impl ShapeRef<'_> {
                     Ok(())
                 }
             }
+            ShapeRef::Compound(parts) => validate_parts(parts),
         }
     }
 }

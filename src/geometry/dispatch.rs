@@ -20,6 +20,7 @@
 
 use bevy::math::{Isometry2d, Vec2};
 
+use super::compound::{PartPlace, placed_parts};
 use super::shape_ref::ShapeRef;
 use super::{Contact, convex, pairs};
 
@@ -33,9 +34,16 @@ use super::{Contact, convex, pairs};
 /// overrides only the pairs it has a test for.
 pub(crate) trait PairOp: Copy {
     /// Where each shape is: a pose, or its motion over the step.
-    type Place: Copy;
+    type Place: PartPlace;
     /// What the operation finds.
     type Out;
+
+    /// What it finds for shapes that are apart (a compound without parts).
+    fn apart(self) -> Self::Out;
+
+    /// The better of what it found for two parts of a compound: any
+    /// overlap, the deeper contact, the earlier touch, the nearer hit.
+    fn better(self, found: Self::Out, next: Self::Out) -> Self::Out;
 
     /// Any two shapes.
     fn general(
@@ -156,7 +164,36 @@ pub(crate) fn dispatch<'a, O: PairOp>(
         (Circle(radius), Rect(half_size)) => op.circle_rect(radius, pa, half_size, pb),
         (Rect(half_size), Circle(radius)) => op.rect_circle(half_size, pa, radius, pb),
         (Rect(ha), Rect(hb)) => op.rect_rect(ha, pa, hb, pb),
-        _ => op.general(a.view(), pa, b.view(), pb),
+        _ => match (a.view(), b.view()) {
+            (a @ ShapeRef::Compound(_), b) | (a, b @ ShapeRef::Compound(_)) => {
+                over_parts(op, a, pa, b, pb)
+            }
+            (a, b) => op.general(a, pa, b, pb),
+        },
+    }
+}
+
+/// `op` on a pair with a compound: on each of its parts (each of both
+/// compounds' when both are) against the other shape, keeping the best.
+/// Out of line: the rare case, and [`dispatch`] is inlined everywhere.
+#[inline(never)]
+fn over_parts<O: PairOp>(
+    op: O,
+    a: ShapeRef<'_>,
+    pa: O::Place,
+    b: ShapeRef<'_>,
+    pb: O::Place,
+) -> O::Out {
+    match (a, b) {
+        (ShapeRef::Compound(parts), _) => placed_parts(parts, pa)
+            .fold(op.apart(), |found, (a, pa)| {
+                op.better(found, dispatch(op, a, pa, b, pb))
+            }),
+        (_, ShapeRef::Compound(parts)) => placed_parts(parts, pb)
+            .fold(op.apart(), |found, (b, pb)| {
+                op.better(found, dispatch(op, a, pa, b, pb))
+            }),
+        _ => op.general(a, pa, b, pb),
     }
 }
 
@@ -168,6 +205,14 @@ pub(crate) struct IntersectsOp;
 impl PairOp for IntersectsOp {
     type Place = Isometry2d;
     type Out = bool;
+
+    fn apart(self) -> bool {
+        false
+    }
+
+    fn better(self, found: bool, next: bool) -> bool {
+        found || next
+    }
 
     #[inline(always)]
     fn general(self, a: ShapeRef<'_>, pa: Isometry2d, b: ShapeRef<'_>, pb: Isometry2d) -> bool {
@@ -205,6 +250,14 @@ pub(crate) struct ContactOp;
 impl PairOp for ContactOp {
     type Place = Isometry2d;
     type Out = Option<Contact>;
+
+    fn apart(self) -> Option<Contact> {
+        None
+    }
+
+    fn better(self, found: Option<Contact>, next: Option<Contact>) -> Option<Contact> {
+        deeper(found, next)
+    }
 
     #[inline(always)]
     fn general(
@@ -249,5 +302,15 @@ impl PairOp for ContactOp {
     #[inline(always)]
     fn rect_rect(self, ha: Vec2, pa: Isometry2d, hb: Vec2, pb: Isometry2d) -> Option<Contact> {
         pairs::rect_rect_contact(ha, pa, hb, pb)
+    }
+}
+
+/// The deeper of two contacts (the first when equally deep), or the one
+/// there is.
+pub(crate) fn deeper(found: Option<Contact>, next: Option<Contact>) -> Option<Contact> {
+    match (found, next) {
+        (Some(f), Some(n)) if n.depth > f.depth => Some(n),
+        (None, n) => n,
+        (f, _) => f,
     }
 }

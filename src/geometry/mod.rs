@@ -7,6 +7,7 @@
 //! never returns NaN for valid shapes and finite poses.
 
 mod checked;
+mod compound;
 mod contact;
 mod convex;
 mod dispatch;
@@ -30,6 +31,8 @@ mod reference_tests;
 
 pub use checked::{MAX_MAGNITUDE, ShapeError, validate_pose};
 pub(crate) use checked::{checked_placement, checked_pose, within_magnitude};
+pub(crate) use compound::contact_with_parts;
+pub use compound::{Compound, CompoundPart};
 pub use contact::Contact;
 pub(crate) use dispatch::{ContactOp, PairShape, SpecialKind, dispatch};
 pub use pairs::{

@@ -201,6 +201,7 @@ proptest! {
             Shape::Capsule { half_length, radius } => [Vec2::new(0.0, -half_length), Vec2::new(0.0, *half_length)]
                 .into_iter().flat_map(|v| { let c = pa.rotation * v + pa.translation; [c - *radius, c + *radius] }).collect(),
             Shape::Circle { radius } => vec![pa.translation - *radius, pa.translation + *radius],
+            Shape::Compound(_) => unreachable!("shape() makes no compounds"),
         };
         for p in points {
             prop_assert!(p.cmpge(aabb.min).all() && p.cmple(aabb.max).all(), "{p} outside {aabb:?}");

@@ -121,6 +121,16 @@ impl ShapeRef<'_> {
                 polygon.normals(),
                 pose,
             ),
+            ShapeRef::Compound(parts) => (parts.iter())
+                .filter_map(|part| {
+                    (part.shape.as_ref()).cast_ray(
+                        pose * part.pose,
+                        origin,
+                        direction,
+                        max_distance,
+                    )
+                })
+                .min_by(|p, q| p.distance.total_cmp(&q.distance)),
         }
     }
 }

@@ -3,6 +3,7 @@ use bevy::reflect::Reflect;
 use bevy::shape::Aabb2d;
 
 use super::checked::ShapeError;
+use super::compound::{Compound, CompoundPart};
 use super::dispatch::{ContactOp, IntersectsOp, dispatch};
 use super::shape_ref::ShapeRef;
 use super::{Contact, ConvexPolygon, convex};
@@ -11,8 +12,12 @@ use super::{Contact, ConvexPolygon, convex};
 /// applied). A pose ([`Isometry2d`]) places it in the world: circles,
 /// rectangles and capsules are centred on the pose's origin; segments and
 /// polygons are where their points put them relative to it.
+///
+/// More kinds may come in minor versions: a `match` outside this crate needs
+/// a `_` arm.
 #[derive(Clone, Debug, PartialEq, Reflect)]
 #[reflect(Debug, PartialEq, Clone)]
+#[non_exhaustive]
 pub enum Shape {
     /// A disc of the given radius.
     Circle {
@@ -44,6 +49,8 @@ pub enum Shape {
     },
     /// A convex polygon.
     Polygon(ConvexPolygon),
+    /// Several shapes at poses relative to this one's, moved as one.
+    Compound(Compound),
 }
 
 /// The centre (relative to the pose) and half extents of the box around
@@ -58,6 +65,18 @@ fn points_extent(points: &[Vec2], pose: Isometry2d) -> (Vec2, Vec2) {
             (lo.min(v), hi.max(v))
         });
     ((lo + hi) * 0.5, (hi - lo) * 0.5)
+}
+
+/// [`points_extent`] for a compound: the box around its parts' boxes.
+#[inline(never)]
+fn parts_extent(parts: &[CompoundPart], pose: Isometry2d) -> (Vec2, Vec2) {
+    let (lo, hi) = parts
+        .iter()
+        .fold((Vec2::INFINITY, Vec2::NEG_INFINITY), |(lo, hi), part| {
+            let aabb = part.shape.aabb(pose * part.pose);
+            (lo.min(aabb.min), hi.max(aabb.max))
+        });
+    ((lo + hi) * 0.5 - pose.translation, (hi - lo) * 0.5)
 }
 
 impl Shape {
@@ -77,6 +96,7 @@ impl Shape {
             },
             Shape::Segment { a, b } => ShapeRef::Segment { a, b },
             Shape::Polygon(ref polygon) => ShapeRef::Polygon(polygon.points_ref()),
+            Shape::Compound(ref compound) => ShapeRef::Compound(compound.parts()),
         }
     }
 
@@ -96,8 +116,10 @@ impl Shape {
     ///
     /// A polygon scaled to no area (a zero component) is an error.
     pub fn scaled(&self, scale: Vec2) -> Result<Self, ShapeError> {
-        if let Shape::Polygon(polygon) = self {
-            return polygon.scaled(scale).map(Shape::Polygon);
+        match self {
+            Shape::Polygon(polygon) => return polygon.scaled(scale).map(Shape::Polygon),
+            Shape::Compound(compound) => return compound.scaled(scale).map(Shape::Compound),
+            _ => {}
         }
         Ok(self.as_ref().scaled_in_place(scale).to_owned())
     }
@@ -146,7 +168,32 @@ impl Shape {
         if self.intersects(pose, other, other_pose) {
             return None;
         }
-        convex::closest_surface_points_at(self.as_ref(), pose, other.as_ref(), other_pose)
+        closest_points_of(self.as_ref(), pose, other.as_ref(), other_pose)
+    }
+}
+
+/// The closest points of two shapes known to be apart: of the nearest part
+/// pair when either is a compound.
+fn closest_points_of(
+    a: ShapeRef<'_>,
+    pa: Isometry2d,
+    b: ShapeRef<'_>,
+    pb: Isometry2d,
+) -> Option<(Vec2, Vec2, f32)> {
+    let nearest =
+        |found: Option<(Vec2, Vec2, f32)>, next: Option<(Vec2, Vec2, f32)>| match (found, next) {
+            (Some(f), Some(n)) if n.2 < f.2 => Some(n),
+            (None, n) => n,
+            (f, _) => f,
+        };
+    match (a, b) {
+        (ShapeRef::Compound(parts), _) => (parts.iter())
+            .map(|part| closest_points_of(part.shape.as_ref(), pa * part.pose, b, pb))
+            .fold(None, nearest),
+        (_, ShapeRef::Compound(parts)) => (parts.iter())
+            .map(|part| closest_points_of(a, pa, part.shape.as_ref(), pb * part.pose))
+            .fold(None, nearest),
+        _ => convex::closest_surface_points_at(a, pa, b, pb),
     }
 }
 
@@ -175,7 +222,7 @@ impl<'a> ShapeRef<'a> {
                 a: a * scale,
                 b: b * scale,
             },
-            polygon @ ShapeRef::Polygon(_) => polygon,
+            with_points @ (ShapeRef::Polygon(_) | ShapeRef::Compound(_)) => with_points,
         }
     }
 
@@ -195,6 +242,9 @@ impl<'a> ShapeRef<'a> {
             ShapeRef::Polygon(polygon) => Shape::Polygon(ConvexPolygon::from_parts(
                 polygon.vertices(),
                 polygon.normals(),
+            )),
+            ShapeRef::Compound(parts) => Shape::Compound(Compound::new(
+                (parts.iter()).map(|part| (part.pose, part.shape.clone())),
             )),
         }
     }
@@ -225,6 +275,7 @@ impl ShapeRef<'_> {
             }
             ShapeRef::Segment { a, b } => points_extent(&[a, b], pose),
             ShapeRef::Polygon(polygon) => points_extent(polygon.vertices(), pose),
+            ShapeRef::Compound(parts) => parts_extent(parts, pose),
         };
         let centre = pose.translation + offset;
         // Rounding of `centre +- extent` and of the narrow-phase arithmetic is
@@ -240,6 +291,11 @@ impl ShapeRef<'_> {
     /// The radius of a circle about the pose's origin that holds the shape
     /// at any rotation.
     pub(crate) fn bounding_radius(&self) -> f32 {
+        if let ShapeRef::Compound(parts) = *self {
+            return (parts.iter())
+                .map(|part| part.pose.translation.length() + part.shape.as_ref().bounding_radius())
+                .fold(0.0, f32::max);
+        }
         let rounding = match *self {
             ShapeRef::Circle { radius } | ShapeRef::Capsule { radius, .. } => radius,
             _ => 0.0,
@@ -263,6 +319,9 @@ impl ShapeRef<'_> {
                 // steps of the magnitudes involved count as on it.
                 let scale = a.abs().max(b.abs()).max(point.abs()).max_element();
                 on_segment.distance(point) <= scale * (4.0 * f32::EPSILON)
+            }
+            ShapeRef::Compound(parts) => {
+                (parts.iter()).any(|part| part.shape.contains_point(pose * part.pose, point))
             }
             _ => convex::intersects(
                 &convex::Core::new(*self, pose),

@@ -7,8 +7,9 @@
 use bevy::math::{Dir2, Isometry2d, Rot2, Vec2};
 use bevy::shape::{Aabb2d, BoundingVolume};
 
+use super::compound::PartPlace;
 use super::convex::{self, Core};
-use super::dispatch::{PairOp, dispatch};
+use super::dispatch::{PairOp, deeper, dispatch};
 use super::pairs::{circle_circle_contact, circle_rect_contact, rect_rect_separations};
 use super::{Contact, Shape, ShapeRef, rect_rect_contact};
 
@@ -38,6 +39,16 @@ pub struct Sweep {
     pub start: Isometry2d,
     /// The pose at the end of the step (`t = 1`).
     pub end: Isometry2d,
+}
+
+/// A compound's part moves between its places at the compound's two poses:
+/// in a straight line, as the compound's origin does, so that while the
+/// compound turns a part off its origin is taken along the chord of its arc.
+impl PartPlace for Sweep {
+    #[inline]
+    fn of_part(self, part: Isometry2d) -> Self {
+        Self::new(self.start * part, self.end * part)
+    }
 }
 
 impl Sweep {
@@ -489,6 +500,20 @@ pub(crate) struct TimeOfImpactOp;
 impl PairOp for TimeOfImpactOp {
     type Place = Sweep;
     type Out = Option<Contact>;
+
+    fn apart(self) -> Option<Contact> {
+        None
+    }
+
+    /// The earlier touch; the deeper of two at once.
+    fn better(self, found: Option<Contact>, next: Option<Contact>) -> Option<Contact> {
+        match (found, next) {
+            (Some(f), Some(n)) if n.time_of_impact < f.time_of_impact => Some(n),
+            (Some(f), Some(n)) if n.time_of_impact == f.time_of_impact => deeper(Some(f), Some(n)),
+            (None, n) => n,
+            (f, _) => f,
+        }
+    }
 
     #[inline(always)]
     fn general(self, a: ShapeRef<'_>, pa: Sweep, b: ShapeRef<'_>, pb: Sweep) -> Option<Contact> {

@@ -29,6 +29,8 @@ use super::ShapeRef;
 use super::convex::Core;
 use super::dispatch::{PairOp, dispatch};
 
+use TranslationCast::{AtStart, Hit, Miss};
+
 /// What a translational cast finds, in world space.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub(crate) enum TranslationCast {
@@ -513,6 +515,20 @@ pub(crate) struct TranslationCastOp {
 impl PairOp for TranslationCastOp {
     type Place = Isometry2d;
     type Out = TranslationCast;
+
+    fn apart(self) -> TranslationCast {
+        Miss
+    }
+
+    /// The nearer: touching at the start before any hit, the nearer hit
+    /// before a farther one, any hit before a miss.
+    fn better(self, found: TranslationCast, next: TranslationCast) -> TranslationCast {
+        match (found, next) {
+            (AtStart { .. }, _) | (Hit { .. }, Miss) => found,
+            (Hit { distance: f, .. }, Hit { distance: n, .. }) if f <= n => found,
+            _ => next,
+        }
+    }
 
     #[inline(always)]
     fn general(

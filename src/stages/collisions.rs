@@ -1,6 +1,7 @@
 //! The contacts the narrow phase found, as games read them: [`Collisions`]
 //! and its [`ContactPair`]s.
 
+use std::num::NonZeroU32;
 use std::sync::OnceLock;
 
 use bevy::math::Isometry2d;
@@ -19,6 +20,72 @@ pub struct ContactPair {
     pub b: Entity,
     /// Contact seen from `a`.
     pub contact: Contact,
+    /// Which part of a compound collider ([`Collider::compound`]) the
+    /// contact is on, for each of `a` and `b`: a spike tile or the floor.
+    ///
+    /// [`Collider::compound`]: crate::Collider::compound
+    pub parts: ContactParts,
+}
+
+impl ContactPair {
+    /// The same contact seen from `b`: `a` and `b` swapped, the normal
+    /// reversed, the parts swapped. (A pair seen from `b` is no longer in
+    /// the `a < b` order of [`Collisions`].)
+    #[must_use]
+    pub fn flipped(self) -> Self {
+        Self {
+            a: self.b,
+            b: self.a,
+            contact: self.contact.flipped(),
+            parts: self.parts.swapped(),
+        }
+    }
+}
+
+/// Which part of each collider of a [`ContactPair`] the contact is on: the
+/// part's index for a compound collider (its order in
+/// [`Collider::compound`]), `None` for any other shape.
+///
+/// [`Collider::compound`]: crate::Collider::compound
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Reflect)]
+pub struct ContactParts {
+    // The index plus one, so that a pair stays as small as before.
+    a: Option<NonZeroU32>,
+    b: Option<NonZeroU32>,
+}
+
+impl ContactParts {
+    /// Neither collider is a compound.
+    pub const NONE: Self = Self { a: None, b: None };
+
+    /// The parts `a` and `b`, each `None` for a collider that is not a
+    /// compound.
+    pub fn new(a: Option<u32>, b: Option<u32>) -> Self {
+        let packed = |part: Option<u32>| part.and_then(|i| NonZeroU32::new(i.saturating_add(1)));
+        Self {
+            a: packed(a),
+            b: packed(b),
+        }
+    }
+
+    /// The part of the pair's `a` the contact is on.
+    pub fn a(self) -> Option<u32> {
+        self.a.map(|i| i.get() - 1)
+    }
+
+    /// The part of the pair's `b` the contact is on.
+    pub fn b(self) -> Option<u32> {
+        self.b.map(|i| i.get() - 1)
+    }
+
+    /// The same parts seen from the other collider.
+    #[must_use]
+    pub fn swapped(self) -> Self {
+        Self {
+            a: self.b,
+            b: self.a,
+        }
+    }
 }
 
 /// Every pair of colliders in contact at the last detection, sorted by
@@ -162,12 +229,37 @@ impl Collisions {
     /// # bevy::ecs::system::assert_is_system(touching);
     /// ```
     pub fn contacts_of(&self, entity: Entity) -> impl Iterator<Item = (Entity, Contact)> + '_ {
+        self.pairs_of(entity).map(|pair| (pair.b, pair.contact))
+    }
+
+    /// Every current contact of `entity` as a pair seen from it: `a` is
+    /// `entity`, `b` the other collider, the contact's normal points from
+    /// `entity`, and `parts.a()` is the part of `entity` that touches when
+    /// it is a compound (as [`Self::contacts_of`] lists them).
+    ///
+    /// ```
+    /// # use bevy::prelude::*;
+    /// # use bevy_collide2d::prelude::*;
+    /// /// A map whose part 3 is a spike.
+    /// fn spiked(collisions: Res<Collisions>, map: Single<Entity, With<Collider>>) {
+    ///     for pair in collisions.contact_pairs_of(*map) {
+    ///         if pair.parts.a() == Some(3) {
+    ///             info!("{} stepped on the spike", pair.b);
+    ///         }
+    ///     }
+    /// }
+    /// # bevy::ecs::system::assert_is_system(spiked);
+    /// ```
+    pub fn contact_pairs_of(&self, entity: Entity) -> impl Iterator<Item = ContactPair> + '_ {
+        self.pairs_of(entity)
+    }
+
+    /// The pairs of `entity`, each turned so that `entity` is its `a`.
+    fn pairs_of(&self, entity: Entity) -> impl Iterator<Item = ContactPair> + '_ {
         let as_a_start = self.pairs.partition_point(|pair| pair.a < entity);
         let as_a_end =
             as_a_start + self.pairs[as_a_start..].partition_point(|pair| pair.a == entity);
-        let as_a = self.pairs[as_a_start..as_a_end]
-            .iter()
-            .map(|pair| (pair.b, pair.contact));
+        let as_a = self.pairs[as_a_start..as_a_end].iter().copied();
         let by_b = self.by_b.get_or_init(|| {
             let mut by_b: Vec<u32> = (0..self.pairs.len() as u32).collect();
             // Stable: pairs of one `b` stay in `a` order.
@@ -178,10 +270,8 @@ impl Collisions {
         let as_b_start = by_b.partition_point(|index| pair_b(index) < entity);
         let as_b_end =
             as_b_start + by_b[as_b_start..].partition_point(|index| pair_b(index) == entity);
-        let as_b = by_b[as_b_start..as_b_end].iter().map(|&index| {
-            let pair = &self.pairs[index as usize];
-            (pair.a, pair.contact.flipped())
-        });
+        let as_b =
+            (by_b[as_b_start..as_b_end].iter()).map(|&index| self.pairs[index as usize].flipped());
         as_a.chain(as_b)
     }
 

@@ -8,11 +8,12 @@ use bevy::prelude::*;
 
 use super::broad_phase::BroadPhasePairs;
 use super::colliders::{ColliderSource, DetectionColliders};
-use super::collisions::{Collisions, ContactPair, PairPaths, entity_pair};
+use super::collisions::{Collisions, ContactPair, ContactParts, PairPaths, entity_pair};
 use super::snapshot::{ColliderSnapshot, SnapshotCollider, SnapshotShape};
 use super::static_colliders::StaticColliders;
 use crate::geometry::{
-    Contact, ContactOp, PairShape, ShapeRef, SpecialKind, dispatch, time_of_impact_from_apart,
+    Contact, ContactOp, PairShape, ShapeRef, SpecialKind, contact_with_parts, dispatch,
+    time_of_impact_from_apart,
 };
 use crate::util::parallel::{ChunkOutputs, RunChunks, Workers, for_each_chunk_mut};
 use crate::util::prefetch::{PREFETCH_DISTANCE, prefetch};
@@ -30,6 +31,7 @@ const UNSET_PAIR: ContactPair = ContactPair {
     a: Entity::PLACEHOLDER,
     b: Entity::PLACEHOLDER,
     contact: Contact::new(Vec2::ZERO, Dir2::X, 0.0),
+    parts: ContactParts::NONE,
 };
 
 /// The contact of candidate `(i, j)`, ordered by entity.
@@ -44,7 +46,30 @@ fn contact_pair<'a>(colliders: impl ColliderSource<'a>, (i, j): (u32, u32)) -> O
         PackedView::new(colliders, j, cj),
     );
     let contact = dispatch(ContactOp, a, ci.pose, b, cj.pose)?;
-    Some(ordered_pair(ci.entity, cj.entity, contact))
+    if ci.shape.is_compound() || cj.shape.is_compound() {
+        return with_parts(colliders, (i, ci.pose), (j, cj.pose));
+    }
+    Some(ordered_pair(
+        ci.entity,
+        cj.entity,
+        contact,
+        ContactParts::NONE,
+    ))
+}
+
+/// The contact of colliders `i` and `j` at these poses, one of them a
+/// compound, with the parts it is on. Found again, part by part: only
+/// compounds in contact pay for it.
+#[cold]
+fn with_parts<'a>(
+    colliders: impl ColliderSource<'a>,
+    (i, pose_i): (usize, Isometry2d),
+    (j, pose_j): (usize, Isometry2d),
+) -> Option<ContactPair> {
+    let ((ci, shape_i), (cj, shape_j)) = (colliders.get(i), colliders.get(j));
+    let (contact, [part_i, part_j]) = contact_with_parts(shape_i, pose_i, shape_j, pose_j)?;
+    let parts = ContactParts::new(part_i, part_j);
+    Some(ordered_pair(ci.entity, cj.entity, contact, parts))
 }
 
 /// A collider's packed shape, as [`dispatch`] reads it: its kind from the
@@ -136,35 +161,41 @@ fn swept_contact_pair<'a>(
             .filter(|contact| contact.time_of_impact < 1.0)
             .or(end)?
     };
+    // The parts touching when the contact was found (none found if rounding
+    // has them a hair apart there).
+    let parts = if ci.shape.is_compound() || cj.shape.is_compound() {
+        let t = contact.time_of_impact;
+        (contact_with_parts(shape_i, sweep_i.at(t), shape_j, sweep_j.at(t)))
+            .map_or(ContactParts::NONE, |(_, [pi, pj])| {
+                ContactParts::new(pi, pj)
+            })
+    } else {
+        ContactParts::NONE
+    };
     let colliders = if ci.entity < cj.entity {
         (i as u32, j as u32)
     } else {
         (j as u32, i as u32)
     };
     Some(SweptContact {
-        pair: ordered_pair(ci.entity, cj.entity, contact),
+        pair: ordered_pair(ci.entity, cj.entity, contact, parts),
         colliders,
         apart_at_start: !touching_at_start,
         touching_at_end,
     })
 }
 
-/// `contact` (seen from `ei`) as the pair of `ei` and `ej` in entity order.
+/// `contact` (seen from `ei`, on `parts` of `ei` and `ej`) as the pair of
+/// `ei` and `ej` in entity order.
 #[inline]
-fn ordered_pair(ei: Entity, ej: Entity, contact: Contact) -> ContactPair {
-    if ei < ej {
-        ContactPair {
-            a: ei,
-            b: ej,
-            contact,
-        }
-    } else {
-        ContactPair {
-            a: ej,
-            b: ei,
-            contact: contact.flipped(),
-        }
-    }
+fn ordered_pair(ei: Entity, ej: Entity, contact: Contact, parts: ContactParts) -> ContactPair {
+    let pair = ContactPair {
+        a: ei,
+        b: ej,
+        contact,
+        parts,
+    };
+    if ei < ej { pair } else { pair.flipped() }
 }
 
 /// What happened to a pair of colliders since the previous detection. The
@@ -719,7 +750,7 @@ mod tests {
         let pair = |a: u32, b: u32| ContactPair {
             a: e(a),
             b: e(b),
-            contact: UNSET_PAIR.contact,
+            ..UNSET_PAIR
         };
         // Both lists sorted in `Entity` order, as the narrow phase keeps them.
         let mut previous = [(1, 2), (1, 3), (2, 5), (3, 4)].map(|(a, b)| (e(a), e(b)));

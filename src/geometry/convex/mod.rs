@@ -71,6 +71,12 @@ impl Core {
                     .collect(),
                 radius: 0.0,
             },
+            // Not convex: every test takes a compound part by part
+            // (`dispatch`) before it gets here.
+            ShapeRef::Compound(_) => {
+                debug_assert!(false, "a compound has no convex core");
+                Self::point(pose.translation, 0.0)
+            }
         }
     }
 
@@ -285,6 +291,9 @@ fn core_size(shape: ShapeRef<'_>) -> usize {
         ShapeRef::Capsule { .. } | ShapeRef::Segment { .. } => 2,
         ShapeRef::Rect { .. } => 4,
         ShapeRef::Polygon(polygon) => polygon.vertices().len(),
+        ShapeRef::Compound(parts) => (parts.iter())
+            .map(|part| core_size(part.shape.as_ref()))
+            .sum(),
     }
 }
 
@@ -604,6 +613,7 @@ pub(crate) fn reach(shape: ShapeRef<'_>) -> f32 {
         ShapeRef::Polygon(polygon) => (polygon.vertices().iter())
             .map(|v| v.length())
             .fold(0.0, f32::max),
+        ShapeRef::Compound(_) => shape.bounding_radius(),
     }
 }
 

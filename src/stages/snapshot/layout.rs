@@ -6,7 +6,9 @@ use bevy::math::{Isometry2d, Vec2};
 use bevy::prelude::default;
 use bevy::shape::Aabb2d;
 
-use super::{COLLIDERS_PER_CHUNK, ColliderSnapshot, LayerBits, SnapshotCollider, StagedCollider};
+use super::{
+    COLLIDERS_PER_CHUNK, ColliderSnapshot, LayerBits, ShapeTables, SnapshotCollider, StagedCollider,
+};
 use crate::components::CollisionLayers;
 use crate::geometry::{Sweep, swept_aabb_of};
 use crate::grid::SpatialGrid;
@@ -93,7 +95,7 @@ impl<'a> SnapshotSlots<'a> {
         staged: &[StagedCollider],
         staged_starts: &[Isometry2d],
         positions: &[u32],
-        points: &[Vec2],
+        tables: &ShapeTables,
     ) {
         // The reads jump around memory. A loop that only copies, and asks
         // for the records it will read a few steps ahead, keeps many of them
@@ -122,11 +124,11 @@ impl<'a> SnapshotSlots<'a> {
                 let start = staged_starts[positions[at] as usize];
                 self.path_starts[at] = start;
                 swept_aabb_of(
-                    collider.shape.with_points(points),
+                    collider.shape.view(tables),
                     Sweep::new(start, collider.pose),
                 )
             } else {
-                collider.shape.with_points(points).aabb(collider.pose)
+                collider.shape.view(tables).aabb(collider.pose)
             };
         }
         self.entity_bits = entity_bits;
@@ -142,12 +144,12 @@ impl<'a> SnapshotSlots<'a> {
         staged: &[StagedCollider],
         staged_starts: &[Isometry2d],
         layout: &[u32],
-        points: &[Vec2],
+        tables: &ShapeTables,
     ) -> (BitsSeen, LayerBits) {
         let chunks = self.into_chunks(COLLIDERS_PER_CHUNK);
         map_parts(runner, chunks, |_, mut slots| {
             let positions = &layout[slots.start..slots.start + slots.colliders.len()];
-            slots.gather(staged, staged_starts, positions, points);
+            slots.gather(staged, staged_starts, positions, tables);
             (slots.entity_bits, slots.layers_seen)
         })
         .into_iter()
@@ -197,7 +199,7 @@ pub(super) fn lay_out(
         staged_starts,
         entity_varying_bits,
         layers_seen,
-        points,
+        tables,
         bodies: _,
     } = snapshot;
     let count = staged.len();
@@ -220,7 +222,7 @@ pub(super) fn lay_out(
     swept.resize(count, false);
     path_starts.resize(staged_starts.len(), Isometry2d::IDENTITY);
     let slots = SnapshotSlots::new(0, colliders, aabbs, layers, swept, path_starts);
-    let (entity_bits, seen) = slots.gather_in_chunks(runner, staged, staged_starts, layout, points);
+    let (entity_bits, seen) = slots.gather_in_chunks(runner, staged, staged_starts, layout, tables);
     *entity_varying_bits = entity_bits.varying();
     *layers_seen = seen;
     std::mem::swap(query_positions, layout);

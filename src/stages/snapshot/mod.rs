@@ -12,7 +12,7 @@ use bevy::prelude::*;
 use bevy::shape::Aabb2d;
 
 use crate::components::CollisionLayers;
-use crate::geometry::{PolygonRef, ShapeError, ShapeRef, Sweep};
+use crate::geometry::{Compound, PolygonRef, ShapeError, ShapeRef, Sweep};
 
 pub(crate) use read::{
     ColliderData, NoteScratch, Paths, ReadRows, SnapshotTarget, WarnedColliders, read_tables,
@@ -56,6 +56,19 @@ pub(crate) enum SnapshotShape {
         first: u32,
         count: u32,
     },
+    /// A compound, scaled: number `index` in the compounds.
+    Compound {
+        index: u32,
+    },
+}
+
+/// What packed shapes keep out of their records, so that a record stays as
+/// small as a circle's: the scaled points of segments and polygons, and the
+/// scaled compounds.
+#[derive(Default, Debug)]
+pub(crate) struct ShapeTables {
+    pub(crate) points: Vec<Vec2>,
+    pub(crate) compounds: Vec<Compound>,
 }
 
 /// This detection's colliders as plain data, one index per collider. Rebuilt
@@ -76,8 +89,9 @@ pub struct ColliderSnapshot {
     pub(crate) layers: Vec<CollisionLayers>,
     /// Whether each collider is [`Swept`](crate::Swept).
     pub(crate) swept: Vec<bool>,
-    /// The scaled points of segments and polygons (see [`SnapshotShape`]).
-    pub(crate) points: Vec<Vec2>,
+    /// What the packed shapes keep out of their records (see
+    /// [`SnapshotShape`]).
+    pub(crate) tables: ShapeTables,
     /// The [`CollisionBody`](crate::CollisionBody) of each collider, if it
     /// has one; empty when none has.
     pub(crate) bodies: Vec<Option<Entity>>,
@@ -132,7 +146,7 @@ impl ColliderSnapshot {
     /// `shape` with its points, if any, from this snapshot.
     #[inline(always)]
     pub(crate) fn shape_of(&self, shape: &SnapshotShape) -> ShapeRef<'_> {
-        shape.with_points(&self.points)
+        shape.view(&self.tables)
     }
 
     /// The motion of collider `index` over this step: from its pose at the
@@ -231,6 +245,12 @@ impl LayerBits {
 }
 
 impl SnapshotShape {
+    /// Whether it is a compound, whose contacts say which part they are on.
+    #[inline(always)]
+    pub(crate) fn is_compound(&self) -> bool {
+        matches!(self, Self::Compound { .. })
+    }
+
     /// A scaled circle, rectangle or capsule, checked; `None` for shapes
     /// with points, which are scaled into the snapshot's table.
     #[inline(always)]
@@ -245,16 +265,19 @@ impl SnapshotShape {
                 radius,
                 half_length,
             },
-            ShapeRef::Segment { .. } | ShapeRef::Polygon(_) => return Ok(None),
+            ShapeRef::Segment { .. } | ShapeRef::Polygon(_) | ShapeRef::Compound(_) => {
+                return Ok(None);
+            }
         };
         shape.validate().map(|()| Some(flat))
     }
 
-    /// The shape as the tests take it, its points from `points`. Circles
-    /// and rectangles, whose pair tests are dispatched on directly, read no
-    /// points: always inlined, so that their view costs nothing.
+    /// The shape as the tests take it, its points or compound from
+    /// `tables`. Circles and rectangles, whose pair tests are dispatched on
+    /// directly, read no table: always inlined, so that their view costs
+    /// nothing.
     #[inline(always)]
-    fn with_points(self, points: &[Vec2]) -> ShapeRef<'_> {
+    fn view(self, tables: &ShapeTables) -> ShapeRef<'_> {
         match self {
             Self::Circle { radius } => ShapeRef::Circle { radius },
             Self::Rect { half_size } => ShapeRef::Rect { half_size },
@@ -265,8 +288,11 @@ impl SnapshotShape {
                 radius,
                 half_length,
             },
+            Self::Compound { index } => {
+                ShapeRef::Compound(tables.compounds[index as usize].parts())
+            }
             Self::Points { first, count } => {
-                let (first, count) = (first as usize, count as usize);
+                let (first, count, points) = (first as usize, count as usize, &tables.points);
                 if count == 2 {
                     ShapeRef::Segment {
                         a: points[first],

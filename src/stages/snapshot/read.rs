@@ -14,7 +14,7 @@ use super::{
     COLLIDERS_PER_CHUNK, ColliderSnapshot, SnapshotCollider, SnapshotShape, StagedCollider,
 };
 use crate::components::{Collider, CollisionLayers, Swept, Unusable};
-use crate::geometry::{ShapeError, scaled_points_into};
+use crate::geometry::{Shape, ShapeError, ShapeRef, scaled_points_into};
 use crate::grid::SpatialGrid;
 use crate::stages::swept_paths::PreviousPoses;
 use crate::util::parallel::{ChunkOutputs, Workers};
@@ -400,7 +400,8 @@ fn apply_notes(
 ) -> Vec<Entity> {
     // Leave out the skipped colliders, warning about the invalid ones.
     skipped.clear();
-    snapshot.points.clear();
+    snapshot.tables.points.clear();
+    snapshot.tables.compounds.clear();
     let mut invalid_points = Vec::new();
     for note in notes {
         match *note {
@@ -446,11 +447,29 @@ fn scale_points(
     collider: &Collider,
     scale: Vec2,
 ) -> Result<(), ShapeError> {
-    let first = snapshot.points.len() as u32;
-    let count = scaled_points_into(collider.shape_ref(), scale, &mut snapshot.points)?;
-    snapshot.staged[position].collider.shape = SnapshotShape::Points {
-        first,
-        count: count as u32,
+    let tables = &mut snapshot.tables;
+    snapshot.staged[position].collider.shape = match collider.shape() {
+        Shape::Compound(compound) => {
+            // Unscaled, the collider's own parts are shared, not copied.
+            let scaled = if scale == Vec2::ONE {
+                compound.clone()
+            } else {
+                compound.scaled(scale)?
+            };
+            ShapeRef::Compound(scaled.parts()).validate()?;
+            tables.compounds.push(scaled);
+            SnapshotShape::Compound {
+                index: tables.compounds.len() as u32 - 1,
+            }
+        }
+        _ => {
+            let first = tables.points.len() as u32;
+            let count = scaled_points_into(collider.shape_ref(), scale, &mut tables.points)?;
+            SnapshotShape::Points {
+                first,
+                count: count as u32,
+            }
+        }
     };
     Ok(())
 }

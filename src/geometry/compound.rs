@@ -1,0 +1,437 @@
+//! Compound shapes: several shapes at poses relative to one, moved as one.
+//!
+//! Every pair operation reaches a compound through [`dispatch`](super::dispatch):
+//! it runs on each part against the other shape and keeps the best answer
+//! (any overlap, the deepest contact, the earliest touch, the nearest hit).
+
+use core::fmt;
+use std::sync::Arc;
+
+use bevy::math::{Isometry2d, Rot2, Vec2};
+use bevy::reflect::Reflect;
+
+use super::checked::{ShapeError, validate_pose};
+use super::shape_ref::ShapeRef;
+use super::{Contact, Shape};
+
+/// One part of a [`Compound`]: a shape placed at `pose` relative to the
+/// compound's own pose.
+#[derive(Clone, Debug, PartialEq, Reflect)]
+#[reflect(Debug, PartialEq, Clone)]
+pub struct CompoundPart {
+    /// Where the part is relative to the compound.
+    pub pose: Isometry2d,
+    /// The part's shape, never itself a compound.
+    pub shape: Shape,
+}
+
+/// Several shapes moved as one: an L-shaped wall, a ship's hull and wings,
+/// a concave outline cut into convex pieces. Tests against a compound test
+/// each part and keep the deepest contact (the earliest, for times of
+/// impact and casts).
+///
+/// Cloning is cheap: the parts are shared.
+#[derive(Clone, PartialEq, Reflect)]
+#[reflect(opaque)]
+#[reflect(Debug, PartialEq, Clone)]
+pub struct Compound {
+    parts: Arc<[CompoundPart]>,
+}
+
+impl fmt::Debug for Compound {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_list().entries(self.parts.iter()).finish()
+    }
+}
+
+impl Compound {
+    /// The shapes at their poses, in order: part `i` is the `i`-th one. A
+    /// part that is itself a compound is replaced by its own parts, placed
+    /// where they are in it (so part numbers count the flattened parts).
+    /// Sizes and poses are checked where the compound is used
+    /// ([`Shape::validate`]), as for any shape.
+    pub fn new(parts: impl IntoIterator<Item = (Isometry2d, Shape)>) -> Self {
+        let mut flat = Vec::new();
+        for (pose, shape) in parts {
+            match shape {
+                Shape::Compound(inner) => {
+                    flat.extend(inner.parts.iter().map(|part| CompoundPart {
+                        pose: pose * part.pose,
+                        shape: part.shape.clone(),
+                    }))
+                }
+                shape => flat.push(CompoundPart { pose, shape }),
+            }
+        }
+        Self { parts: flat.into() }
+    }
+
+    /// The parts, in order.
+    pub fn parts(&self) -> &[CompoundPart] {
+        &self.parts
+    }
+
+    /// The compound under a transform's `scale.xy`: each part's position
+    /// times `scale` (signs included), and each part scaled along its own
+    /// axes by how much `scale` stretches them, by the rule for its kind
+    /// ([`Shape::scaled`]). A turned part under a scale that differs per axis
+    /// keeps its kind (a rectangle stays a rectangle, stretched along its
+    /// own axes) rather than shearing.
+    pub(crate) fn scaled(&self, scale: Vec2) -> Result<Self, ShapeError> {
+        // Mirrored on one axis: the part's frame turns the other way.
+        let mirrored = scale.x * scale.y < 0.0;
+        let parts = self.parts.iter().map(|part| {
+            let (x_axis, y_axis) = (
+                (part.pose.rotation * Vec2::X) * scale,
+                (part.pose.rotation * Vec2::Y) * scale,
+            );
+            let along = Vec2::new(x_axis.length(), y_axis.length());
+            // A zero scale leaves no axis to turn to: the part has no size
+            // along it, which its own check reports.
+            let rotation = (Rot2 {
+                sin: x_axis.y,
+                cos: x_axis.x,
+            })
+            .try_normalize()
+            .unwrap_or(Rot2::IDENTITY);
+            let local = if mirrored {
+                along * Vec2::new(1.0, -1.0)
+            } else {
+                along
+            };
+            Ok(CompoundPart {
+                pose: Isometry2d::new(part.pose.translation * scale, rotation),
+                shape: part.shape.scaled(local)?,
+            })
+        });
+        Ok(Self {
+            parts: parts.collect::<Result<Vec<_>, ShapeError>>()?.into(),
+        })
+    }
+}
+
+/// The contact of `a` at `pa` and `b` at `pb` (the deepest of their parts'),
+/// and the index of the part of each that it is on (`None` for a shape that
+/// is not a compound).
+pub(crate) fn contact_with_parts(
+    a: ShapeRef<'_>,
+    pa: Isometry2d,
+    b: ShapeRef<'_>,
+    pb: Isometry2d,
+) -> Option<(Contact, [Option<u32>; 2])> {
+    type Found = Option<(Contact, [Option<u32>; 2])>;
+    let deepest = |found: Found, next: Found| match (found, next) {
+        (Some(f), Some(n)) if n.0.depth > f.0.depth => Some(n),
+        (None, n) => n,
+        (f, _) => f,
+    };
+    match (a, b) {
+        (ShapeRef::Compound(parts), _) => (parts.iter().enumerate())
+            .map(|(i, part)| {
+                let found = contact_with_parts(part.shape.as_ref(), pa * part.pose, b, pb);
+                found.map(|(contact, [_, in_b])| (contact, [Some(i as u32), in_b]))
+            })
+            .fold(None, deepest),
+        (_, ShapeRef::Compound(parts)) => (parts.iter().enumerate())
+            .map(|(i, part)| {
+                let found = contact_with_parts(a, pa, part.shape.as_ref(), pb * part.pose);
+                found.map(|(contact, [in_a, _])| (contact, [in_a, Some(i as u32)]))
+            })
+            .fold(None, deepest),
+        _ => a.contact(pa, b, pb).map(|contact| (contact, [None, None])),
+    }
+}
+
+/// Checks a compound's parts: at least one, each pose and shape valid.
+pub(crate) fn validate_parts(parts: &[CompoundPart]) -> Result<(), ShapeError> {
+    if parts.is_empty() {
+        return Err(ShapeError::EmptyCompound);
+    }
+    parts.iter().try_for_each(|part| {
+        part.shape.validate()?;
+        validate_pose(part.pose)
+    })
+}
+
+/// The views of `parts`' shapes at their places, given the compound's
+/// place.
+pub(crate) fn placed_parts<'a, P: PartPlace>(
+    parts: &'a [CompoundPart],
+    place: P,
+) -> impl Iterator<Item = (ShapeRef<'a>, P)> + 'a {
+    parts
+        .iter()
+        .map(move |part| (part.shape.as_ref(), place.of_part(part.pose)))
+}
+
+/// Where a part of a compound is, given where the compound is: a pose, or a
+/// motion over the step.
+pub(crate) trait PartPlace: Copy + 'static {
+    /// The place of a part at `part` relative to the compound.
+    fn of_part(self, part: Isometry2d) -> Self;
+}
+
+impl PartPlace for Isometry2d {
+    #[inline]
+    fn of_part(self, part: Isometry2d) -> Self {
+        self * part
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use bevy::math::Dir2;
+    use rand::{Rng, SeedableRng, rngs::StdRng};
+
+    use super::*;
+    use crate::geometry::reference_tests::{Kind, random_shape_of};
+    use crate::geometry::{Contact, Sweep, cast_shape, time_of_impact};
+
+    fn random_pose(rng: &mut StdRng, spread: f32) -> Isometry2d {
+        Isometry2d::new(
+            Vec2::new(
+                rng.random_range(-spread..spread),
+                rng.random_range(-spread..spread),
+            ),
+            Rot2::radians(rng.random_range(-3.2..3.2)),
+        )
+    }
+
+    fn random_compound(rng: &mut StdRng) -> (Vec<(Isometry2d, Shape)>, Shape) {
+        let parts: Vec<_> = (0..rng.random_range(1..5))
+            .map(|_| {
+                let kind = Kind::ALL[rng.random_range(0..5)];
+                (random_pose(rng, 6.0), random_shape_of(rng, kind, 4.0))
+            })
+            .collect();
+        let compound = Shape::Compound(Compound::new(parts.clone()));
+        (parts, compound)
+    }
+
+    /// Every operation on a compound (first or second of the pair) gives
+    /// what its best part gives: any overlap, the deepest contact, the
+    /// nearest points, ray hit and cast hit, the earliest touch.
+    #[test]
+    fn a_compound_answers_as_its_best_part() {
+        let mut rng = StdRng::seed_from_u64(41);
+        let (mut overlapping, mut apart) = (0, 0);
+        for case in 0..600 {
+            let (parts, compound) = random_compound(&mut rng);
+            let other = random_shape_of(&mut rng, Kind::ALL[case % 5], 4.0);
+            let (pose, other_pose) = (random_pose(&mut rng, 6.0), random_pose(&mut rng, 6.0));
+            let placed = || parts.iter().map(|(p, s)| (pose * *p, s));
+            let what =
+                format!("case {case}: {compound:?} at {pose:?}, {other:?} at {other_pose:?}");
+
+            let any = placed().any(|(p, s)| s.intersects(p, &other, other_pose));
+            assert_eq!(compound.intersects(pose, &other, other_pose), any, "{what}");
+            assert_eq!(other.intersects(other_pose, &compound, pose), any, "{what}");
+            if any {
+                overlapping += 1
+            } else {
+                apart += 1
+            }
+
+            let deepest = placed()
+                .filter_map(|(p, s)| s.contact(p, &other, other_pose))
+                .fold(None, |found: Option<Contact>, c| match found {
+                    Some(f) if f.depth >= c.depth => Some(f),
+                    _ => Some(c),
+                });
+            assert_eq!(
+                compound.contact(pose, &other, other_pose),
+                deepest,
+                "{what}"
+            );
+            // Seen from the other side, the pair test may round differently.
+            let flipped = other
+                .contact(other_pose, &compound, pose)
+                .map(Contact::flipped);
+            match (flipped, deepest) {
+                (Some(f), Some(d)) => assert!(
+                    (f.depth - d.depth).abs() < 1e-4
+                        && f.point.distance(d.point) < 1e-4
+                        && f.normal.dot(*d.normal) > 0.9999,
+                    "{what}: {f:?} against {d:?}"
+                ),
+                (f, d) => assert_eq!(f, d, "{what}"),
+            }
+
+            // None when any part overlaps.
+            let nearest = placed()
+                .map(|(p, s)| s.closest_points(p, &other, other_pose).map(|c| c.2))
+                .collect::<Option<Vec<f32>>>()
+                .and_then(|distances| distances.into_iter().min_by(f32::total_cmp));
+            let found = compound.closest_points(pose, &other, other_pose);
+            assert_eq!(found.map(|c| c.2), nearest, "{what}");
+
+            let direction = Dir2::from_xy(rng.random_range(-1.0..1.0), rng.random_range(-1.0..1.0))
+                .unwrap_or(Dir2::X);
+            let origin = other_pose.translation;
+            let ray = placed()
+                .filter_map(|(p, s)| s.cast_ray(p, origin, direction, 50.0))
+                .map(|hit| hit.distance)
+                .min_by(f32::total_cmp);
+            let found = compound.cast_ray(pose, origin, direction, 50.0);
+            assert_eq!(found.map(|hit| hit.distance), ray, "{what}");
+
+            let cast = placed()
+                .filter_map(|(p, s)| cast_shape(&other, other_pose, direction, 50.0, s, p))
+                .map(|hit| hit.distance)
+                .min_by(f32::total_cmp);
+            let found = cast_shape(&other, other_pose, direction, 50.0, &compound, pose);
+            assert_eq!(found.map(|hit| hit.distance), cast, "{what}");
+
+            // The compound moving, not turning (its parts' paths are exact).
+            let moved = Isometry2d::new(pose.translation + direction * 20.0, pose.rotation);
+            let sweep = Sweep::new(pose, moved);
+            let still = Sweep::stationary(other_pose);
+            let earliest = parts
+                .iter()
+                .filter_map(|(p, s)| {
+                    time_of_impact(s, Sweep::new(pose * *p, moved * *p), &other, still)
+                })
+                .map(|c| c.time_of_impact)
+                .min_by(f32::total_cmp);
+            let found = time_of_impact(&compound, sweep, &other, still);
+            assert_eq!(found.map(|c| c.time_of_impact), earliest, "{what}");
+        }
+        assert!(overlapping > 100 && apart > 100, "{overlapping} / {apart}");
+    }
+
+    /// Two compounds: any pair of parts.
+    #[test]
+    fn two_compounds_meet_where_two_parts_do() {
+        let mut rng = StdRng::seed_from_u64(42);
+        for case in 0..300 {
+            let (parts_a, a) = random_compound(&mut rng);
+            let (parts_b, b) = random_compound(&mut rng);
+            let (pa, pb) = (random_pose(&mut rng, 12.0), random_pose(&mut rng, 12.0));
+            let any = parts_a.iter().any(|(qa, sa)| {
+                (parts_b.iter()).any(|(qb, sb)| sa.intersects(pa * *qa, sb, pb * *qb))
+            });
+            assert_eq!(a.intersects(pa, &b, pb), any, "case {case}");
+        }
+    }
+
+    #[test]
+    fn an_l_shaped_wall_touches_on_both_arms() {
+        let wall = Shape::Compound(Compound::new([
+            (
+                Isometry2d::IDENTITY,
+                Shape::Rect {
+                    half_size: Vec2::new(50.0, 5.0),
+                },
+            ),
+            (
+                Isometry2d::from_xy(-45.0, 30.0),
+                Shape::Rect {
+                    half_size: Vec2::new(5.0, 25.0),
+                },
+            ),
+        ]));
+        let ball = Shape::Circle { radius: 5.0 };
+        // Resting 1 deep on the floor, and 3 deep in the post.
+        let on_floor = wall.contact(Isometry2d::IDENTITY, &ball, Isometry2d::from_xy(10.0, 9.0));
+        let on_floor = on_floor.unwrap();
+        assert!(
+            (on_floor.depth - 1.0).abs() < 1e-5 && on_floor.normal == Dir2::Y,
+            "{on_floor:?}"
+        );
+        let at_post = wall.contact(
+            Isometry2d::IDENTITY,
+            &ball,
+            Isometry2d::from_xy(-38.0, 40.0),
+        );
+        let at_post = at_post.unwrap();
+        assert!(
+            (at_post.depth - 3.0).abs() < 1e-5 && at_post.normal == Dir2::X,
+            "{at_post:?}"
+        );
+        assert!(!wall.intersects(Isometry2d::IDENTITY, &ball, Isometry2d::from_xy(0.0, 40.0)));
+        let aabb = wall.aabb(Isometry2d::IDENTITY);
+        assert!(
+            aabb.min.abs_diff_eq(Vec2::new(-50.0, -5.0), 1e-3),
+            "{aabb:?}"
+        );
+        assert!(
+            aabb.max.abs_diff_eq(Vec2::new(50.0, 55.0), 1e-3),
+            "{aabb:?}"
+        );
+    }
+
+    /// Scaling a compound moves its parts and scales each by its rule; a
+    /// mirror mirrors every part (points checked inside and out).
+    #[test]
+    fn scale_applies_per_part() {
+        let mut rng = StdRng::seed_from_u64(43);
+        for case in 0..200 {
+            let (_, compound) = random_compound(&mut rng);
+            let k = rng.random_range(0.3..3.0);
+            let scale = [
+                Vec2::splat(k),
+                Vec2::new(-k, k),
+                Vec2::new(k, -k),
+                Vec2::splat(-k),
+            ][case % 4];
+            let scaled = compound.scaled(scale).unwrap();
+            let pose = random_pose(&mut rng, 5.0);
+            for _ in 0..20 {
+                let local = Vec2::new(rng.random_range(-12.0..12.0), rng.random_range(-12.0..12.0));
+                let inside = compound.contains_point(Isometry2d::IDENTITY, local);
+                // Away from the boundary, where rounding could tip it.
+                let near_edge = [Vec2::X, Vec2::Y, -Vec2::X, -Vec2::Y].iter().any(|&d| {
+                    compound.contains_point(Isometry2d::IDENTITY, local + d * 1e-3) != inside
+                });
+                if near_edge {
+                    continue;
+                }
+                assert_eq!(
+                    scaled.contains_point(pose, pose * (local * scale)),
+                    inside,
+                    "case {case}: {local} in {compound:?} scaled by {scale}"
+                );
+            }
+        }
+    }
+
+    #[test]
+    fn nesting_is_flattened_and_parts_are_checked() {
+        let inner = Shape::Compound(Compound::new([
+            (Isometry2d::from_xy(1.0, 0.0), Shape::Circle { radius: 1.0 }),
+            (Isometry2d::from_xy(0.0, 2.0), Shape::Circle { radius: 1.0 }),
+        ]));
+        let outer = Compound::new([
+            (Isometry2d::from_xy(10.0, 0.0), inner),
+            (
+                Isometry2d::IDENTITY,
+                Shape::Rect {
+                    half_size: Vec2::ONE,
+                },
+            ),
+        ]);
+        let poses: Vec<Vec2> = outer.parts().iter().map(|p| p.pose.translation).collect();
+        assert_eq!(
+            poses,
+            [Vec2::new(11.0, 0.0), Vec2::new(10.0, 2.0), Vec2::ZERO]
+        );
+        assert!(Shape::Compound(outer).validate().is_ok());
+        assert_eq!(
+            Shape::Compound(Compound::new([])).validate(),
+            Err(ShapeError::EmptyCompound)
+        );
+        let bad = Compound::new([(Isometry2d::IDENTITY, Shape::Circle { radius: -1.0 })]);
+        assert_eq!(
+            Shape::Compound(bad).validate(),
+            Err(ShapeError::InvalidRadius(-1.0))
+        );
+        let nan = Compound::new([(
+            Isometry2d::from_xy(f32::NAN, 0.0),
+            Shape::Circle { radius: 1.0 },
+        )]);
+        assert!(matches!(
+            Shape::Compound(nan).validate(),
+            Err(ShapeError::InvalidPose(_))
+        ));
+    }
+}

@@ -1,0 +1,252 @@
+//! Compound colliders in an App: events stay per pair of entities (one
+//! `Started` when any part starts touching, one `Ended` when none touches),
+//! the contact is the deepest part's, queries hit the compound's entity, and
+//! transforms, `StaticCollider` and `Swept` apply to it as to any collider.
+
+mod common;
+
+use bevy::ecs::system::RunSystemOnce;
+use bevy::prelude::*;
+use bevy_collide2d::prelude::*;
+use common::*;
+
+/// A floor 100 wide and a post 50 tall on its left end.
+fn l_wall() -> Collider {
+    Collider::compound([
+        (Isometry2d::IDENTITY, Collider::rect(100.0, 10.0)),
+        (Isometry2d::from_xy(-45.0, 30.0), Collider::rect(10.0, 50.0)),
+    ])
+}
+
+#[test]
+fn one_started_while_any_part_touches_and_one_ended_when_none_does() {
+    let mut app = test_app();
+    let mut log = MessageLog::default();
+    let wall = spawn_at(&mut app, l_wall(), 0.0, 0.0);
+    let ball = spawn_at(&mut app, Collider::circle(5.0), 0.0, 40.0);
+    app.update();
+    assert!(log.read(&app).is_empty());
+
+    // On the floor only: started.
+    set_translation(&mut app, ball, -20.0, 9.0);
+    app.update();
+    let (a, b) = ordered(wall, ball);
+    match log.read(&app).as_slice() {
+        [
+            CollisionEvent::Started {
+                a: ea,
+                b: eb,
+                contact,
+            },
+        ] => {
+            assert_eq!((*ea, *eb), (a, b));
+            assert!((contact.depth - 1.0).abs() < 1e-4, "{contact:?}");
+        }
+        other => panic!("{other:?}"),
+    }
+    assert_eq!(colliding(&app, wall), [ball]);
+
+    // Into the corner, touching both parts: still the same pair, nothing new;
+    // the contact held is the deeper part's (the post, 3 deep).
+    set_translation(&mut app, ball, -38.0, 8.0);
+    app.update();
+    assert!(log.read(&app).is_empty());
+    let contact = app
+        .world()
+        .resource::<Collisions>()
+        .get(wall, ball)
+        .unwrap();
+    assert!((contact.depth - 3.0).abs() < 1e-4, "{contact:?}");
+
+    // Up along the post only, then away from both: one Ended.
+    set_translation(&mut app, ball, -38.0, 45.0);
+    app.update();
+    assert!(log.read(&app).is_empty());
+    set_translation(&mut app, ball, 0.0, 45.0);
+    app.update();
+    assert_eq!(log.read(&app), [CollisionEvent::Ended { a, b }]);
+    assert!(colliding(&app, wall).is_empty());
+    let observed = take_observed(&mut app);
+    assert_eq!(
+        observed.len(),
+        4,
+        "a Started and an Ended on each: {observed:?}"
+    );
+}
+
+#[test]
+fn queries_hit_the_compound_entity_on_any_part() {
+    let mut app = test_app();
+    let wall = spawn_at(&mut app, l_wall(), 0.0, 0.0);
+    app.update();
+    let hits = app
+        .world_mut()
+        .run_system_once(|spatial: SpatialQuery| {
+            let down = spatial.cast_ray(Vec2::new(-45.0, 100.0), Dir2::NEG_Y, 500.0, &default());
+            let across = spatial.cast_ray(Vec2::new(100.0, 0.0), Dir2::NEG_X, 500.0, &default());
+            let inside_post = spatial.point_hits(Vec2::new(-45.0, 50.0), &default());
+            let above_floor = spatial.point_hits(Vec2::new(0.0, 30.0), &default());
+            (down, across, inside_post, above_floor)
+        })
+        .unwrap();
+    let (down, across, inside_post, above_floor) = hits;
+    let down = down.unwrap();
+    assert_eq!(down.entity, wall);
+    assert!(
+        (down.distance - 45.0).abs() < 1e-3,
+        "the post's top: {down:?}"
+    );
+    let across = across.unwrap();
+    assert!(
+        (across.distance - 50.0).abs() < 1e-3,
+        "the floor's end: {across:?}"
+    );
+    assert_eq!(inside_post, [wall]);
+    assert!(above_floor.is_empty());
+}
+
+/// A rotated and scaled static compound: parts move with the transform.
+#[test]
+fn a_transformed_static_compound_is_where_it_is_drawn() {
+    let mut app = test_app();
+    let mut log = MessageLog::default();
+    // Turned a quarter counter-clockwise and doubled: the post, at local
+    // (-45, 30), is at world (-60, -90), lying along x: its end at x = -110.
+    let wall = app
+        .world_mut()
+        .spawn((
+            l_wall(),
+            StaticCollider,
+            Transform::from_rotation(Quat::from_rotation_z(std::f32::consts::FRAC_PI_2))
+                .with_scale(Vec3::splat(2.0)),
+        ))
+        .id();
+    let ball = spawn_at(&mut app, Collider::circle(5.0), -120.0, -90.0);
+    app.update();
+    assert!(log.read(&app).is_empty(), "5 short of the post's end");
+    set_translation(&mut app, ball, -113.0, -90.0);
+    app.update();
+    assert_eq!(log.read(&app).len(), 1);
+    assert_eq!(colliding(&app, ball), [wall]);
+}
+
+/// A fast swept ball cannot pass through a thin part of a compound.
+#[test]
+fn a_swept_ball_stops_at_a_thin_part() {
+    let mut app = test_app();
+    let mut log = MessageLog::default();
+    let wall = spawn_at(
+        &mut app,
+        Collider::compound([
+            (Isometry2d::from_xy(0.0, -200.0), Collider::rect(400.0, 2.0)),
+            (Isometry2d::IDENTITY, Collider::rect(2.0, 400.0)),
+        ]),
+        0.0,
+        0.0,
+    );
+    let ball = app
+        .world_mut()
+        .spawn((
+            Collider::circle(2.0),
+            Swept,
+            Transform::from_xyz(-100.0, 0.0, 0.0),
+        ))
+        .id();
+    app.update();
+    set_translation(&mut app, ball, 100.0, 0.0);
+    app.update();
+    let events = log.read(&app);
+    let started = events
+        .iter()
+        .find_map(|event| match event {
+            CollisionEvent::Started { contact, .. } => Some(*contact),
+            _ => None,
+        })
+        .expect("the ball crossed the thin wall");
+    assert!(
+        (started.time_of_impact - 0.485).abs() < 1e-3,
+        "touches at x = -3: {started:?}"
+    );
+    assert!(colliding(&app, wall).is_empty(), "apart again at the end");
+}
+
+/// A compound with an invalid part is skipped with a warning; the others
+/// still collide.
+#[test]
+fn an_invalid_part_skips_the_compound_only() {
+    let mut app = test_app();
+    let bad = spawn_at(
+        &mut app,
+        Collider::compound([
+            (Isometry2d::IDENTITY, Collider::rect(10.0, 10.0)),
+            (Isometry2d::from_xy(5.0, 0.0), Collider::circle(f32::NAN)),
+        ]),
+        0.0,
+        0.0,
+    );
+    let empty = spawn_at(&mut app, Collider::compound([]), 0.0, 0.0);
+    let a = spawn_at(&mut app, Collider::circle(3.0), 0.0, 0.0);
+    let b = spawn_at(&mut app, Collider::circle(3.0), 2.0, 0.0);
+    app.update();
+    assert_eq!(colliding(&app, a), [b]);
+    assert!(colliding(&app, bad).is_empty() && colliding(&app, empty).is_empty());
+}
+
+/// The contact pair says which part of a compound touches, seen from
+/// either side, and follows the deepest part as the ball moves.
+#[test]
+fn the_pair_says_which_part_touches() {
+    let mut app = test_app();
+    let wall = spawn_at(&mut app, l_wall(), 0.0, 0.0);
+    let ball = spawn_at(&mut app, Collider::circle(5.0), -20.0, 9.0);
+    app.update();
+    let part_of_wall = |app: &App| {
+        let collisions = app.world().resource::<Collisions>();
+        let from_wall: Vec<_> = collisions.contact_pairs_of(wall).collect();
+        let from_ball: Vec<_> = collisions.contact_pairs_of(ball).collect();
+        assert_eq!(from_wall.len(), 1);
+        assert_eq!(from_wall[0].flipped(), from_ball[0]);
+        assert_eq!((from_wall[0].a, from_ball[0].parts.a()), (wall, None));
+        let stored = collisions.iter().next().unwrap();
+        let stored_part = if stored.a == wall {
+            stored.parts.a()
+        } else {
+            stored.parts.b()
+        };
+        assert_eq!(stored_part, from_wall[0].parts.a());
+        from_wall[0].parts.a()
+    };
+    assert_eq!(part_of_wall(&app), Some(0), "the floor");
+    set_translation(&mut app, ball, -38.0, 8.0);
+    app.update();
+    assert_eq!(
+        part_of_wall(&app),
+        Some(1),
+        "the post, deeper than the floor"
+    );
+}
+
+/// Two compounds: the parts of both.
+#[test]
+fn two_compounds_name_a_part_each() {
+    let mut app = test_app();
+    let wall = spawn_at(&mut app, l_wall(), 0.0, 0.0);
+    let dumbbell = Collider::compound([
+        (Isometry2d::from_xy(-20.0, 0.0), Collider::circle(4.0)),
+        (Isometry2d::from_xy(20.0, 0.0), Collider::circle(4.0)),
+    ]);
+    // Its right ball 1 deep in the post's left side: x = -50 - 4 + 1.
+    let bell = spawn_at(&mut app, dumbbell, -73.0, 40.0);
+    app.update();
+    let pair = app
+        .world()
+        .resource::<Collisions>()
+        .contact_pairs_of(bell)
+        .next();
+    let pair = pair.expect("touching");
+    assert_eq!(
+        (pair.b, pair.parts.a(), pair.parts.b()),
+        (wall, Some(1), Some(1))
+    );
+    assert!((pair.contact.depth - 1.0).abs() < 1e-4, "{pair:?}");
+}
