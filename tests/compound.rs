@@ -192,38 +192,31 @@ fn an_invalid_part_skips_the_compound_only() {
     assert!(colliding(&app, bad).is_empty() && colliding(&app, empty).is_empty());
 }
 
-/// The contact pair says which part of a compound touches, seen from
+/// `Collisions::parts` says which part of a compound touches, seen from
 /// either side, and follows the deepest part as the ball moves.
 #[test]
-fn the_pair_says_which_part_touches() {
+fn collisions_say_which_part_touches() {
     let mut app = test_app();
     let wall = spawn_at(&mut app, l_wall(), 0.0, 0.0);
     let ball = spawn_at(&mut app, Collider::circle(5.0), -20.0, 9.0);
+    let elsewhere = spawn_at(&mut app, Collider::circle(5.0), 500.0, 0.0);
     app.update();
     let part_of_wall = |app: &App| {
         let collisions = app.world().resource::<Collisions>();
-        let from_wall: Vec<_> = collisions.contact_pairs_of(wall).collect();
-        let from_ball: Vec<_> = collisions.contact_pairs_of(ball).collect();
-        assert_eq!(from_wall.len(), 1);
-        assert_eq!(from_wall[0].flipped(), from_ball[0]);
-        assert_eq!((from_wall[0].a, from_ball[0].parts.a()), (wall, None));
-        let stored = collisions.iter().next().unwrap();
-        let stored_part = if stored.a == wall {
-            stored.parts.a()
-        } else {
-            stored.parts.b()
-        };
-        assert_eq!(stored_part, from_wall[0].parts.a());
-        from_wall[0].parts.a()
+        let from_wall = collisions.parts(wall, ball).unwrap();
+        assert_eq!(collisions.parts(ball, wall), Some(from_wall.swapped()));
+        assert_eq!(from_wall.b(), None, "a circle has no parts");
+        assert_eq!(collisions.parts(wall, elsewhere), None, "not touching");
+        let part = from_wall.a().unwrap();
+        let on_part: Vec<_> = collisions.contacts_of_part(wall, part).collect();
+        assert_eq!(on_part, collisions.contacts_of(wall).collect::<Vec<_>>());
+        assert_eq!(collisions.contacts_of_part(wall, 1 - part).count(), 0);
+        part
     };
-    assert_eq!(part_of_wall(&app), Some(0), "the floor");
+    assert_eq!(part_of_wall(&app), 0, "the floor");
     set_translation(&mut app, ball, -38.0, 8.0);
     app.update();
-    assert_eq!(
-        part_of_wall(&app),
-        Some(1),
-        "the post, deeper than the floor"
-    );
+    assert_eq!(part_of_wall(&app), 1, "the post, deeper than the floor");
 }
 
 /// Two compounds: the parts of both.
@@ -238,15 +231,9 @@ fn two_compounds_name_a_part_each() {
     // Its right ball 1 deep in the post's left side: x = -50 - 4 + 1.
     let bell = spawn_at(&mut app, dumbbell, -73.0, 40.0);
     app.update();
-    let pair = app
-        .world()
-        .resource::<Collisions>()
-        .contact_pairs_of(bell)
-        .next();
-    let pair = pair.expect("touching");
-    assert_eq!(
-        (pair.b, pair.parts.a(), pair.parts.b()),
-        (wall, Some(1), Some(1))
-    );
-    assert!((pair.contact.depth - 1.0).abs() < 1e-4, "{pair:?}");
+    let collisions = app.world().resource::<Collisions>();
+    let parts = collisions.parts(bell, wall).expect("touching");
+    assert_eq!((parts.a(), parts.b()), (Some(1), Some(1)));
+    let contact = collisions.get(bell, wall).unwrap();
+    assert!((contact.depth - 1.0).abs() < 1e-4, "{contact:?}");
 }

@@ -61,6 +61,11 @@ impl<'a> DetectionColliders<'a> {
         snapshot.is_swept(at)
     }
 
+    /// Whether any collider is a compound.
+    pub(crate) fn has_compounds(&self) -> bool {
+        !(self.moving.tables.compounds.is_empty() && self.statics.tables.compounds.is_empty())
+    }
+
     /// Whether any collider keeps a path.
     pub(crate) fn has_paths(&self) -> bool {
         self.moving.has_paths()

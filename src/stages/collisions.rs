@@ -20,31 +20,25 @@ pub struct ContactPair {
     pub b: Entity,
     /// Contact seen from `a`.
     pub contact: Contact,
-    /// Which part of a compound collider ([`Collider::compound`]) the
-    /// contact is on, for each of `a` and `b`: a spike tile or the floor.
-    ///
-    /// [`Collider::compound`]: crate::Collider::compound
-    pub parts: ContactParts,
 }
 
 impl ContactPair {
     /// The same contact seen from `b`: `a` and `b` swapped, the normal
-    /// reversed, the parts swapped. (A pair seen from `b` is no longer in
-    /// the `a < b` order of [`Collisions`].)
+    /// reversed. (A pair seen from `b` is no longer in the `a < b` order of
+    /// [`Collisions`].)
     #[must_use]
     pub fn flipped(self) -> Self {
         Self {
             a: self.b,
             b: self.a,
             contact: self.contact.flipped(),
-            parts: self.parts.swapped(),
         }
     }
 }
 
-/// Which part of each collider of a [`ContactPair`] the contact is on: the
-/// part's index for a compound collider (its order in
-/// [`Collider::compound`]), `None` for any other shape.
+/// Which part of each collider of a pair a contact is on: the part's index
+/// for a compound collider (its order in [`Collider::compound`]), `None` for
+/// any other shape. See [`Collisions::parts`].
 ///
 /// [`Collider::compound`]: crate::Collider::compound
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Reflect)]
@@ -143,6 +137,18 @@ pub struct Collisions {
     pub(super) by_b: OnceLock<Vec<u32>>,
     /// Sorting space, kept to reuse its allocations.
     pub(super) sort_space: PairSortSpace<ContactPair>,
+    /// The parts of the pairs with a compound collider, sorted by `(a, b)`;
+    /// apart from `pairs`, so that scenes without compounds carry nothing
+    /// more per pair.
+    pub(super) part_pairs: Vec<PairParts>,
+}
+
+/// The parts of a pair's colliders its contact is on ([`Collisions::parts`]).
+#[derive(Clone, Copy, Debug)]
+pub(super) struct PairParts {
+    pub(super) a: Entity,
+    pub(super) b: Entity,
+    pub(super) parts: ContactParts,
 }
 
 /// The paths of a pair tested along them, for [`Collisions::impact_pose`].
@@ -232,26 +238,56 @@ impl Collisions {
         self.pairs_of(entity).map(|pair| (pair.b, pair.contact))
     }
 
-    /// Every current contact of `entity` as a pair seen from it: `a` is
-    /// `entity`, `b` the other collider, the contact's normal points from
-    /// `entity`, and `parts.a()` is the part of `entity` that touches when
-    /// it is a compound (as [`Self::contacts_of`] lists them).
+    /// Which part of `entity` and which part of `other` their contact is
+    /// on, seen from `entity` (`a()` is `entity`'s part), if they touch:
+    /// the part's index for a compound collider, `None` for any other
+    /// shape. For a compound, the part of the deepest contact at the end of
+    /// the step (a [`Swept`](crate::Swept) pair that only touched on the way
+    /// names none).
     ///
     /// ```
     /// # use bevy::prelude::*;
     /// # use bevy_collide2d::prelude::*;
-    /// /// A map whose part 3 is a spike.
-    /// fn spiked(collisions: Res<Collisions>, map: Single<Entity, With<Collider>>) {
-    ///     for pair in collisions.contact_pairs_of(*map) {
-    ///         if pair.parts.a() == Some(3) {
-    ///             info!("{} stepped on the spike", pair.b);
+    /// /// A level whose part 3 is a spike.
+    /// fn spiked(collisions: Res<Collisions>, level: Single<Entity, With<Collider>>) {
+    ///     for (other, _) in collisions.contacts_of(*level) {
+    ///         if collisions.parts(*level, other).and_then(|parts| parts.a()) == Some(3) {
+    ///             info!("{other} stepped on the spike");
     ///         }
     ///     }
     /// }
     /// # bevy::ecs::system::assert_is_system(spiked);
     /// ```
-    pub fn contact_pairs_of(&self, entity: Entity) -> impl Iterator<Item = ContactPair> + '_ {
-        self.pairs_of(entity)
+    pub fn parts(&self, entity: Entity, other: Entity) -> Option<ContactParts> {
+        let (a, b) = if entity < other {
+            (entity, other)
+        } else {
+            (other, entity)
+        };
+        let found = self
+            .pairs
+            .binary_search_by(|pair| (pair.a, pair.b).cmp(&(a, b)));
+        found.ok()?;
+        let parts = match self
+            .part_pairs
+            .binary_search_by(|p| (p.a, p.b).cmp(&(a, b)))
+        {
+            Ok(index) => self.part_pairs[index].parts,
+            Err(_) => ContactParts::NONE,
+        };
+        Some(if entity == a { parts } else { parts.swapped() })
+    }
+
+    /// The current contacts of part `part` of the compound `entity`, seen
+    /// from it: [`Self::contacts_of`], keeping those on that part.
+    pub fn contacts_of_part(
+        &self,
+        entity: Entity,
+        part: u32,
+    ) -> impl Iterator<Item = (Entity, Contact)> + '_ {
+        self.contacts_of(entity).filter(move |&(other, _)| {
+            self.parts(entity, other).and_then(ContactParts::a) == Some(part)
+        })
     }
 
     /// The pairs of `entity`, each turned so that `entity` is its `a`.

@@ -123,7 +123,7 @@ pub(crate) fn report_collision_changes(
     colliding.clear();
     for change in &changes.0 {
         match *change {
-            PairChange::Started(ContactPair { a, b, contact, .. }) => {
+            PairChange::Started(ContactPair { a, b, contact }) => {
                 messages.write(CollisionEvent::Started { a, b, contact });
                 colliding.note(a, b, true);
                 notifications.started(a, b, contact);
@@ -134,13 +134,13 @@ pub(crate) fn report_collision_changes(
                 notifications.ended(a, b);
             }
             // `CollidingEntities` ends as it was in both.
-            PairChange::Restarted(ContactPair { a, b, contact, .. }) => {
+            PairChange::Restarted(ContactPair { a, b, contact }) => {
                 messages.write(CollisionEvent::Ended { a, b });
                 messages.write(CollisionEvent::Started { a, b, contact });
                 notifications.ended(a, b);
                 notifications.started(a, b, contact);
             }
-            PairChange::Passed(ContactPair { a, b, contact, .. }) => {
+            PairChange::Passed(ContactPair { a, b, contact }) => {
                 messages.write(CollisionEvent::Started { a, b, contact });
                 messages.write(CollisionEvent::Ended { a, b });
                 notifications.passed(a, b, contact);

@@ -8,7 +8,7 @@ use bevy::prelude::*;
 
 use super::broad_phase::BroadPhasePairs;
 use super::colliders::{ColliderSource, DetectionColliders};
-use super::collisions::{Collisions, ContactPair, ContactParts, PairPaths, entity_pair};
+use super::collisions::{Collisions, ContactPair, ContactParts, PairParts, PairPaths, entity_pair};
 use super::snapshot::{ColliderSnapshot, SnapshotCollider, SnapshotShape};
 use super::static_colliders::StaticColliders;
 use crate::geometry::{
@@ -31,7 +31,6 @@ const UNSET_PAIR: ContactPair = ContactPair {
     a: Entity::PLACEHOLDER,
     b: Entity::PLACEHOLDER,
     contact: Contact::new(Vec2::ZERO, Dir2::X, 0.0),
-    parts: ContactParts::NONE,
 };
 
 /// The contact of candidate `(i, j)`, ordered by entity.
@@ -46,30 +45,7 @@ fn contact_pair<'a>(colliders: impl ColliderSource<'a>, (i, j): (u32, u32)) -> O
         PackedView::new(colliders, j, cj),
     );
     let contact = dispatch(ContactOp, a, ci.pose, b, cj.pose)?;
-    if ci.shape.is_compound() || cj.shape.is_compound() {
-        return with_parts(colliders, (i, ci.pose), (j, cj.pose));
-    }
-    Some(ordered_pair(
-        ci.entity,
-        cj.entity,
-        contact,
-        ContactParts::NONE,
-    ))
-}
-
-/// The contact of colliders `i` and `j` at these poses, one of them a
-/// compound, with the parts it is on. Found again, part by part: only
-/// compounds in contact pay for it.
-#[cold]
-fn with_parts<'a>(
-    colliders: impl ColliderSource<'a>,
-    (i, pose_i): (usize, Isometry2d),
-    (j, pose_j): (usize, Isometry2d),
-) -> Option<ContactPair> {
-    let ((ci, shape_i), (cj, shape_j)) = (colliders.get(i), colliders.get(j));
-    let (contact, [part_i, part_j]) = contact_with_parts(shape_i, pose_i, shape_j, pose_j)?;
-    let parts = ContactParts::new(part_i, part_j);
-    Some(ordered_pair(ci.entity, cj.entity, contact, parts))
+    Some(ordered_pair(ci.entity, cj.entity, contact))
 }
 
 /// A collider's packed shape, as [`dispatch`] reads it: its kind from the
@@ -161,39 +137,26 @@ fn swept_contact_pair<'a>(
             .filter(|contact| contact.time_of_impact < 1.0)
             .or(end)?
     };
-    // The parts touching when the contact was found (none found if rounding
-    // has them a hair apart there).
-    let parts = if ci.shape.is_compound() || cj.shape.is_compound() {
-        let t = contact.time_of_impact;
-        (contact_with_parts(shape_i, sweep_i.at(t), shape_j, sweep_j.at(t)))
-            .map_or(ContactParts::NONE, |(_, [pi, pj])| {
-                ContactParts::new(pi, pj)
-            })
-    } else {
-        ContactParts::NONE
-    };
     let colliders = if ci.entity < cj.entity {
         (i as u32, j as u32)
     } else {
         (j as u32, i as u32)
     };
     Some(SweptContact {
-        pair: ordered_pair(ci.entity, cj.entity, contact, parts),
+        pair: ordered_pair(ci.entity, cj.entity, contact),
         colliders,
         apart_at_start: !touching_at_start,
         touching_at_end,
     })
 }
 
-/// `contact` (seen from `ei`, on `parts` of `ei` and `ej`) as the pair of
-/// `ei` and `ej` in entity order.
+/// `contact` (seen from `ei`) as the pair of `ei` and `ej` in entity order.
 #[inline]
-fn ordered_pair(ei: Entity, ej: Entity, contact: Contact, parts: ContactParts) -> ContactPair {
+fn ordered_pair(ei: Entity, ej: Entity, contact: Contact) -> ContactPair {
     let pair = ContactPair {
         a: ei,
         b: ej,
         contact,
-        parts,
     };
     if ei < ej { pair } else { pair.flipped() }
 }
@@ -273,6 +236,7 @@ pub(crate) fn compute_contacts(inputs: NarrowPhaseInputs, mut state: NarrowPhase
     } else {
         state.find_contacts(colliders, colliders, &candidates.pairs, workers);
     }
+    state.find_parts(colliders, &candidates.pairs);
     state.note_changes();
 }
 
@@ -294,6 +258,7 @@ impl NarrowPhaseState<'_, '_> {
             swept_paths,
             by_b,
             sort_space,
+            part_pairs: _,
         } = &mut *self.collisions;
         passing.clear();
         swept_paths.clear();
@@ -314,6 +279,43 @@ impl NarrowPhaseState<'_, '_> {
         if !split.touching.is_empty() {
             merge_sorted(pairs, &split.touching, &mut sorted.merged);
         }
+    }
+
+    /// Sets which parts the contacts of the pairs with a compound collider
+    /// are on ([`Collisions::parts`]): nothing to do without compounds, the
+    /// common case; else each such candidate's contact is found again, part
+    /// by part, at the end of the step.
+    fn find_parts(&mut self, colliders: DetectionColliders, candidates: &[(u32, u32)]) {
+        let part_pairs = &mut self.collisions.part_pairs;
+        part_pairs.clear();
+        if !colliders.has_compounds() {
+            return;
+        }
+        for &(i, j) in candidates {
+            let (i, j) = (i as usize, j as usize);
+            let compound = |index| colliders.collider(index).shape.is_compound();
+            if !(compound(i) || compound(j)) {
+                continue;
+            }
+            let ((ci, shape_i), (cj, shape_j)) = (colliders.get(i), colliders.get(j));
+            if let Some((_, [pi, pj])) = contact_with_parts(shape_i, ci.pose, shape_j, cj.pose) {
+                let parts = ContactParts::new(pi, pj);
+                part_pairs.push(if ci.entity < cj.entity {
+                    PairParts {
+                        a: ci.entity,
+                        b: cj.entity,
+                        parts,
+                    }
+                } else {
+                    PairParts {
+                        a: cj.entity,
+                        b: ci.entity,
+                        parts: parts.swapped(),
+                    }
+                });
+            }
+        }
+        part_pairs.sort_unstable_by_key(|pair| (pair.a, pair.b));
     }
 
     /// Sets [`PairChanges`] from this detection's pairs and remembers them.
