@@ -38,6 +38,9 @@ pub enum ShapeError {
     DegeneratePolygon,
     /// A compound with no parts.
     EmptyCompound,
+    /// A concave polygon whose edges cross or touch other than at shared
+    /// neighbouring vertices: not a simple polygon.
+    SelfIntersecting,
     /// A pose whose translation is NaN or beyond [`MAX_MAGNITUDE`], or whose
     /// rotation is NaN or not of unit length.
     InvalidPose(Isometry2d),
@@ -70,6 +73,7 @@ impl fmt::Display for ShapeError {
                 "a convex polygon needs at least 3 points not on one line"
             ),
             Self::EmptyCompound => write!(f, "a compound needs at least one part"),
+            Self::SelfIntersecting => write!(f, "a concave polygon's edges must not cross"),
             Self::InvalidPose(p) => write!(
                 f,
                 "pose must have coordinates of at most {MAX_MAGNITUDE:e} and a unit rotation, got translation {} rotation (cos {}, sin {})",
@@ -176,7 +180,7 @@ impl ShapeRef<'_> {
                     Ok(())
                 }
             }
-            ShapeRef::Compound(parts) => validate_parts(parts),
+            ShapeRef::Compound(compound) => validate_parts(compound.parts()),
         }
     }
 }

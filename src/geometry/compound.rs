@@ -9,8 +9,10 @@ use std::sync::Arc;
 
 use bevy::math::{Isometry2d, Rot2, Vec2};
 use bevy::reflect::Reflect;
+use bevy::shape::Aabb2d;
 
 use super::checked::{ShapeError, validate_pose};
+use super::part_grid::PartGrid;
 use super::shape_ref::ShapeRef;
 use super::{Contact, Shape};
 
@@ -30,17 +32,32 @@ pub struct CompoundPart {
 /// each part and keep the deepest contact (the earliest, for times of
 /// impact and casts).
 ///
-/// Cloning is cheap: the parts are shared.
-#[derive(Clone, PartialEq, Reflect)]
+/// Cloning is cheap: the parts are shared. A compound of many parts keeps a
+/// grid over them, so that a test looks only at the parts near the other
+/// shape.
+#[derive(Clone, Reflect)]
 #[reflect(opaque)]
 #[reflect(Debug, PartialEq, Clone)]
 pub struct Compound {
-    parts: Arc<[CompoundPart]>,
+    inner: Arc<Parts>,
+}
+
+/// A compound's parts and the grid over them.
+#[derive(Debug)]
+struct Parts {
+    parts: Box<[CompoundPart]>,
+    grid: Option<PartGrid>,
+}
+
+impl PartialEq for Compound {
+    fn eq(&self, other: &Self) -> bool {
+        self.parts() == other.parts()
+    }
 }
 
 impl fmt::Debug for Compound {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.debug_list().entries(self.parts.iter()).finish()
+        f.debug_list().entries(self.parts().iter()).finish()
     }
 }
 
@@ -55,7 +72,7 @@ impl Compound {
         for (pose, shape) in parts {
             match shape {
                 Shape::Compound(inner) => {
-                    flat.extend(inner.parts.iter().map(|part| CompoundPart {
+                    flat.extend(inner.parts().iter().map(|part| CompoundPart {
                         pose: pose * part.pose,
                         shape: part.shape.clone(),
                     }))
@@ -63,12 +80,42 @@ impl Compound {
                 shape => flat.push(CompoundPart { pose, shape }),
             }
         }
-        Self { parts: flat.into() }
+        Self::from_flat(flat)
+    }
+
+    /// The compound of parts none of which is a compound, with its grid.
+    fn from_flat(parts: Vec<CompoundPart>) -> Self {
+        let boxes = (parts.iter())
+            .map(|part| part.shape.aabb(part.pose))
+            .collect();
+        Self {
+            inner: Arc::new(Parts {
+                parts: parts.into(),
+                grid: PartGrid::new(boxes),
+            }),
+        }
     }
 
     /// The parts, in order.
     pub fn parts(&self) -> &[CompoundPart] {
-        &self.parts
+        &self.inner.parts
+    }
+
+    /// Calls `visit` with each part (and its index) whose box may overlap
+    /// `near`, a box in the compound's frame; with every part for `None`.
+    #[inline]
+    pub(crate) fn visit_parts(
+        &self,
+        near: Option<Aabb2d>,
+        mut visit: impl FnMut(u32, &CompoundPart),
+    ) {
+        let parts = self.parts();
+        match (&self.inner.grid, near) {
+            (Some(grid), Some(near)) => {
+                grid.visit_overlapping(&near, |i| visit(i as u32, &parts[i]));
+            }
+            _ => (parts.iter().enumerate()).for_each(|(i, part)| visit(i as u32, part)),
+        }
     }
 
     /// The compound under a transform's `scale.xy`: each part's position
@@ -80,7 +127,7 @@ impl Compound {
     pub(crate) fn scaled(&self, scale: Vec2) -> Result<Self, ShapeError> {
         // Mirrored on one axis: the part's frame turns the other way.
         let mirrored = scale.x * scale.y < 0.0;
-        let parts = self.parts.iter().map(|part| {
+        let parts = self.parts().iter().map(|part| {
             let (x_axis, y_axis) = (
                 (part.pose.rotation * Vec2::X) * scale,
                 (part.pose.rotation * Vec2::Y) * scale,
@@ -104,9 +151,9 @@ impl Compound {
                 shape: part.shape.scaled(local)?,
             })
         });
-        Ok(Self {
-            parts: parts.collect::<Result<Vec<_>, ShapeError>>()?.into(),
-        })
+        Ok(Self::from_flat(
+            parts.collect::<Result<Vec<_>, ShapeError>>()?,
+        ))
     }
 }
 
@@ -119,27 +166,32 @@ pub(crate) fn contact_with_parts(
     b: ShapeRef<'_>,
     pb: Isometry2d,
 ) -> Option<(Contact, [Option<u32>; 2])> {
-    type Found = Option<(Contact, [Option<u32>; 2])>;
-    let deepest = |found: Found, next: Found| match (found, next) {
-        (Some(f), Some(n)) if n.0.depth > f.0.depth => Some(n),
-        (None, n) => n,
-        (f, _) => f,
+    let mut deepest: Option<(Contact, [Option<u32>; 2])> = None;
+    let mut keep = |found: Option<(Contact, [Option<u32>; 2])>| {
+        if let Some(found) = found
+            && deepest.is_none_or(|(d, _)| found.0.depth > d.depth)
+        {
+            deepest = Some(found);
+        }
     };
     match (a, b) {
-        (ShapeRef::Compound(parts), _) => (parts.iter().enumerate())
-            .map(|(i, part)| {
+        (ShapeRef::Compound(compound), _) => {
+            let near = pa.local_box(b.aabb(pb));
+            compound.visit_parts(near, |i, part| {
                 let found = contact_with_parts(part.shape.as_ref(), pa * part.pose, b, pb);
-                found.map(|(contact, [_, in_b])| (contact, [Some(i as u32), in_b]))
-            })
-            .fold(None, deepest),
-        (_, ShapeRef::Compound(parts)) => (parts.iter().enumerate())
-            .map(|(i, part)| {
+                keep(found.map(|(contact, [_, in_b])| (contact, [Some(i), in_b])));
+            });
+        }
+        (_, ShapeRef::Compound(compound)) => {
+            let near = pb.local_box(a.aabb(pa));
+            compound.visit_parts(near, |i, part| {
                 let found = contact_with_parts(a, pa, part.shape.as_ref(), pb * part.pose);
-                found.map(|(contact, [in_a, _])| (contact, [in_a, Some(i as u32)]))
-            })
-            .fold(None, deepest),
-        _ => a.contact(pa, b, pb).map(|contact| (contact, [None, None])),
+                keep(found.map(|(contact, [in_a, _])| (contact, [in_a, Some(i)])));
+            });
+        }
+        _ => return a.contact(pa, b, pb).map(|contact| (contact, [None, None])),
     }
+    deepest
 }
 
 /// Checks a compound's parts: at least one, each pose and shape valid.
@@ -153,22 +205,17 @@ pub(crate) fn validate_parts(parts: &[CompoundPart]) -> Result<(), ShapeError> {
     })
 }
 
-/// The views of `parts`' shapes at their places, given the compound's
-/// place.
-pub(crate) fn placed_parts<'a, P: PartPlace>(
-    parts: &'a [CompoundPart],
-    place: P,
-) -> impl Iterator<Item = (ShapeRef<'a>, P)> + 'a {
-    parts
-        .iter()
-        .map(move |part| (part.shape.as_ref(), place.of_part(part.pose)))
-}
-
 /// Where a part of a compound is, given where the compound is: a pose, or a
 /// motion over the step.
 pub(crate) trait PartPlace: Copy + 'static {
     /// The place of a part at `part` relative to the compound.
     fn of_part(self, part: Isometry2d) -> Self;
+
+    /// A box in the compound's frame holding every point of the world box
+    /// `world` as seen from the compound at this place (over the whole
+    /// motion); `None` when there is no useful one (infinite, or the
+    /// compound turns), meaning every part.
+    fn local_box(self, world: Aabb2d) -> Option<Aabb2d>;
 }
 
 impl PartPlace for Isometry2d {
@@ -176,10 +223,37 @@ impl PartPlace for Isometry2d {
     fn of_part(self, part: Isometry2d) -> Self {
         self * part
     }
+
+    fn local_box(self, world: Aabb2d) -> Option<Aabb2d> {
+        if !(world.min.is_finite() && world.max.is_finite()) {
+            return None;
+        }
+        let corners = [
+            world.min,
+            Vec2::new(world.max.x, world.min.y),
+            world.max,
+            Vec2::new(world.min.x, world.max.y),
+        ];
+        let (lo, hi) =
+            corners
+                .into_iter()
+                .fold((Vec2::INFINITY, Vec2::NEG_INFINITY), |(lo, hi), c| {
+                    let local = self.inverse_transform_point(c);
+                    (lo.min(local), hi.max(local))
+                });
+        // Rounding of the turn, relative to the magnitudes involved.
+        let slack = (lo.abs().max(hi.abs()).max_element() + 1.0) * (16.0 * f32::EPSILON);
+        Some(Aabb2d {
+            min: lo - slack,
+            max: hi + slack,
+        })
+    }
 }
 
 #[cfg(test)]
 mod tests {
+    use std::ops::Range;
+
     use bevy::math::Dir2;
     use rand::{Rng, SeedableRng, rngs::StdRng};
 
@@ -198,10 +272,19 @@ mod tests {
     }
 
     fn random_compound(rng: &mut StdRng) -> (Vec<(Isometry2d, Shape)>, Shape) {
-        let parts: Vec<_> = (0..rng.random_range(1..5))
+        random_compound_of(rng, 1..5, 6.0)
+    }
+
+    /// A compound of `count` random parts within `spread` of its origin.
+    fn random_compound_of(
+        rng: &mut StdRng,
+        count: Range<usize>,
+        spread: f32,
+    ) -> (Vec<(Isometry2d, Shape)>, Shape) {
+        let parts: Vec<_> = (0..rng.random_range(count))
             .map(|_| {
                 let kind = Kind::ALL[rng.random_range(0..5)];
-                (random_pose(rng, 6.0), random_shape_of(rng, kind, 4.0))
+                (random_pose(rng, spread), random_shape_of(rng, kind, 4.0))
             })
             .collect();
         let compound = Shape::Compound(Compound::new(parts.clone()));
@@ -213,12 +296,23 @@ mod tests {
     /// nearest points, ray hit and cast hit, the earliest touch.
     #[test]
     fn a_compound_answers_as_its_best_part() {
-        let mut rng = StdRng::seed_from_u64(41);
+        answers_as_best_part(41, 1..5, 6.0);
+    }
+
+    /// The same with enough parts for the grid over them, which must skip
+    /// no part that touches.
+    #[test]
+    fn a_compound_with_a_part_grid_answers_as_its_best_part() {
+        answers_as_best_part(44, 17..120, 30.0);
+    }
+
+    fn answers_as_best_part(seed: u64, count: Range<usize>, spread: f32) {
+        let mut rng = StdRng::seed_from_u64(seed);
         let (mut overlapping, mut apart) = (0, 0);
         for case in 0..600 {
-            let (parts, compound) = random_compound(&mut rng);
+            let (parts, compound) = random_compound_of(&mut rng, count.clone(), spread);
             let other = random_shape_of(&mut rng, Kind::ALL[case % 5], 4.0);
-            let (pose, other_pose) = (random_pose(&mut rng, 6.0), random_pose(&mut rng, 6.0));
+            let (pose, other_pose) = (random_pose(&mut rng, spread), random_pose(&mut rng, spread));
             let placed = || parts.iter().map(|(p, s)| (pose * *p, s));
             let what =
                 format!("case {case}: {compound:?} at {pose:?}, {other:?} at {other_pose:?}");

@@ -19,8 +19,9 @@
 //! to [`dispatch`], and an override in each operation that has that test.
 
 use bevy::math::{Isometry2d, Vec2};
+use bevy::shape::Aabb2d;
 
-use super::compound::{PartPlace, placed_parts};
+use super::compound::PartPlace;
 use super::shape_ref::ShapeRef;
 use super::{Contact, convex, pairs};
 
@@ -36,7 +37,7 @@ pub(crate) trait PairOp: Copy {
     /// Where each shape is: a pose, or its motion over the step.
     type Place: PartPlace;
     /// What the operation finds.
-    type Out;
+    type Out: Copy;
 
     /// What it finds for shapes that are apart (a compound without parts).
     fn apart(self) -> Self::Out;
@@ -44,6 +45,11 @@ pub(crate) trait PairOp: Copy {
     /// The better of what it found for two parts of a compound: any
     /// overlap, the deeper contact, the earlier touch, the nearer hit.
     fn better(self, found: Self::Out, next: Self::Out) -> Self::Out;
+
+    /// The world box `shape` at `place` can reach during the operation
+    /// (`first` if it is the pair's first shape), relative to the other
+    /// shape: the parts of a compound other shape outside it are skipped.
+    fn reach(self, shape: ShapeRef<'_>, place: Self::Place, first: bool) -> Aabb2d;
 
     /// Any two shapes.
     fn general(
@@ -173,9 +179,10 @@ pub(crate) fn dispatch<'a, O: PairOp>(
     }
 }
 
-/// `op` on a pair with a compound: on each of its parts (each of both
-/// compounds' when both are) against the other shape, keeping the best.
-/// Out of line: the rare case, and [`dispatch`] is inlined everywhere.
+/// `op` on a pair with a compound: on each of its parts near the other
+/// shape (each of both compounds' when both are) against the other shape,
+/// keeping the best. Out of line: the rare case, and [`dispatch`] is inlined
+/// everywhere.
 #[inline(never)]
 fn over_parts<O: PairOp>(
     op: O,
@@ -184,17 +191,25 @@ fn over_parts<O: PairOp>(
     b: ShapeRef<'_>,
     pb: O::Place,
 ) -> O::Out {
+    let mut found = op.apart();
     match (a, b) {
-        (ShapeRef::Compound(parts), _) => placed_parts(parts, pa)
-            .fold(op.apart(), |found, (a, pa)| {
-                op.better(found, dispatch(op, a, pa, b, pb))
-            }),
-        (_, ShapeRef::Compound(parts)) => placed_parts(parts, pb)
-            .fold(op.apart(), |found, (b, pb)| {
-                op.better(found, dispatch(op, a, pa, b, pb))
-            }),
-        _ => op.general(a, pa, b, pb),
+        (ShapeRef::Compound(compound), _) => {
+            let near = pa.local_box(op.reach(b, pb, false));
+            compound.visit_parts(near, |_, part| {
+                let next = dispatch(op, part.shape.as_ref(), pa.of_part(part.pose), b, pb);
+                found = op.better(found, next);
+            });
+        }
+        (_, ShapeRef::Compound(compound)) => {
+            let near = pb.local_box(op.reach(a, pa, true));
+            compound.visit_parts(near, |_, part| {
+                let next = dispatch(op, a, pa, part.shape.as_ref(), pb.of_part(part.pose));
+                found = op.better(found, next);
+            });
+        }
+        _ => return op.general(a, pa, b, pb),
     }
+    found
 }
 
 /// Whether two shapes at their poses overlap or touch
@@ -212,6 +227,10 @@ impl PairOp for IntersectsOp {
 
     fn better(self, found: bool, next: bool) -> bool {
         found || next
+    }
+
+    fn reach(self, shape: ShapeRef<'_>, place: Isometry2d, _: bool) -> Aabb2d {
+        shape.aabb(place)
     }
 
     #[inline(always)]
@@ -257,6 +276,10 @@ impl PairOp for ContactOp {
 
     fn better(self, found: Option<Contact>, next: Option<Contact>) -> Option<Contact> {
         deeper(found, next)
+    }
+
+    fn reach(self, shape: ShapeRef<'_>, place: Isometry2d, _: bool) -> Aabb2d {
+        shape.aabb(place)
     }
 
     #[inline(always)]

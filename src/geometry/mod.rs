@@ -12,6 +12,7 @@ mod contact;
 mod convex;
 mod dispatch;
 mod pairs;
+mod part_grid;
 mod polygon;
 mod pose;
 mod push_out;

@@ -15,8 +15,10 @@
 //! rotation as given.
 
 use bevy::math::{Dir2, Isometry2d, Vec2};
+use bevy::shape::{Aabb2d, BoundingVolume};
 
 use super::checked::validate_placement;
+use super::compound::PartPlace;
 use super::{Shape, ShapeRef};
 
 /// Where a ray first meets a shape.
@@ -121,16 +123,23 @@ impl ShapeRef<'_> {
                 polygon.normals(),
                 pose,
             ),
-            ShapeRef::Compound(parts) => (parts.iter())
-                .filter_map(|part| {
-                    (part.shape.as_ref()).cast_ray(
-                        pose * part.pose,
-                        origin,
-                        direction,
-                        max_distance,
-                    )
-                })
-                .min_by(|p, q| p.distance.total_cmp(&q.distance)),
+            ShapeRef::Compound(compound) => {
+                // Only the parts near the ray (all of them for an endless one).
+                let end = origin + direction * max_distance;
+                let ray_box = Aabb2d::new(origin, Vec2::ZERO).merge(&Aabb2d::new(end, Vec2::ZERO));
+                let mut nearest: Option<RayIntersection> = None;
+                compound.visit_parts(pose.local_box(ray_box), |_, part| {
+                    let part_pose = pose * part.pose;
+                    let hit =
+                        (part.shape.as_ref()).cast_ray(part_pose, origin, direction, max_distance);
+                    if let Some(hit) = hit
+                        && nearest.is_none_or(|n| hit.distance < n.distance)
+                    {
+                        nearest = Some(hit);
+                    }
+                });
+                nearest
+            }
         }
     }
 }

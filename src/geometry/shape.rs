@@ -3,7 +3,7 @@ use bevy::reflect::Reflect;
 use bevy::shape::Aabb2d;
 
 use super::checked::ShapeError;
-use super::compound::{Compound, CompoundPart};
+use super::compound::{Compound, CompoundPart, PartPlace};
 use super::dispatch::{ContactOp, IntersectsOp, dispatch};
 use super::shape_ref::ShapeRef;
 use super::{Contact, ConvexPolygon, convex};
@@ -96,7 +96,7 @@ impl Shape {
             },
             Shape::Segment { a, b } => ShapeRef::Segment { a, b },
             Shape::Polygon(ref polygon) => ShapeRef::Polygon(polygon.points_ref()),
-            Shape::Compound(ref compound) => ShapeRef::Compound(compound.parts()),
+            Shape::Compound(ref compound) => ShapeRef::Compound(compound),
         }
     }
 
@@ -187,10 +187,10 @@ fn closest_points_of(
             (f, _) => f,
         };
     match (a, b) {
-        (ShapeRef::Compound(parts), _) => (parts.iter())
+        (ShapeRef::Compound(compound), _) => (compound.parts().iter())
             .map(|part| closest_points_of(part.shape.as_ref(), pa * part.pose, b, pb))
             .fold(None, nearest),
-        (_, ShapeRef::Compound(parts)) => (parts.iter())
+        (_, ShapeRef::Compound(compound)) => (compound.parts().iter())
             .map(|part| closest_points_of(a, pa, part.shape.as_ref(), pb * part.pose))
             .fold(None, nearest),
         _ => convex::closest_surface_points_at(a, pa, b, pb),
@@ -243,9 +243,7 @@ impl<'a> ShapeRef<'a> {
                 polygon.vertices(),
                 polygon.normals(),
             )),
-            ShapeRef::Compound(parts) => Shape::Compound(Compound::new(
-                (parts.iter()).map(|part| (part.pose, part.shape.clone())),
-            )),
+            ShapeRef::Compound(compound) => Shape::Compound(compound.clone()),
         }
     }
 }
@@ -275,7 +273,7 @@ impl ShapeRef<'_> {
             }
             ShapeRef::Segment { a, b } => points_extent(&[a, b], pose),
             ShapeRef::Polygon(polygon) => points_extent(polygon.vertices(), pose),
-            ShapeRef::Compound(parts) => parts_extent(parts, pose),
+            ShapeRef::Compound(compound) => parts_extent(compound.parts(), pose),
         };
         let centre = pose.translation + offset;
         // Rounding of `centre +- extent` and of the narrow-phase arithmetic is
@@ -291,8 +289,8 @@ impl ShapeRef<'_> {
     /// The radius of a circle about the pose's origin that holds the shape
     /// at any rotation.
     pub(crate) fn bounding_radius(&self) -> f32 {
-        if let ShapeRef::Compound(parts) = *self {
-            return (parts.iter())
+        if let ShapeRef::Compound(compound) = *self {
+            return (compound.parts().iter())
                 .map(|part| part.pose.translation.length() + part.shape.as_ref().bounding_radius())
                 .fold(0.0, f32::max);
         }
@@ -320,8 +318,13 @@ impl ShapeRef<'_> {
                 let scale = a.abs().max(b.abs()).max(point.abs()).max_element();
                 on_segment.distance(point) <= scale * (4.0 * f32::EPSILON)
             }
-            ShapeRef::Compound(parts) => {
-                (parts.iter()).any(|part| part.shape.contains_point(pose * part.pose, point))
+            ShapeRef::Compound(compound) => {
+                let mut inside = false;
+                let near = pose.local_box(Aabb2d::new(point, Vec2::ZERO));
+                compound.visit_parts(near, |_, part| {
+                    inside = inside || part.shape.contains_point(pose * part.pose, point);
+                });
+                inside
             }
             _ => convex::intersects(
                 &convex::Core::new(*self, pose),

@@ -5,7 +5,7 @@
 
 use bevy::math::Vec2;
 
-use super::compound::CompoundPart;
+use super::compound::Compound;
 
 /// A [`Shape`](super::Shape) seen without owning a polygon's points: what every test runs
 /// on, so that detection can keep polygons in one table per frame.
@@ -16,7 +16,7 @@ pub(crate) enum ShapeRef<'a> {
     Capsule { radius: f32, half_length: f32 },
     Segment { a: Vec2, b: Vec2 },
     Polygon(PolygonRef<'a>),
-    Compound(&'a [CompoundPart]),
+    Compound(&'a Compound),
 }
 
 /// A polygon's vertices followed by as many normals, borrowed: one slice,

@@ -49,6 +49,16 @@ impl PartPlace for Sweep {
     fn of_part(self, part: Isometry2d) -> Self {
         Self::new(self.start * part, self.end * part)
     }
+
+    /// Without turning, what the compound sees moves in a straight line
+    /// from its box at the start to its box at the end.
+    fn local_box(self, world: Aabb2d) -> Option<Aabb2d> {
+        if self.start.rotation != self.end.rotation {
+            return None;
+        }
+        let (start, end) = (self.start.local_box(world)?, self.end.local_box(world)?);
+        Some(start.merge(&end))
+    }
 }
 
 impl Sweep {
@@ -503,6 +513,10 @@ impl PairOp for TimeOfImpactOp {
 
     fn apart(self) -> Option<Contact> {
         None
+    }
+
+    fn reach(self, shape: ShapeRef<'_>, place: Sweep, _: bool) -> Aabb2d {
+        swept_aabb_of(shape, place)
     }
 
     /// The earlier touch; the deeper of two at once.

@@ -23,6 +23,7 @@
 //! precision (as in `convex.rs`).
 
 use bevy::math::{Dir2, Isometry2d, Vec2};
+use bevy::shape::Aabb2d;
 use smallvec::SmallVec;
 
 use super::ShapeRef;
@@ -518,6 +519,19 @@ impl PairOp for TranslationCastOp {
 
     fn apart(self) -> TranslationCast {
         Miss
+    }
+
+    /// The first shape moves along the cast; seen from the second, the
+    /// second moves back along it.
+    fn reach(self, shape: ShapeRef<'_>, place: Isometry2d, first: bool) -> Aabb2d {
+        let aabb = shape.aabb(place);
+        let sign = if first { 1.0 } else { -1.0 };
+        let moved = self.direction * (sign * self.max_distance);
+        let (min, max) = (aabb.min + moved, aabb.max + moved);
+        Aabb2d {
+            min: aabb.min.min(min),
+            max: aabb.max.max(max),
+        }
     }
 
     /// The nearer: touching at the start before any hit, the nearer hit

@@ -291,7 +291,7 @@ fn core_size(shape: ShapeRef<'_>) -> usize {
         ShapeRef::Capsule { .. } | ShapeRef::Segment { .. } => 2,
         ShapeRef::Rect { .. } => 4,
         ShapeRef::Polygon(polygon) => polygon.vertices().len(),
-        ShapeRef::Compound(parts) => (parts.iter())
+        ShapeRef::Compound(compound) => (compound.parts().iter())
             .map(|part| core_size(part.shape.as_ref()))
             .sum(),
     }

@@ -288,9 +288,7 @@ impl SnapshotShape {
                 radius,
                 half_length,
             },
-            Self::Compound { index } => {
-                ShapeRef::Compound(tables.compounds[index as usize].parts())
-            }
+            Self::Compound { index } => ShapeRef::Compound(&tables.compounds[index as usize]),
             Self::Points { first, count } => {
                 let (first, count, points) = (first as usize, count as usize, &tables.points);
                 if count == 2 {

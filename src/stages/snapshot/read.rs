@@ -456,7 +456,7 @@ fn scale_points(
             } else {
                 compound.scaled(scale)?
             };
-            ShapeRef::Compound(scaled.parts()).validate()?;
+            ShapeRef::Compound(&scaled).validate()?;
             tables.compounds.push(scaled);
             SnapshotShape::Compound {
                 index: tables.compounds.len() as u32 - 1,

@@ -1,0 +1,220 @@
+//! A uniform grid over a compound's parts in its own frame, built once with
+//! the compound, so that a test against a compound of thousands of parts (a
+//! tile map) looks only at the parts near the other shape.
+
+use bevy::math::Vec2;
+use bevy::shape::Aabb2d;
+
+/// Compounds with at most this many parts are searched part by part.
+const MIN_PARTS: usize = 16;
+
+/// The grid has at most this many cells per part, so that a few large parts
+/// do not make it huge.
+const CELLS_PER_PART: usize = 4;
+
+/// Which parts' boxes lie in each cell of a uniform grid over the parts'
+/// boxes (in the compound's frame).
+#[derive(Clone, Debug)]
+pub(crate) struct PartGrid {
+    /// Where the grid starts, and its cell size.
+    origin: Vec2,
+    cell: f32,
+    columns: u32,
+    rows: u32,
+    /// The parts of cell `c` are `parts[starts[c]..starts[c + 1]]`.
+    starts: Vec<u32>,
+    parts: Vec<u32>,
+    /// Each part's box.
+    boxes: Vec<Aabb2d>,
+}
+
+impl PartGrid {
+    /// The grid over parts with these boxes; `None` for few parts, or boxes
+    /// that are not finite (an invalid part, reported when it is used).
+    pub(crate) fn new(boxes: Vec<Aabb2d>) -> Option<Self> {
+        if boxes.len() <= MIN_PARTS {
+            return None;
+        }
+        let (lo, hi) = (boxes.iter()).fold((Vec2::INFINITY, Vec2::NEG_INFINITY), |(lo, hi), b| {
+            (lo.min(b.min), hi.max(b.max))
+        });
+        let span = hi - lo;
+        if !span.is_finite() {
+            return None;
+        }
+        let cell = cell_size(&boxes, span);
+        let [columns, rows] = [span.x, span.y].map(|s| (s / cell) as u32 + 1);
+        let mut grid = Self {
+            origin: lo,
+            cell,
+            columns,
+            rows,
+            starts: Vec::new(),
+            parts: Vec::new(),
+            boxes,
+        };
+        grid.file_parts();
+        Some(grid)
+    }
+
+    /// Counting sort of the parts into the cells their boxes overlap.
+    fn file_parts(&mut self) {
+        let cells = (self.columns * self.rows) as usize;
+        let mut counts = vec![0u32; cells + 1];
+        for aabb in &self.boxes {
+            self.for_each_cell(aabb, |c| counts[c + 1] += 1);
+        }
+        for c in 0..cells {
+            counts[c + 1] += counts[c];
+        }
+        let mut next = counts.clone();
+        let mut parts = vec![0; counts[cells] as usize];
+        for (part, aabb) in self.boxes.iter().enumerate() {
+            self.for_each_cell(aabb, |c| {
+                parts[next[c] as usize] = part as u32;
+                next[c] += 1;
+            });
+        }
+        (self.starts, self.parts) = (counts, parts);
+    }
+
+    /// The cells `aabb` overlaps, as column and row ranges (clamped).
+    fn cell_ranges(&self, aabb: &Aabb2d) -> ([u32; 2], [u32; 2]) {
+        let to_cell = |p: Vec2| ((p - self.origin) / self.cell).floor();
+        let (lo, hi) = (to_cell(aabb.min), to_cell(aabb.max));
+        let clamp = |v: f32, n: u32| v.clamp(0.0, (n - 1) as f32) as u32;
+        (
+            [clamp(lo.x, self.columns), clamp(hi.x, self.columns)],
+            [clamp(lo.y, self.rows), clamp(hi.y, self.rows)],
+        )
+    }
+
+    fn for_each_cell(&self, aabb: &Aabb2d, mut visit: impl FnMut(usize)) {
+        let ([x0, x1], [y0, y1]) = self.cell_ranges(aabb);
+        for y in y0..=y1 {
+            for x in x0..=x1 {
+                visit((y * self.columns + x) as usize);
+            }
+        }
+    }
+
+    /// Calls `visit` once with each part whose box overlaps `query` (in the
+    /// compound's frame), in no particular order.
+    pub(crate) fn visit_overlapping(&self, query: &Aabb2d, mut visit: impl FnMut(usize)) {
+        let outside = query.max.cmplt(self.origin).any()
+            || (query.min - self.origin)
+                .cmpgt(Vec2::new(self.columns as f32, self.rows as f32) * self.cell)
+                .any();
+        if outside || query.min.is_nan() || query.max.is_nan() {
+            return;
+        }
+        let ([qx0, _], [qy0, _]) = self.cell_ranges(query);
+        self.for_each_cell(query, |c| {
+            let (x, y) = ((c as u32) % self.columns, (c as u32) / self.columns);
+            for &part in &self.parts[self.starts[c] as usize..self.starts[c + 1] as usize] {
+                let aabb = &self.boxes[part as usize];
+                if !overlap(aabb, query) {
+                    continue;
+                }
+                // A part in several cells is visited in the first cell both
+                // it and the query cover.
+                let ([px0, _], [py0, _]) = self.cell_ranges(aabb);
+                if x == px0.max(qx0) && y == py0.max(qy0) {
+                    visit(part as usize);
+                }
+            }
+        });
+    }
+}
+
+/// A cell about the size of a typical part, and no smaller than makes
+/// [`CELLS_PER_PART`] cells per part over `span`.
+fn cell_size(boxes: &[Aabb2d], span: Vec2) -> f32 {
+    let mut sizes: Vec<f32> = (boxes.iter())
+        .map(|b| (b.max - b.min).max_element())
+        .collect();
+    let middle = sizes.len() / 2;
+    let (_, &mut typical, _) = sizes.select_nth_unstable_by(middle, f32::total_cmp);
+    let cells = (CELLS_PER_PART * boxes.len()) as f32;
+    // Large enough that (span.x / cell + 1) * (span.y / cell + 1) stays
+    // within a few times `cells`, for a flat span too.
+    let fewest = (span.x * span.y / cells)
+        .sqrt()
+        .max((span.x + span.y) / cells);
+    let cell = typical.max(fewest);
+    if cell > 0.0 && cell.is_finite() {
+        cell
+    } else {
+        1.0
+    }
+}
+
+fn overlap(a: &Aabb2d, b: &Aabb2d) -> bool {
+    a.min.cmple(b.max).all() && b.min.cmple(a.max).all()
+}
+
+#[cfg(test)]
+mod tests {
+    use rand::{Rng, SeedableRng, rngs::StdRng};
+
+    use super::*;
+
+    /// The grid visits exactly the parts whose boxes overlap the query, each
+    /// once: tile-like rows of boxes, long runs and scattered ones.
+    #[test]
+    fn visits_what_brute_force_finds() {
+        let mut rng = StdRng::seed_from_u64(5);
+        for world in 0..40 {
+            let count = rng.random_range(17..600);
+            let boxes: Vec<Aabb2d> = (0..count)
+                .map(|_| {
+                    let min = Vec2::new(
+                        rng.random_range(-500.0..500.0),
+                        rng.random_range(-200.0..200.0),
+                    );
+                    let size = match world % 3 {
+                        0 => Vec2::splat(8.0),
+                        1 => Vec2::new(rng.random_range(8.0..400.0), 8.0),
+                        _ => Vec2::new(rng.random_range(0.0..50.0), rng.random_range(0.0..50.0)),
+                    };
+                    Aabb2d {
+                        min,
+                        max: min + size,
+                    }
+                })
+                .collect();
+            let grid = PartGrid::new(boxes.clone()).unwrap();
+            for _ in 0..200 {
+                let min = Vec2::new(
+                    rng.random_range(-700.0..700.0),
+                    rng.random_range(-300.0..300.0),
+                );
+                let query = Aabb2d {
+                    min,
+                    max: min
+                        + Vec2::new(rng.random_range(0.0..120.0), rng.random_range(0.0..120.0)),
+                };
+                let mut found = Vec::new();
+                grid.visit_overlapping(&query, |part| found.push(part));
+                found.sort_unstable();
+                let expected: Vec<usize> = (0..boxes.len())
+                    .filter(|&i| overlap(&boxes[i], &query))
+                    .collect();
+                assert_eq!(found, expected, "world {world}, {query:?}");
+            }
+        }
+    }
+
+    #[test]
+    fn few_or_unbounded_parts_make_no_grid() {
+        let unit = Aabb2d {
+            min: Vec2::ZERO,
+            max: Vec2::ONE,
+        };
+        assert!(PartGrid::new(vec![unit; MIN_PARTS]).is_none());
+        let mut boxes = vec![unit; 40];
+        boxes[3].max.x = f32::INFINITY;
+        assert!(PartGrid::new(boxes).is_none());
+        assert!(PartGrid::new(vec![unit; 40]).is_some(), "all in one place");
+    }
+}
