@@ -11,7 +11,7 @@ use bevy::shape::Aabb2d;
 
 use crate::geometry::{
     Compound, Contact, ConvexPolygon, Shape, ShapeError, ShapeRef, TransformReading, checked_pose,
-    validate_pose,
+    convex_pieces, validate_pose,
 };
 
 /// A collision shape, centred on its entity.
@@ -114,6 +114,56 @@ impl Collider {
     /// ```
     pub fn convex_polygon(points: &[Vec2]) -> Result<Self, ShapeError> {
         ConvexPolygon::new(points).map(|polygon| Self::new(Shape::Polygon(polygon)))
+    }
+
+    /// The simple polygon through `points` (in order, either winding, the
+    /// last joined to the first), concave or not, in local coordinates:
+    /// art outlines. It is cut into convex pieces (ear clipping, then
+    /// Hertel-Mehlhorn, which keeps at most 4 times the fewest pieces
+    /// possible) and stored as a [compound](Collider::compound) of them, one
+    /// part per piece; a convex outline is one plain polygon. Repeated points
+    /// and points where the outline does not turn are dropped.
+    ///
+    /// Fails for a point that is NaN, infinite or too large
+    /// ([`ShapeError::InvalidVertex`]), an outline with no area
+    /// ([`ShapeError::DegeneratePolygon`]), and one whose edges cross or
+    /// touch ([`ShapeError::SelfIntersecting`]).
+    ///
+    /// ```
+    /// # use bevy::prelude::*;
+    /// # use bevy_collide2d::{ShapeError, prelude::*};
+    /// // A "U": a ball in its mouth touches nothing.
+    /// let cup = Collider::concave_polygon(&[
+    ///     Vec2::new(0.0, 0.0),
+    ///     Vec2::new(30.0, 0.0),
+    ///     Vec2::new(30.0, 30.0),
+    ///     Vec2::new(20.0, 30.0),
+    ///     Vec2::new(20.0, 10.0),
+    ///     Vec2::new(10.0, 10.0),
+    ///     Vec2::new(10.0, 30.0),
+    ///     Vec2::new(0.0, 30.0),
+    /// ])
+    /// .unwrap();
+    /// let ball = Collider::circle(4.0);
+    /// assert!(!ball.intersects(Isometry2d::from_xy(15.0, 20.0), &cup, Isometry2d::IDENTITY));
+    /// assert!(ball.intersects(Isometry2d::from_xy(15.0, 13.0), &cup, Isometry2d::IDENTITY));
+    /// let bowtie = [Vec2::ZERO, Vec2::new(10.0, 10.0), Vec2::new(10.0, 0.0), Vec2::new(0.0, 10.0)];
+    /// assert_eq!(Collider::concave_polygon(&bowtie), Err(ShapeError::SelfIntersecting));
+    /// ```
+    pub fn concave_polygon(points: &[Vec2]) -> Result<Self, ShapeError> {
+        let mut pieces = convex_pieces(points)?
+            .into_iter()
+            .map(|piece| ConvexPolygon::new(&piece).map(Shape::Polygon))
+            .collect::<Result<Vec<_>, _>>()?;
+        Ok(Self::new(if pieces.len() == 1 {
+            pieces.remove(0)
+        } else {
+            Shape::Compound(Compound::new(
+                pieces
+                    .into_iter()
+                    .map(|piece| (Isometry2d::IDENTITY, piece)),
+            ))
+        }))
     }
 
     /// Several colliders as one, each at a pose relative to the entity: an

@@ -237,3 +237,40 @@ fn two_compounds_name_a_part_each() {
     let contact = collisions.get(bell, wall).unwrap();
     assert!((contact.depth - 1.0).abs() < 1e-4, "{contact:?}");
 }
+
+/// A concave outline collides as its shape, not as its hull: a ball in the
+/// mouth of a "U" touches nothing until it reaches the bottom.
+#[test]
+fn a_concave_polygon_collides_as_drawn() {
+    let mut app = test_app();
+    let mut log = MessageLog::default();
+    let cup = Collider::concave_polygon(&[
+        Vec2::new(0.0, 0.0),
+        Vec2::new(30.0, 0.0),
+        Vec2::new(30.0, 30.0),
+        Vec2::new(20.0, 30.0),
+        Vec2::new(20.0, 10.0),
+        Vec2::new(10.0, 10.0),
+        Vec2::new(10.0, 30.0),
+        Vec2::new(0.0, 30.0),
+    ])
+    .unwrap();
+    let bevy_collide2d::geometry::Shape::Compound(compound) = cup.shape() else {
+        panic!("{cup:?}");
+    };
+    assert!((2..=4).contains(&compound.parts().len()), "{compound:?}");
+    spawn_at(&mut app, cup, 0.0, 0.0);
+    let ball = spawn_at(&mut app, Collider::circle(4.5), 15.0, 25.0);
+    for y in [25.0, 20.0, 15.0] {
+        set_translation(&mut app, ball, 15.0, y);
+        app.update();
+        assert!(log.read(&app).is_empty(), "in the mouth at y = {y}");
+    }
+    set_translation(&mut app, ball, 15.0, 14.0);
+    app.update();
+    assert_eq!(
+        log.read(&app).len(),
+        1,
+        "at the bottom"
+    );
+}

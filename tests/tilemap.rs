@@ -1,7 +1,8 @@
-//! `TilemapCollider`: solid runs become a few static child rectangles where
-//! the map says, a ball rolling along a floor of many tiles gets one
-//! `Started`, changing the map rebuilds its children, and bad maps spawn
-//! nothing without panicking.
+//! `TilemapCollider`: solid runs become a few rectangles of one static
+//! compound collider on the map's entity, where the map says; a ball rolling
+//! along a floor of many tiles gets one `Started`; changing the map rebuilds
+//! it, removing the map removes it; contacts say which tiles they are on;
+//! bad maps build nothing without panicking.
 
 mod common;
 
@@ -16,18 +17,25 @@ const LEVEL: &str = "
 ############
 ";
 
+/// The map's rectangles in the world: centre and size, bottom row first.
 fn tiles(app: &mut App, map: Entity) -> Vec<(Vec2, Vec2)> {
-    let mut query = app
-        .world_mut()
-        .query_filtered::<(&ChildOf, &Collider, &GlobalTransform), With<TilemapTile>>();
-    let mut found: Vec<(Vec2, Vec2)> = query
-        .iter(app.world())
-        .filter(|(child_of, _, _)| child_of.parent() == map)
-        .map(|(_, collider, global)| {
-            let Shape::Rect { half_size } = *collider.shape() else {
-                panic!("{collider:?}");
+    let entity = app.world().entity(map);
+    let (Some(collider), Some(global)) =
+        (entity.get::<Collider>(), entity.get::<GlobalTransform>())
+    else {
+        return Vec::new();
+    };
+    assert!(entity.contains::<StaticCollider>() && entity.contains::<TilemapTile>());
+    let Shape::Compound(compound) = collider.shape() else {
+        panic!("{collider:?}");
+    };
+    let mut found: Vec<(Vec2, Vec2)> = (compound.parts().iter())
+        .map(|part| {
+            let Shape::Rect { half_size } = part.shape else {
+                panic!("{part:?}");
             };
-            (global.translation().truncate(), half_size * 2.0)
+            let centre = global.transform_point(part.pose.translation.extend(0.0));
+            (centre.truncate(), half_size * 2.0)
         })
         .collect();
     found.sort_by(|a, b| (a.0.y, a.0.x).partial_cmp(&(b.0.y, b.0.x)).unwrap());
@@ -158,22 +166,89 @@ fn bad_maps_spawn_nothing() {
     }
 }
 
+/// The map's own layers are its collider's.
 #[test]
-fn tiles_take_the_maps_layers() {
+fn the_map_has_its_own_layers() {
     let mut app = test_app();
-    let layers = CollisionLayers::new(0b10, 0b01);
+    let mut log = MessageLog::default();
+    app.world_mut().spawn((
+        TilemapCollider::from_ascii(Vec2::ONE, "#"),
+        CollisionLayers::new(0b10, 0b01),
+    ));
+    let ignored = app
+        .world_mut()
+        .spawn((Collider::circle(0.3), CollisionLayers::new(0b100, 0b100)))
+        .id();
+    let seen = app
+        .world_mut()
+        .spawn((Collider::circle(0.3), CollisionLayers::new(0b01, 0b10)))
+        .id();
+    for entity in [ignored, seen] {
+        set_translation(&mut app, entity, 0.5, 0.5);
+    }
+    app.update();
+    assert_eq!(log.read(&app).len(), 1);
+    assert!(colliding(&app, ignored).is_empty());
+    assert_eq!(colliding(&app, seen).len(), 1);
+}
+
+/// A contact names the map's part it is on, and the part its tiles.
+#[test]
+fn contacts_say_which_tiles_they_are_on() {
+    let mut app = test_app();
+    let tilemap = TilemapCollider::from_ascii(Vec2::splat(10.0), LEVEL);
     let map = app
         .world_mut()
-        .spawn((TilemapCollider::from_ascii(Vec2::ONE, "#"), layers))
+        .spawn((tilemap.clone(), Transform::from_xyz(100.0, 0.0, 0.0)))
+        .id();
+    // On the block (4 wide, second row), in world space.
+    let ball = spawn_at(&mut app, Collider::circle(3.0), 160.0, 22.0);
+    app.update();
+    let collisions = app.world().resource::<Collisions>();
+    let part = collisions.parts(map, ball).and_then(|parts| parts.a());
+    let cells = tilemap.part_cells(part.expect("on the map"));
+    assert_eq!(
+        cells,
+        Some(URect::new(4, 1, 8, 2)),
+        "the block: columns 4 to 7 of row 1"
+    );
+    assert_eq!(
+        tilemap.cell_at(Vec2::new(55.0, 15.0)),
+        Some(UVec2::new(5, 1))
+    );
+    assert_eq!(tilemap.cell_at(Vec2::new(-1.0, 15.0)), None);
+    assert_eq!(
+        tilemap.cell_at(Vec2::new(119.0, 29.0)),
+        Some(UVec2::new(11, 2))
+    );
+    assert_eq!(tilemap.cell_at(Vec2::new(120.0, 5.0)), None);
+}
+
+/// Removing the map removes its collider; despawning it ends its contacts.
+#[test]
+fn removing_the_map_removes_its_collider() {
+    let mut app = test_app();
+    let mut log = MessageLog::default();
+    let map = app
+        .world_mut()
+        .spawn(TilemapCollider::from_ascii(Vec2::ONE, "##"))
+        .id();
+    let ball = spawn_at(&mut app, Collider::circle(0.3), 0.5, 0.5);
+    app.update();
+    assert_eq!(log.read(&app).len(), 1);
+    app.world_mut().entity_mut(map).remove::<TilemapCollider>();
+    app.update();
+    assert!(tiles(&mut app, map).is_empty());
+    assert!(app.world().get::<Collider>(map).is_none());
+    assert!(matches!(log.read(&app)[..], [CollisionEvent::Ended { .. }]));
+    assert!(colliding(&app, ball).is_empty());
+    let other = app
+        .world_mut()
+        .spawn(TilemapCollider::from_ascii(Vec2::ONE, "##"))
         .id();
     app.update();
-    let mut query = app
-        .world_mut()
-        .query_filtered::<(&ChildOf, &CollisionLayers), With<TilemapTile>>();
-    let found: Vec<CollisionLayers> = query
-        .iter(app.world())
-        .filter(|(c, _)| c.parent() == map)
-        .map(|(_, l)| *l)
-        .collect();
-    assert_eq!(found, vec![layers]);
+    assert_eq!(log.read(&app).len(), 1);
+    app.world_mut().despawn(other);
+    app.update();
+    assert!(matches!(log.read(&app)[..], [CollisionEvent::Ended { .. }]));
 }

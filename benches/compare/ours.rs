@@ -11,6 +11,7 @@
 use std::time::{Duration, Instant};
 
 use bevy::prelude::*;
+use bevy_collide2d::geometry::Shape;
 use bevy_collide2d::prelude::*;
 
 use crate::level::Level;
@@ -139,8 +140,9 @@ pub fn spawn_tiles(world: &mut World, level: &Level) -> Vec<Entity> {
         .collect()
 }
 
-/// The level as one `TilemapCollider` (its rectangles are spawned as its
-/// children by the first update). Returns no tile: see [`tilemap_tiles`].
+/// The level as one `TilemapCollider` (its collider, a compound of its
+/// rectangles, is built by the first update). Returns no tile: see
+/// [`tilemap_tiles`].
 pub fn spawn_tilemap(world: &mut World, level: &Level) -> Vec<Entity> {
     world.spawn((
         TilemapCollider::from_cells(
@@ -153,21 +155,27 @@ pub fn spawn_tilemap(world: &mut World, level: &Level) -> Vec<Entity> {
     Vec::new()
 }
 
-/// The colliders the `TilemapCollider`s spawned, and their shapes.
-pub fn tilemap_tiles(world: &mut World) -> Vec<(Entity, BodyShape)> {
-    let mut tiles = world.query_filtered::<(Entity, &Collider), With<TilemapTile>>();
+/// The rectangles of the `TilemapCollider`s' compounds: each with its map's
+/// entity, its shape and where it is.
+pub fn tilemap_tiles(world: &mut World) -> Vec<(Entity, BodyShape, GlobalTransform)> {
+    let mut maps =
+        world.query_filtered::<(Entity, &Collider, &GlobalTransform), With<TilemapTile>>();
+    let mut tiles = Vec::new();
+    for (entity, collider, global) in maps.iter(world) {
+        let Shape::Compound(compound) = collider.shape() else {
+            panic!("a tile map built {collider:?}");
+        };
+        for part in compound.parts() {
+            let Shape::Rect { half_size } = part.shape else {
+                panic!("a tile map built {:?}", part.shape);
+            };
+            let at = global.mul_transform(Transform::from_translation(
+                part.pose.translation.extend(0.0),
+            ));
+            tiles.push((entity, BodyShape::Rect { half_size }, at));
+        }
+    }
     tiles
-        .iter(world)
-        .map(|(entity, collider)| match collider.shape() {
-            bevy_collide2d::geometry::Shape::Rect { half_size } => (
-                entity,
-                BodyShape::Rect {
-                    half_size: *half_size,
-                },
-            ),
-            other => panic!("a tile map spawned {other:?}"),
-        })
-        .collect()
 }
 
 /// Makes a collider level geometry.

@@ -8,6 +8,7 @@
 
 mod checked;
 mod compound;
+mod concave;
 mod contact;
 mod convex;
 mod dispatch;
@@ -34,6 +35,7 @@ pub use checked::{MAX_MAGNITUDE, ShapeError, validate_pose};
 pub(crate) use checked::{checked_placement, checked_pose, within_magnitude};
 pub(crate) use compound::contact_with_parts;
 pub use compound::{Compound, CompoundPart};
+pub(crate) use concave::convex_pieces;
 pub use contact::Contact;
 pub(crate) use dispatch::{ContactOp, PairShape, SpecialKind, dispatch};
 pub use pairs::{

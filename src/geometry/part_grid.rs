@@ -26,6 +26,8 @@ pub(crate) struct PartGrid {
     parts: Vec<u32>,
     /// Each part's box.
     boxes: Vec<Aabb2d>,
+    /// Each part's first cell (lowest column and row).
+    first_cells: Vec<[u32; 2]>,
 }
 
 impl PartGrid {
@@ -52,6 +54,7 @@ impl PartGrid {
             starts: Vec::new(),
             parts: Vec::new(),
             boxes,
+            first_cells: Vec::new(),
         };
         grid.file_parts();
         Some(grid)
@@ -76,16 +79,26 @@ impl PartGrid {
             });
         }
         (self.starts, self.parts) = (counts, parts);
+        self.first_cells = (self.boxes.iter())
+            .map(|aabb| {
+                let ([x, _], [y, _]) = self.cell_ranges(aabb);
+                [x, y]
+            })
+            .collect();
     }
 
     /// The cells `aabb` overlaps, as column and row ranges (clamped).
+    #[inline]
     fn cell_ranges(&self, aabb: &Aabb2d) -> ([u32; 2], [u32; 2]) {
-        let to_cell = |p: Vec2| ((p - self.origin) / self.cell).floor();
-        let (lo, hi) = (to_cell(aabb.min), to_cell(aabb.max));
-        let clamp = |v: f32, n: u32| v.clamp(0.0, (n - 1) as f32) as u32;
+        // `as u32` saturates: below the grid (or NaN) is cell 0.
+        let cell = |v: f32, start: f32, n: u32| (((v - start) / self.cell) as u32).min(n - 1);
+        let (o, columns, rows) = (self.origin, self.columns, self.rows);
         (
-            [clamp(lo.x, self.columns), clamp(hi.x, self.columns)],
-            [clamp(lo.y, self.rows), clamp(hi.y, self.rows)],
+            [
+                cell(aabb.min.x, o.x, columns),
+                cell(aabb.max.x, o.x, columns),
+            ],
+            [cell(aabb.min.y, o.y, rows), cell(aabb.max.y, o.y, rows)],
         )
     }
 
@@ -118,7 +131,7 @@ impl PartGrid {
                 }
                 // A part in several cells is visited in the first cell both
                 // it and the query cover.
-                let ([px0, _], [py0, _]) = self.cell_ranges(aabb);
+                let [px0, py0] = self.first_cells[part as usize];
                 if x == px0.max(qx0) && y == py0.max(qy0) {
                     visit(part as usize);
                 }

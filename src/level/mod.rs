@@ -1,30 +1,37 @@
-//! Level helpers: [`TilemapCollider`] turns a tile map into a few static
-//! rectangles.
+//! Level helpers: [`TilemapCollider`] turns a tile map into one static
+//! compound collider of a few rectangles.
 
 mod tiles;
 
 use bevy::math::{URect, UVec2, Vec2};
 use bevy::prelude::*;
 
-use crate::components::{Collider, CollisionLayers, StaticCollider};
+use bevy::ecs::lifecycle::HookContext;
+use bevy::ecs::world::DeferredWorld;
+
+use crate::components::{Collider, StaticCollider};
 use tiles::SolidCells;
 pub use tiles::TilemapError;
 
-/// The solid tiles of a tile map as static colliders: children of this
-/// entity, one [`Collider::rect`] per run of solid tiles, runs merged first
-/// along rows and then stacked where rows repeat them, so that a flat floor
-/// is one collider and a ball rolling along it gets one `Started`, not one
-/// per tile, and nothing catches on seams between tiles.
+/// The solid tiles of a tile map as one static collider on this entity: a
+/// [compound](Collider::compound) of one rectangle per run of solid tiles,
+/// runs merged first along rows and then stacked where rows repeat them, so
+/// that a flat floor is one part and nothing catches on seams between
+/// tiles. The map is one entity however many tiles it has, so Bevy's own
+/// per-entity work does not grow with the level.
 ///
 /// Tile `(col, row)`, counted from the bottom-left, has its centre at
 /// `((col + 0.5) * tile_size.x, (row + 0.5) * tile_size.y)` in this entity's
-/// space: move, rotate or scale the entity to place the map. The children
-/// carry [`StaticCollider`], [`TilemapTile`] and, if this entity has
-/// [`CollisionLayers`], a copy of them. Changing the component rebuilds them.
+/// space: move, rotate or scale the entity to place the map. The entity
+/// gets [`Collider`], [`StaticCollider`] and [`TilemapTile`]; its own
+/// [`CollisionLayers`] apply. Changing the component rebuilds the collider;
+/// removing it removes them. Which rectangle a contact is on is
+/// [`Collisions::parts`](crate::Collisions::parts), and its tiles are
+/// [`TilemapCollider::part_cells`].
 ///
-/// Bad input spawns nothing and is reported once with a warning: a tile size
-/// that is zero, negative, NaN or infinite; rows of different lengths; a
-/// solid cell outside the map. An empty map spawns nothing.
+/// Bad input builds no collider and is reported once with a warning: a tile
+/// size that is zero, negative, NaN or infinite; rows of different lengths;
+/// a solid cell outside the map. An empty map builds none either.
 ///
 /// ```
 /// # use bevy::prelude::*;
@@ -52,13 +59,14 @@ pub use tiles::TilemapError;
 #[reflect(opaque)]
 #[reflect(Component, Debug, PartialEq, Clone)]
 #[require(Transform)]
+#[component(on_remove = remove_map_collider)]
 pub struct TilemapCollider {
     tile_size: Vec2,
     cells: Result<SolidCells, TilemapError>,
 }
 
-/// Marks the colliders a [`TilemapCollider`] spawned (its children), so that
-/// a game can tell a hit on the level from one on anything else.
+/// Marks the colliders a [`TilemapCollider`] built (on its own entity), so
+/// that a game can tell a hit on the level from one on anything else.
 #[derive(Component, Clone, Copy, Debug, Default, PartialEq, Eq, Reflect)]
 #[reflect(Component, Debug, Default, PartialEq, Clone)]
 pub struct TilemapTile;
@@ -115,22 +123,47 @@ impl TilemapCollider {
     }
 
     /// The rectangles the map is built from, in tiles (`max` exclusive):
-    /// one per child collider. Empty when [`Self::error`] says why.
+    /// part `i` of its collider is `rects()[i]`. Empty when [`Self::error`]
+    /// says why.
     pub fn rects(&self) -> Vec<URect> {
         match (&self.cells, self.error()) {
             (Ok(cells), None) => cells.merged_rects(),
             _ => Vec::new(),
         }
     }
-}
 
-/// What the tile builder reads of a map entity.
-type TilemapData = (
-    Entity,
-    &'static TilemapCollider,
-    Option<&'static CollisionLayers>,
-    Option<&'static Children>,
-);
+    /// The tiles of part `part` of the map's collider (`max` exclusive), as
+    /// [`Collisions::parts`](crate::Collisions::parts) names it; `None` for
+    /// no such part.
+    pub fn part_cells(&self, part: u32) -> Option<URect> {
+        self.rects().get(part as usize).copied()
+    }
+
+    /// The tile holding `point`, given in this entity's space (before its
+    /// transform), if it is on the map.
+    pub fn cell_at(&self, point: Vec2) -> Option<UVec2> {
+        let cell = (point / self.tile_size).floor();
+        let size = self.size().as_vec2();
+        (cell.cmpge(Vec2::ZERO).all() && cell.cmplt(size).all()).then(|| cell.as_uvec2())
+    }
+
+    /// The map's collider: a compound of its rectangles, `None` for a bad or
+    /// empty map.
+    pub fn collider(&self) -> Option<Collider> {
+        let tile = self.tile_size;
+        let rects = self.rects();
+        (!rects.is_empty()).then(|| {
+            Collider::compound(rects.into_iter().map(|rect| {
+                let (min, max) = (rect.min.as_vec2() * tile, rect.max.as_vec2() * tile);
+                let size = max - min;
+                (
+                    Isometry2d::from_translation((min + max) * 0.5),
+                    Collider::rect(size.x, size.y),
+                )
+            }))
+        })
+    }
+}
 
 /// Whether a [`TilemapCollider`] was added or changed since the last frame:
 /// the condition of [`build_tilemap_colliders`].
@@ -138,37 +171,36 @@ pub(crate) fn any_tilemap_changed(maps: Query<(), Changed<TilemapCollider>>) -> 
     !maps.is_empty()
 }
 
-/// Spawns the children of new or changed [`TilemapCollider`]s, after
-/// despawning the ones they had.
+/// Gives new or changed [`TilemapCollider`]s their collider, or takes it
+/// away from a bad or empty map.
 pub(crate) fn build_tilemap_colliders(
     mut commands: Commands,
-    maps: Query<TilemapData, Changed<TilemapCollider>>,
-    tiles: Query<(), With<TilemapTile>>,
+    maps: Query<(Entity, &TilemapCollider), Changed<TilemapCollider>>,
 ) {
-    for (map, tilemap, layers, children) in &maps {
-        for &child in children.into_iter().flatten() {
-            if tiles.contains(child) {
-                commands.entity(child).despawn();
+    for (map, tilemap) in &maps {
+        if let Some(error) = tilemap.error() {
+            warn!("bevy_collide2d: TilemapCollider on {map} builds no collider: {error}");
+        }
+        match tilemap.collider() {
+            Some(collider) => {
+                commands
+                    .entity(map)
+                    .insert((collider, StaticCollider, TilemapTile));
+            }
+            None => {
+                commands.entity(map).remove::<MapCollider>();
             }
         }
-        if let Some(error) = tilemap.error() {
-            warn!("bevy_collide2d: TilemapCollider on {map} spawns nothing: {error}");
-            continue;
-        }
-        let tile = tilemap.tile_size;
-        let layers = layers.copied().unwrap_or_default();
-        for rect in tilemap.rects() {
-            let (min, max) = (rect.min.as_vec2() * tile, rect.max.as_vec2() * tile);
-            let size = max - min;
-            commands.spawn((
-                Collider::rect(size.x, size.y),
-                StaticCollider,
-                TilemapTile,
-                layers,
-                Transform::from_translation(((min + max) * 0.5).extend(0.0)),
-                ChildOf(map),
-            ));
-        }
+    }
+}
+
+/// What a [`TilemapCollider`] puts on its entity.
+type MapCollider = (Collider, StaticCollider, TilemapTile);
+
+/// Takes the collider away with the map (not when the entity is despawned).
+fn remove_map_collider(mut world: DeferredWorld, context: HookContext) {
+    if let Ok(mut entity) = world.commands().get_entity(context.entity) {
+        entity.try_remove::<MapCollider>();
     }
 }
 

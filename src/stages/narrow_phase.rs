@@ -236,7 +236,7 @@ pub(crate) fn compute_contacts(inputs: NarrowPhaseInputs, mut state: NarrowPhase
     } else {
         state.find_contacts(colliders, colliders, &candidates.pairs, workers);
     }
-    state.find_parts(colliders, &candidates.pairs);
+    state.find_parts(colliders, &candidates.pairs, workers);
     state.note_changes();
 }
 
@@ -285,36 +285,41 @@ impl NarrowPhaseState<'_, '_> {
     /// are on ([`Collisions::parts`]): nothing to do without compounds, the
     /// common case; else each such candidate's contact is found again, part
     /// by part, at the end of the step.
-    fn find_parts(&mut self, colliders: DetectionColliders, candidates: &[(u32, u32)]) {
+    fn find_parts(
+        &mut self,
+        colliders: DetectionColliders,
+        candidates: &[(u32, u32)],
+        workers: &Workers,
+    ) {
         let part_pairs = &mut self.collisions.part_pairs;
         part_pairs.clear();
         if !colliders.has_compounds() {
             return;
         }
-        for &(i, j) in candidates {
+        let chunk_parts = &mut self.sorted.chunk_parts;
+        test_in_chunks(candidates, workers, chunk_parts, part_pairs, |(i, j)| {
             let (i, j) = (i as usize, j as usize);
             let compound = |index| colliders.collider(index).shape.is_compound();
             if !(compound(i) || compound(j)) {
-                continue;
+                return None;
             }
             let ((ci, shape_i), (cj, shape_j)) = (colliders.get(i), colliders.get(j));
-            if let Some((_, [pi, pj])) = contact_with_parts(shape_i, ci.pose, shape_j, cj.pose) {
-                let parts = ContactParts::new(pi, pj);
-                part_pairs.push(if ci.entity < cj.entity {
-                    PairParts {
-                        a: ci.entity,
-                        b: cj.entity,
-                        parts,
-                    }
-                } else {
-                    PairParts {
-                        a: cj.entity,
-                        b: ci.entity,
-                        parts: parts.swapped(),
-                    }
-                });
-            }
-        }
+            let (_, [pi, pj]) = contact_with_parts(shape_i, ci.pose, shape_j, cj.pose)?;
+            let parts = ContactParts::new(pi, pj);
+            Some(if ci.entity < cj.entity {
+                PairParts {
+                    a: ci.entity,
+                    b: cj.entity,
+                    parts,
+                }
+            } else {
+                PairParts {
+                    a: cj.entity,
+                    b: ci.entity,
+                    parts: parts.swapped(),
+                }
+            })
+        });
         part_pairs.sort_unstable_by_key(|pair| (pair.a, pair.b));
     }
 
@@ -426,6 +431,8 @@ pub(crate) struct SortedContacts {
     chunk_contacts: ChunkOutputs<ContactPair>,
     /// Space for [`merge_sorted`].
     merged: Vec<ContactPair>,
+    /// The parts of compound pairs, by chunk ([`Collisions::parts`]).
+    chunk_parts: ChunkOutputs<PairParts>,
 }
 
 impl SortedContacts {
