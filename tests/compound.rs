@@ -268,9 +268,5 @@ fn a_concave_polygon_collides_as_drawn() {
     }
     set_translation(&mut app, ball, 15.0, 14.0);
     app.update();
-    assert_eq!(
-        log.read(&app).len(),
-        1,
-        "at the bottom"
-    );
+    assert_eq!(log.read(&app).len(), 1, "at the bottom");
 }
