@@ -18,7 +18,7 @@ use bevy::math::{Dir2, Isometry2d, Vec2};
 use bevy::shape::{Aabb2d, BoundingVolume};
 
 use super::checked::validate_placement;
-use super::compound::PartPlace;
+use super::compound::{Compound, PartPlace};
 use super::{Shape, ShapeRef};
 
 /// Where a ray first meets a shape.
@@ -124,24 +124,36 @@ impl ShapeRef<'_> {
                 pose,
             ),
             ShapeRef::Compound(compound) => {
-                // Only the parts near the ray (all of them for an endless one).
-                let end = origin + direction * max_distance;
-                let ray_box = Aabb2d::new(origin, Vec2::ZERO).merge(&Aabb2d::new(end, Vec2::ZERO));
-                let mut nearest: Option<RayIntersection> = None;
-                compound.visit_parts(pose.local_box(ray_box), |_, part| {
-                    let part_pose = pose * part.pose;
-                    let hit =
-                        (part.shape.as_ref()).cast_ray(part_pose, origin, direction, max_distance);
-                    if let Some(hit) = hit
-                        && nearest.is_none_or(|n| hit.distance < n.distance)
-                    {
-                        nearest = Some(hit);
-                    }
-                });
-                nearest
+                ray_compound(compound, pose, origin, direction, max_distance)
             }
         }
     }
+}
+
+/// The nearest hit of a ray on the parts of `compound` at `pose` near it
+/// (all of them for an endless ray). Out of line: rare, and the shape
+/// tests' callers stay small.
+#[inline(never)]
+fn ray_compound(
+    compound: &Compound,
+    pose: Isometry2d,
+    origin: Vec2,
+    direction: Dir2,
+    max_distance: f32,
+) -> Option<RayIntersection> {
+    let end = origin + direction * max_distance;
+    let ray_box = Aabb2d::new(origin, Vec2::ZERO).merge(&Aabb2d::new(end, Vec2::ZERO));
+    let mut nearest: Option<RayIntersection> = None;
+    compound.visit_parts(pose.local_box(ray_box), |_, part| {
+        let part_pose = pose * part.pose;
+        let hit = (part.shape.as_ref()).cast_ray(part_pose, origin, direction, max_distance);
+        if let Some(hit) = hit
+            && nearest.is_none_or(|n| hit.distance < n.distance)
+        {
+            nearest = Some(hit);
+        }
+    });
+    nearest
 }
 
 /// A usable ray: finite origin, unit direction and a non-negative

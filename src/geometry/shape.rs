@@ -197,6 +197,18 @@ fn closest_points_of(
     }
 }
 
+/// Whether a part of `compound` at `pose` near `point` contains it. Out of
+/// line: rare, and the shape tests' callers stay small.
+#[inline(never)]
+fn compound_contains(compound: &Compound, pose: Isometry2d, point: Vec2) -> bool {
+    let mut inside = false;
+    let near = pose.local_box(Aabb2d::new(point, Vec2::ZERO));
+    compound.visit_parts(near, |_, part| {
+        inside = inside || part.shape.contains_point(pose * part.pose, point);
+    });
+    inside
+}
+
 impl<'a> ShapeRef<'a> {
     /// The shape scaled as [`Shape::scaled`] says, except a polygon, which
     /// is returned as it is: its scaled points need a home of their own
@@ -318,14 +330,7 @@ impl ShapeRef<'_> {
                 let scale = a.abs().max(b.abs()).max(point.abs()).max_element();
                 on_segment.distance(point) <= scale * (4.0 * f32::EPSILON)
             }
-            ShapeRef::Compound(compound) => {
-                let mut inside = false;
-                let near = pose.local_box(Aabb2d::new(point, Vec2::ZERO));
-                compound.visit_parts(near, |_, part| {
-                    inside = inside || part.shape.contains_point(pose * part.pose, point);
-                });
-                inside
-            }
+            ShapeRef::Compound(compound) => compound_contains(compound, pose, point),
             _ => convex::intersects(
                 &convex::Core::new(*self, pose),
                 &convex::Core::new(

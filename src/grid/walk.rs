@@ -4,7 +4,7 @@
 use bevy::math::{IVec2, Vec2};
 use bevy::shape::Aabb2d;
 
-use super::cells::{Keying, OverlapTest, key_of};
+use super::cells::{FiledBox, Keying, OverlapTest, key_of};
 use super::level::Level;
 use crate::util::prefetch::prefetch;
 
@@ -50,20 +50,25 @@ impl Level {
             return;
         };
         let query = OverlapTest::of_aabb(query);
-        let mut test = |b: usize| {
-            if query.overlaps(&self.sorted_box[b]) {
+        // The box test inlined at each of the three walks below; `visit`,
+        // which may be a whole shape test, called only for boxes that pass
+        // (a closure doing both was made one out-of-line call per box).
+        #[inline(always)]
+        fn test(query: &OverlapTest, boxes: &[FiledBox], b: usize, visit: &mut impl FnMut(usize)) {
+            if query.overlaps(&boxes[b]) {
                 visit(b);
             }
-        };
+        }
+        let boxes = &self.sorted_box[..];
         let Some((min, max)) = cells else {
-            (0..self.sorted_index.len()).for_each(&mut test);
+            (0..self.sorted_index.len()).for_each(|b| test(&query, boxes, b, &mut visit));
             return;
         };
         if let Keying::Dense = self.keying {
             // A row of dense cells is one run of keys, so one range of boxes.
             self.for_each_dense_row(min, max, |first, last| {
                 let (start, end) = (self.key_starts[first], self.key_starts[last + 1]);
-                (start as usize..end as usize).for_each(&mut test);
+                (start as usize..end as usize).for_each(|b| test(&query, boxes, b, &mut visit));
             });
             return;
         }
@@ -72,7 +77,7 @@ impl Level {
                 let cell = IVec2::new(x, y);
                 for b in self.run(cell) {
                     if self.holds(b, cell) {
-                        test(b);
+                        test(&query, boxes, b, &mut visit);
                     }
                 }
             }

@@ -39,20 +39,21 @@ impl Core {
         let place = |p: Vec2| pose.rotation * p + pose.translation;
         match shape {
             ShapeRef::Circle { radius } => Self::point(pose.translation, radius),
+            // From arrays, not iterators: a copy into the inline storage,
+            // where collecting grows the vector step by step.
             ShapeRef::Rect { half_size: h } => Self {
-                points: [
-                    Vec2::new(-h.x, -h.y),
-                    Vec2::new(h.x, -h.y),
-                    Vec2::new(h.x, h.y),
-                    Vec2::new(-h.x, h.y),
-                ]
-                .into_iter()
-                .map(place)
-                .collect(),
-                normals: [Vec2::NEG_Y, Vec2::X, Vec2::Y, Vec2::NEG_X]
-                    .into_iter()
-                    .map(|n| pose.rotation * n)
-                    .collect(),
+                points: SmallVec::from_slice(
+                    &[
+                        Vec2::new(-h.x, -h.y),
+                        Vec2::new(h.x, -h.y),
+                        Vec2::new(h.x, h.y),
+                        Vec2::new(-h.x, h.y),
+                    ]
+                    .map(place),
+                ),
+                normals: SmallVec::from_slice(
+                    &[Vec2::NEG_Y, Vec2::X, Vec2::Y, Vec2::NEG_X].map(|n| pose.rotation * n),
+                ),
                 radius: 0.0,
             },
             ShapeRef::Capsule {
@@ -75,7 +76,11 @@ impl Core {
             // (`dispatch`) before it gets here.
             ShapeRef::Compound(_) => {
                 debug_assert!(false, "a compound has no convex core");
-                Self::point(pose.translation, 0.0)
+                Self {
+                    points: Points::new(),
+                    normals: Points::new(),
+                    radius: 0.0,
+                }
             }
         }
     }
