@@ -1,9 +1,9 @@
-//! A top-down level drawn in ASCII: [`TilemapCollider`] turns it into a few
-//! static rectangles, and balls bounce around inside it.
+//! A top-down level drawn in ASCII: [`TilemapCollider`] turns it into one
+//! static collider of a few rectangles, and balls bounce around inside it.
 //!
-//! The map's solid runs are merged (every wall is one or a few colliders, not
-//! one per tile), and the tiles are [`StaticCollider`]s: they are never
-//! tested against each other and cost nothing while they stand still. Each
+//! The map's solid runs are merged (every wall is one or a few rectangles,
+//! not one per tile) into one [`StaticCollider`] on the map's entity: it
+//! costs nothing while it stands still. Each
 //! ball pushes itself out of whatever it overlaps along the contact normal
 //! and reflects its velocity, read every frame from [`Collisions`].
 //!

@@ -54,7 +54,7 @@ fn solid() -> impl Bundle {
 }
 
 pub fn spawn_level(mut commands: Commands) {
-    // One static collider per merged run of tiles; sprites draw each tile.
+    // One static collider of merged runs of tiles; sprites draw each tile.
     commands.spawn((
         TilemapCollider::from_ascii(Vec2::splat(TILE), MAP),
         CollisionLayers::new(SOLID, PLAYER),
