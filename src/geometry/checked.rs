@@ -10,7 +10,7 @@
 use bevy::math::{Isometry2d, Vec2};
 use core::fmt;
 
-use super::compound::validate_parts;
+use super::CompoundPart;
 use super::shape_ref::ShapeRef;
 
 /// The largest size or coordinate accepted, in world units. Beyond it, squared
@@ -183,6 +183,17 @@ impl ShapeRef<'_> {
             ShapeRef::Compound(compound) => validate_parts(compound.parts()),
         }
     }
+}
+
+/// Checks a compound's parts: at least one, each pose and shape valid.
+pub(crate) fn validate_parts(parts: &[CompoundPart]) -> Result<(), ShapeError> {
+    if parts.is_empty() {
+        return Err(ShapeError::EmptyCompound);
+    }
+    parts.iter().try_for_each(|part| {
+        part.shape.validate()?;
+        validate_pose(part.pose)
+    })
 }
 
 #[cfg(test)]

@@ -21,7 +21,6 @@
 use bevy::math::{Isometry2d, Vec2};
 use bevy::shape::Aabb2d;
 
-use super::compound::PartPlace;
 use super::shape_ref::ShapeRef;
 use super::{Contact, convex, pairs};
 
@@ -335,5 +334,87 @@ pub(crate) fn deeper(found: Option<Contact>, next: Option<Contact>) -> Option<Co
         (Some(f), Some(n)) if n.depth > f.depth => Some(n),
         (None, n) => n,
         (f, _) => f,
+    }
+}
+
+/// The contact of `a` at `pa` and `b` at `pb` (the deepest of their parts'),
+/// and the index of the part of each that it is on (`None` for a shape that
+/// is not a compound).
+pub(crate) fn contact_with_parts(
+    a: ShapeRef<'_>,
+    pa: Isometry2d,
+    b: ShapeRef<'_>,
+    pb: Isometry2d,
+) -> Option<(Contact, [Option<u32>; 2])> {
+    let mut deepest: Option<(Contact, [Option<u32>; 2])> = None;
+    let mut keep = |found: Option<(Contact, [Option<u32>; 2])>| {
+        if let Some(found) = found
+            && deepest.is_none_or(|(d, _)| found.0.depth > d.depth)
+        {
+            deepest = Some(found);
+        }
+    };
+    match (a, b) {
+        (ShapeRef::Compound(compound), _) => {
+            let near = pa.local_box(b.aabb(pb));
+            compound.visit_parts(near, |i, part| {
+                let found = contact_with_parts(part.shape.as_ref(), pa * part.pose, b, pb);
+                keep(found.map(|(contact, [_, in_b])| (contact, [Some(i), in_b])));
+            });
+        }
+        (_, ShapeRef::Compound(compound)) => {
+            let near = pb.local_box(a.aabb(pa));
+            compound.visit_parts(near, |i, part| {
+                let found = contact_with_parts(a, pa, part.shape.as_ref(), pb * part.pose);
+                keep(found.map(|(contact, [in_a, _])| (contact, [in_a, Some(i)])));
+            });
+        }
+        _ => return a.contact(pa, b, pb).map(|contact| (contact, [None, None])),
+    }
+    deepest
+}
+
+/// Where a part of a compound is, given where the compound is: a pose, or a
+/// motion over the step.
+pub(crate) trait PartPlace: Copy + 'static {
+    /// The place of a part at `part` relative to the compound.
+    fn of_part(self, part: Isometry2d) -> Self;
+
+    /// A box in the compound's frame holding every point of the world box
+    /// `world` as seen from the compound at this place (over the whole
+    /// motion); `None` when there is no useful one (infinite, or the
+    /// compound turns), meaning every part.
+    fn local_box(self, world: Aabb2d) -> Option<Aabb2d>;
+}
+
+impl PartPlace for Isometry2d {
+    #[inline]
+    fn of_part(self, part: Isometry2d) -> Self {
+        self * part
+    }
+
+    fn local_box(self, world: Aabb2d) -> Option<Aabb2d> {
+        if !(world.min.is_finite() && world.max.is_finite()) {
+            return None;
+        }
+        let corners = [
+            world.min,
+            Vec2::new(world.max.x, world.min.y),
+            world.max,
+            Vec2::new(world.min.x, world.max.y),
+        ];
+        let (lo, hi) =
+            corners
+                .into_iter()
+                .fold((Vec2::INFINITY, Vec2::NEG_INFINITY), |(lo, hi), c| {
+                    let local = self.inverse_transform_point(c);
+                    (lo.min(local), hi.max(local))
+                });
+        // Rounding of the turn, relative to the magnitudes involved.
+        let slack = (lo.abs().max(hi.abs()).max_element() + 1.0) * (16.0 * f32::EPSILON);
+        Some(Aabb2d {
+            min: lo - slack,
+            max: hi + slack,
+        })
     }
 }

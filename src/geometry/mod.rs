@@ -33,10 +33,10 @@ mod reference_tests;
 
 pub use checked::{MAX_MAGNITUDE, ShapeError, validate_pose};
 pub(crate) use checked::{checked_placement, checked_pose, within_magnitude};
-pub(crate) use compound::contact_with_parts;
 pub use compound::{Compound, CompoundPart};
 pub(crate) use concave::convex_pieces;
 pub use contact::Contact;
+pub(crate) use dispatch::contact_with_parts;
 pub(crate) use dispatch::{ContactOp, PairShape, SpecialKind, dispatch};
 pub use pairs::{
     circle_circle_contact, circle_circle_intersects, circle_rect_contact, circle_rect_intersects,

@@ -17,8 +17,9 @@
 use bevy::math::{Dir2, Isometry2d, Vec2};
 use bevy::shape::{Aabb2d, BoundingVolume};
 
+use super::Compound;
 use super::checked::validate_placement;
-use super::compound::{Compound, PartPlace};
+use super::dispatch::PartPlace;
 use super::{Shape, ShapeRef};
 
 /// Where a ray first meets a shape.

@@ -3,9 +3,10 @@ use bevy::reflect::Reflect;
 use bevy::shape::Aabb2d;
 
 use super::checked::ShapeError;
-use super::compound::{Compound, CompoundPart, PartPlace};
+use super::dispatch::PartPlace;
 use super::dispatch::{ContactOp, IntersectsOp, dispatch};
 use super::shape_ref::ShapeRef;
+use super::{Compound, CompoundPart};
 use super::{Contact, ConvexPolygon, convex};
 
 /// A collision shape in local coordinates, in world units (scale already

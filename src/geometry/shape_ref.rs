@@ -5,7 +5,7 @@
 
 use bevy::math::Vec2;
 
-use super::compound::Compound;
+use super::Compound;
 
 /// A [`Shape`](super::Shape) seen without owning a polygon's points: what every test runs
 /// on, so that detection can keep polygons in one table per frame.

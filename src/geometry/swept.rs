@@ -7,8 +7,8 @@
 use bevy::math::{Dir2, Isometry2d, Rot2, Vec2};
 use bevy::shape::{Aabb2d, BoundingVolume};
 
-use super::compound::PartPlace;
 use super::convex::{self, Core};
+use super::dispatch::PartPlace;
 use super::dispatch::{PairOp, deeper, dispatch};
 use super::pairs::{circle_circle_contact, circle_rect_contact, rect_rect_separations};
 use super::{Contact, Shape, ShapeRef, rect_rect_contact};

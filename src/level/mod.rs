@@ -24,7 +24,7 @@ pub use tiles::TilemapError;
 /// `((col + 0.5) * tile_size.x, (row + 0.5) * tile_size.y)` in this entity's
 /// space: move, rotate or scale the entity to place the map. The entity
 /// gets [`Collider`], [`StaticCollider`] and [`TilemapTile`]; its own
-/// [`CollisionLayers`] apply. Changing the component rebuilds the collider;
+/// [`CollisionLayers`](crate::CollisionLayers) apply. Changing the component rebuilds the collider;
 /// removing it removes them. Which rectangle a contact is on is
 /// [`Collisions::parts`](crate::Collisions::parts), and its tiles are
 /// [`TilemapCollider::part_cells`].

@@ -35,9 +35,9 @@ pub struct SnapshotCollider {
 const _: () = assert!(size_of::<SnapshotCollider>() == 40);
 
 /// A collider's shape with scale applied, as compact as a circle's or a
-/// rectangle's: the points of segments and polygons are in
-/// [`ColliderSnapshot::points`], so that scenes without them carry nothing
-/// more per collider.
+/// rectangle's: the points of segments and polygons, and compounds, are in
+/// the snapshot's [`ShapeTables`], so that scenes without them carry
+/// nothing more per collider.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub(crate) enum SnapshotShape {
     Circle {
