@@ -23,7 +23,7 @@ pub use components::{
     StaticCollider, Swept, pose_and_scale,
 };
 pub use geometry::{Contact, ShapeError};
-pub use level::{TilemapCollider, TilemapError, TilemapTile};
+pub use level::{TilemapCollider, TilemapError, TilemapKind, TilemapTile};
 pub use move_and_slide::{MoveAndSlideConfig, MoveAndSlideOutput, SlideHit};
 pub use plugin::{CollisionPlugin, CollisionSystems};
 pub use spatial_query::{QueryFilter, RayHit, ShapeHit, SpatialQuery};
@@ -40,7 +40,7 @@ pub mod prelude {
         CollisionEvent, CollisionLayers, CollisionPlugin, CollisionStarted, CollisionSystems,
         Collisions, Contact, ContactPair, ContactParts, MoveAndSlideConfig, MoveAndSlideOutput,
         OneWayPlatform, QueryFilter, RayHit, ShapeHit, SlideHit, SpatialQuery, StaticCollider,
-        Swept, TilemapCollider, TilemapTile,
+        Swept, TilemapCollider, TilemapKind, TilemapTile,
     };
 
     #[cfg(feature = "debug")]

@@ -12,7 +12,9 @@ use crate::components::{
     StaticCollider, Swept,
 };
 use crate::geometry::Contact;
-use crate::level::{TilemapCollider, TilemapTile, any_tilemap_changed, build_tilemap_colliders};
+use crate::level::{
+    TilemapCollider, TilemapKind, TilemapTile, any_tilemap_changed, build_tilemap_colliders,
+};
 use crate::stages::bodies::{
     ColliderBodies, mark_bodies_stale, mark_bodies_stale_on_discard, mark_bodies_stale_on_insert,
 };
@@ -108,6 +110,7 @@ fn register_types(app: &mut App) {
         .register_type::<OneWayPlatform>()
         .register_type::<TilemapCollider>()
         .register_type::<TilemapTile>()
+        .register_type::<TilemapKind>()
         .register_type::<Contact>()
         .register_type::<ContactPair>()
         .register_type::<CollisionEvent>()

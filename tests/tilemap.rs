@@ -252,3 +252,68 @@ fn removing_the_map_removes_its_collider() {
     app.update();
     assert!(matches!(log.read(&app)[..], [CollisionEvent::Ended { .. }]));
 }
+
+/// Several kinds of solid tile in one map: `'#'` on the map, spikes on a
+/// child of their own with their own layers; a contact tells which kind by
+/// the entity, and which tiles by its part. Changing the map rebuilds the
+/// kinds; removing it removes them.
+#[test]
+fn kinds_of_tile_have_their_own_colliders_and_layers() {
+    const HAZARD: u32 = 0b10;
+    let mut app = test_app();
+    let mut log = MessageLog::default();
+    let rows = "
+#......#
+#..^^..#
+########
+";
+    let tilemap = TilemapCollider::from_ascii_with_kinds(
+        Vec2::splat(10.0),
+        rows,
+        [('^', CollisionLayers::new(HAZARD, HAZARD))],
+    );
+    let map = app.world_mut().spawn(tilemap.clone()).id();
+    // A ball over the spikes that only hazards see, and one on the floor.
+    let feet = app
+        .world_mut()
+        .spawn((Collider::circle(2.0), CollisionLayers::new(HAZARD, HAZARD)))
+        .id();
+    set_translation(&mut app, feet, 40.0, 21.0);
+    let ball = spawn_at(&mut app, Collider::circle(2.0), 15.0, 11.0);
+    app.update();
+    let spikes = colliding(&app, feet);
+    assert_eq!(spikes.len(), 1);
+    assert_eq!(
+        app.world().get::<TilemapKind>(spikes[0]),
+        Some(&TilemapKind('^'))
+    );
+    assert_eq!(app.world().get::<ChildOf>(spikes[0]).unwrap().parent(), map);
+    assert_eq!(colliding(&app, ball), [map]);
+    assert_eq!(app.world().get::<TilemapKind>(map), Some(&TilemapKind('#')));
+    let part = (app.world().resource::<Collisions>())
+        .parts(spikes[0], feet)
+        .and_then(|parts| parts.a())
+        .unwrap();
+    assert_eq!(
+        tilemap.kind_rects('^')[part as usize],
+        URect::new(3, 1, 5, 2)
+    );
+    assert_eq!(log.read(&app).len(), 2);
+    // The spikes go: their child goes, and its contact ends.
+    app.world_mut()
+        .entity_mut(map)
+        .insert(TilemapCollider::from_ascii(Vec2::splat(10.0), rows));
+    app.update();
+    assert!(app.world().get_entity(spikes[0]).is_err());
+    assert!(colliding(&app, feet).is_empty());
+    assert_eq!(colliding(&app, ball), [map]);
+    // Spikes again, then the whole map goes.
+    app.world_mut().entity_mut(map).insert(tilemap);
+    app.update();
+    let spikes = colliding(&app, feet);
+    assert_eq!(spikes.len(), 1);
+    app.world_mut().entity_mut(map).remove::<TilemapCollider>();
+    app.update();
+    assert!(app.world().get_entity(spikes[0]).is_err());
+    assert!(colliding(&app, feet).is_empty() && colliding(&app, ball).is_empty());
+}

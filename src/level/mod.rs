@@ -9,7 +9,7 @@ use bevy::prelude::*;
 use bevy::ecs::lifecycle::HookContext;
 use bevy::ecs::world::DeferredWorld;
 
-use crate::components::{Collider, StaticCollider};
+use crate::components::{Collider, CollisionLayers, StaticCollider};
 use tiles::SolidCells;
 pub use tiles::TilemapError;
 
@@ -24,7 +24,7 @@ pub use tiles::TilemapError;
 /// `((col + 0.5) * tile_size.x, (row + 0.5) * tile_size.y)` in this entity's
 /// space: move, rotate or scale the entity to place the map. The entity
 /// gets [`Collider`], [`StaticCollider`] and [`TilemapTile`]; its own
-/// [`CollisionLayers`](crate::CollisionLayers) apply. Changing the component rebuilds the collider;
+/// [`CollisionLayers`] apply. Changing the component rebuilds the collider;
 /// removing it removes them. Which rectangle a contact is on is
 /// [`Collisions::parts`](crate::Collisions::parts), and its tiles are
 /// [`TilemapCollider::part_cells`].
@@ -37,17 +37,14 @@ pub use tiles::TilemapError;
 /// # use bevy::prelude::*;
 /// # use bevy_collide2d::prelude::*;
 /// # fn spawn(mut commands: Commands) {
-/// commands.spawn((
-///     TilemapCollider::from_ascii(
-///         Vec2::splat(16.0),
-///         "
-/// #..........#
-/// #....###...#
-/// ############
-/// ",
-///     ),
-///     Transform::from_xyz(-96.0, -24.0, 0.0),
-/// ));
+/// // (Rows on one line here only because rustdoc reads a doc line that
+/// // starts with "##" as an escape; in a game, a raw multi-line string.)
+/// let map = TilemapCollider::from_ascii(
+///     Vec2::splat(16.0),
+///     "#..........#\n#....###...#\n############",
+/// );
+/// assert_eq!((map.error(), map.size()), (None, UVec2::new(12, 3)));
+/// commands.spawn((map, Transform::from_xyz(-96.0, -24.0, 0.0)));
 /// # }
 /// ```
 ///
@@ -63,13 +60,23 @@ pub use tiles::TilemapError;
 pub struct TilemapCollider {
     tile_size: Vec2,
     cells: Result<SolidCells, TilemapError>,
+    /// The kinds of solid tile beyond `'#'`, with their layers: kind `k + 1`
+    /// of the cells.
+    kinds: Vec<(char, CollisionLayers)>,
 }
 
-/// Marks the colliders a [`TilemapCollider`] built (on its own entity), so
-/// that a game can tell a hit on the level from one on anything else.
+/// Marks the colliders a [`TilemapCollider`] built (on its own entity, and
+/// on a child per kind of tile beyond `'#'`), so that a game can tell a hit
+/// on the level from one on anything else.
 #[derive(Component, Clone, Copy, Debug, Default, PartialEq, Eq, Reflect)]
 #[reflect(Component, Debug, Default, PartialEq, Clone)]
 pub struct TilemapTile;
+
+/// The kind of tile a [`TilemapCollider`]'s collider is made of: the
+/// character that draws it in the map (`'#'` for the map's own collider).
+#[derive(Component, Clone, Copy, Debug, PartialEq, Eq, Reflect)]
+#[reflect(Component, Debug, PartialEq, Clone)]
+pub struct TilemapKind(pub char);
 
 impl TilemapCollider {
     /// A map drawn in text: `'#'` is solid, any other character (`.`, a
@@ -77,9 +84,43 @@ impl TilemapCollider {
     /// before the first row and after the last are ignored, so a raw string
     /// can start on its own line.
     pub fn from_ascii(tile_size: Vec2, rows: &str) -> Self {
+        Self::from_ascii_with_kinds(tile_size, rows, [])
+    }
+
+    /// A map drawn in text with several kinds of solid tile: `'#'`, as in
+    /// [`Self::from_ascii`], and each `(symbol, layers)` of `kinds` (ground,
+    /// spikes on a hazard layer, ledges). Each kind is merged on its own
+    /// into one compound collider: `'#'` on this entity, every other kind on
+    /// a child entity with its layers, [`TilemapTile`] and
+    /// [`TilemapKind`], so a game tells a spike from the floor by the entity
+    /// it touched.
+    ///
+    /// ```
+    /// # use bevy::prelude::*;
+    /// # use bevy_collide2d::prelude::*;
+    /// const HAZARD: u32 = 0b10;
+    /// let map = TilemapCollider::from_ascii_with_kinds(
+    ///     Vec2::splat(16.0),
+    ///     "#......#\n#..^^..#\n########",
+    ///     [('^', CollisionLayers::new(HAZARD, u32::MAX))],
+    /// );
+    /// assert_eq!(map.kind_at(UVec2::new(3, 1)), Some('^'));
+    /// assert_eq!(map.kind_at(UVec2::new(0, 0)), Some('#'));
+    /// assert_eq!(map.kind_rects('^'), vec![URect::new(3, 1, 5, 2)]);
+    /// ```
+    pub fn from_ascii_with_kinds(
+        tile_size: Vec2,
+        rows: &str,
+        kinds: impl IntoIterator<Item = (char, CollisionLayers)>,
+    ) -> Self {
+        let kinds: Vec<(char, CollisionLayers)> = kinds.into_iter().collect();
+        let symbols: Vec<char> = std::iter::once('#')
+            .chain(kinds.iter().map(|k| k.0))
+            .collect();
         Self {
             tile_size,
-            cells: SolidCells::from_ascii(rows),
+            cells: SolidCells::from_ascii(rows, &symbols),
+            kinds,
         }
     }
 
@@ -94,6 +135,7 @@ impl TilemapCollider {
         Self {
             tile_size,
             cells: SolidCells::from_cells(size, solid),
+            kinds: Vec::new(),
         }
     }
 
@@ -112,6 +154,18 @@ impl TilemapCollider {
         self.cells.as_ref().is_ok_and(|cells| cells.is_solid(cell))
     }
 
+    /// The kind of the solid tile `cell` (from the bottom-left): the
+    /// character that draws it, `'#'` for maps built from cells.
+    pub fn kind_at(&self, cell: UVec2) -> Option<char> {
+        let kind = self.cells.as_ref().ok()?.kind(cell)?;
+        Some(self.symbol(kind))
+    }
+
+    /// The character of kind `kind`.
+    fn symbol(&self, kind: usize) -> char {
+        kind.checked_sub(1).map_or('#', |k| self.kinds[k].0)
+    }
+
     /// Why the map cannot be built, if it cannot: a bad tile size or bad
     /// data.
     pub fn error(&self) -> Option<TilemapError> {
@@ -126,8 +180,21 @@ impl TilemapCollider {
     /// part `i` of its collider is `rects()[i]`. Empty when [`Self::error`]
     /// says why.
     pub fn rects(&self) -> Vec<URect> {
-        match (&self.cells, self.error()) {
-            (Ok(cells), None) => cells.merged_rects(),
+        self.kind_rects('#')
+    }
+
+    /// The rectangles of the tiles of kind `symbol`, in tiles (`max`
+    /// exclusive): part `i` of that kind's collider is `kind_rects(symbol)[i]`
+    /// ([`Self::rects`] for `'#'`). Empty for a kind the map does not have.
+    pub fn kind_rects(&self, symbol: char) -> Vec<URect> {
+        let kind = match symbol {
+            '#' => Some(0),
+            _ => (self.kinds.iter())
+                .position(|k| k.0 == symbol)
+                .map(|k| k + 1),
+        };
+        match (&self.cells, self.error(), kind) {
+            (Ok(cells), None, Some(kind)) => cells.merged_rects_of(kind),
             _ => Vec::new(),
         }
     }
@@ -147,11 +214,17 @@ impl TilemapCollider {
         (cell.cmpge(Vec2::ZERO).all() && cell.cmplt(size).all()).then(|| cell.as_uvec2())
     }
 
-    /// The map's collider: a compound of its rectangles, `None` for a bad or
-    /// empty map.
+    /// The map's collider: a compound of its `'#'` rectangles, `None` for a
+    /// bad map or one without them.
     pub fn collider(&self) -> Option<Collider> {
+        self.kind_collider('#')
+    }
+
+    /// The collider of the tiles of kind `symbol`: a compound of their
+    /// rectangles, `None` for a bad map or one without them.
+    pub fn kind_collider(&self, symbol: char) -> Option<Collider> {
         let tile = self.tile_size;
-        let rects = self.rects();
+        let rects = self.kind_rects(symbol);
         (!rects.is_empty()).then(|| {
             Collider::compound(rects.into_iter().map(|rect| {
                 let (min, max) = (rect.min.as_vec2() * tile, rect.max.as_vec2() * tile);
@@ -171,36 +244,70 @@ pub(crate) fn any_tilemap_changed(maps: Query<(), Changed<TilemapCollider>>) -> 
     !maps.is_empty()
 }
 
-/// Gives new or changed [`TilemapCollider`]s their collider, or takes it
-/// away from a bad or empty map.
+/// Gives new or changed [`TilemapCollider`]s their colliders (the `'#'`
+/// one on the map, one child per other kind), or takes them away from a bad
+/// or empty map.
 pub(crate) fn build_tilemap_colliders(
     mut commands: Commands,
-    maps: Query<(Entity, &TilemapCollider), Changed<TilemapCollider>>,
+    maps: Query<(Entity, &TilemapCollider, Option<&Children>), Changed<TilemapCollider>>,
+    kind_children: Query<(), (With<TilemapTile>, With<TilemapKind>)>,
 ) {
-    for (map, tilemap) in &maps {
+    for (map, tilemap, children) in &maps {
         if let Some(error) = tilemap.error() {
             warn!("bevy_collide2d: TilemapCollider on {map} builds no collider: {error}");
         }
+        for &child in children.into_iter().flatten() {
+            if kind_children.contains(child) {
+                commands.entity(child).despawn();
+            }
+        }
         match tilemap.collider() {
             Some(collider) => {
-                commands
-                    .entity(map)
-                    .insert((collider, StaticCollider, TilemapTile));
+                commands.entity(map).insert((
+                    collider,
+                    StaticCollider,
+                    TilemapTile,
+                    TilemapKind('#'),
+                ));
             }
             None => {
                 commands.entity(map).remove::<MapCollider>();
+            }
+        }
+        for &(symbol, layers) in &tilemap.kinds {
+            if let Some(collider) = tilemap.kind_collider(symbol) {
+                commands.spawn((
+                    collider,
+                    StaticCollider,
+                    TilemapTile,
+                    TilemapKind(symbol),
+                    layers,
+                    Transform::default(),
+                    ChildOf(map),
+                ));
             }
         }
     }
 }
 
 /// What a [`TilemapCollider`] puts on its entity.
-type MapCollider = (Collider, StaticCollider, TilemapTile);
+type MapCollider = (Collider, StaticCollider, TilemapTile, TilemapKind);
 
-/// Takes the collider away with the map (not when the entity is despawned).
+/// Takes the colliders away with the map (the map's own, and its children
+/// of other kinds); nothing to do when the entity is despawned.
 fn remove_map_collider(mut world: DeferredWorld, context: HookContext) {
-    if let Ok(mut entity) = world.commands().get_entity(context.entity) {
+    let kinds: Vec<Entity> = (world.get::<Children>(context.entity).into_iter().flatten())
+        .copied()
+        .filter(|&child| world.get::<TilemapKind>(child).is_some())
+        .collect();
+    let mut commands = world.commands();
+    if let Ok(mut entity) = commands.get_entity(context.entity) {
         entity.try_remove::<MapCollider>();
+    }
+    for child in kinds {
+        if let Ok(mut child) = commands.get_entity(child) {
+            child.try_despawn();
+        }
     }
 }
 

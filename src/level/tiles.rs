@@ -4,13 +4,14 @@
 use bevy::math::{URect, UVec2, Vec2};
 use core::fmt;
 
-/// Which cells of a `size.x` by `size.y` map are solid; cell `(col, row)`
-/// counts from the bottom-left.
+/// Which cells of a `size.x` by `size.y` map are solid, and of which kind;
+/// cell `(col, row)` counts from the bottom-left.
 #[derive(Clone, Debug, Default, PartialEq)]
 pub(crate) struct SolidCells {
     size: UVec2,
-    /// Row by row from the bottom, `size.x` per row.
-    solid: Vec<bool>,
+    /// Row by row from the bottom, `size.x` per row: 0 for an empty cell,
+    /// else its kind plus one.
+    kinds: Vec<u8>,
 }
 
 /// Why tile map data cannot be used as given.
@@ -58,10 +59,11 @@ impl fmt::Display for TilemapError {
 impl std::error::Error for TilemapError {}
 
 impl SolidCells {
-    /// `'#'` is solid, any other character empty; the first line is the top
-    /// row. Blank lines before the first row and after the last are
-    /// dropped; every other character is a tile, spaces included.
-    pub(crate) fn from_ascii(rows: &str) -> Result<Self, TilemapError> {
+    /// A character of `symbols` is a solid cell of that kind (its index),
+    /// any other character empty; the first line is the top row. Blank
+    /// lines before the first row and after the last are dropped; every
+    /// other character is a tile, spaces included.
+    pub(crate) fn from_ascii(rows: &str, symbols: &[char]) -> Result<Self, TilemapError> {
         let lines: Vec<&str> = rows.lines().collect();
         let blank = |line: &&str| line.trim().is_empty();
         let first = lines.iter().position(|line| !blank(line));
@@ -81,14 +83,20 @@ impl SolidCells {
                 });
             }
         }
-        let solid = lines
+        let kind = |c: char| {
+            symbols
+                .iter()
+                .position(|&s| s == c)
+                .map_or(0, |k| k as u8 + 1)
+        };
+        let kinds = lines
             .iter()
             .rev()
-            .flat_map(|line| line.chars().map(|c| c == '#'))
+            .flat_map(|line| line.chars().map(kind))
             .collect();
         Ok(Self {
             size: UVec2::new(width as u32, lines.len() as u32),
-            solid,
+            kinds,
         })
     }
 
@@ -97,14 +105,14 @@ impl SolidCells {
         size: UVec2,
         cells: impl IntoIterator<Item = UVec2>,
     ) -> Result<Self, TilemapError> {
-        let mut solid = vec![false; size.x as usize * size.y as usize];
+        let mut kinds = vec![0; size.x as usize * size.y as usize];
         for cell in cells {
             if cell.x >= size.x || cell.y >= size.y {
                 return Err(TilemapError::CellOutside(cell));
             }
-            solid[cell.y as usize * size.x as usize + cell.x as usize] = true;
+            kinds[cell.y as usize * size.x as usize + cell.x as usize] = 1;
         }
-        Ok(Self { size, solid })
+        Ok(Self { size, kinds })
     }
 
     pub(crate) fn size(&self) -> UVec2 {
@@ -112,21 +120,33 @@ impl SolidCells {
     }
 
     pub(crate) fn is_solid(&self, cell: UVec2) -> bool {
-        cell.x < self.size.x
-            && cell.y < self.size.y
-            && self.solid[cell.y as usize * self.size.x as usize + cell.x as usize]
+        self.kind(cell).is_some()
     }
 
-    /// The solid cells as rectangles of cells (`max` exclusive): each row's
-    /// runs of solid cells, and runs spanning the same columns in
+    /// The kind of the solid tile `cell` (an index into the map's symbols).
+    pub(crate) fn kind(&self, cell: UVec2) -> Option<usize> {
+        let inside = cell.x < self.size.x && cell.y < self.size.y;
+        let at = cell.y as usize * self.size.x as usize + cell.x as usize;
+        let kind = if inside { self.kinds[at] } else { 0 };
+        (kind > 0).then(|| kind as usize - 1)
+    }
+
+    /// The solid cells of the first kind as rectangles ([`Self::merged_rects_of`]).
+    #[cfg(test)]
+    pub(crate) fn merged_rects(&self) -> Vec<URect> {
+        self.merged_rects_of(0)
+    }
+
+    /// The cells of kind `kind` as rectangles of cells (`max` exclusive):
+    /// each row's runs of them, and runs spanning the same columns in
     /// consecutive rows stacked into one. A flat floor is one rectangle, so
     /// nothing rolling along it meets a seam.
-    pub(crate) fn merged_rects(&self) -> Vec<URect> {
+    pub(crate) fn merged_rects_of(&self, kind: usize) -> Vec<URect> {
         let mut done = Vec::new();
         // Rectangles still growing upwards, by their columns.
         let mut open: Vec<URect> = Vec::new();
         for row in 0..self.size.y {
-            let runs = self.runs(row);
+            let runs = self.runs(row, kind);
             let mut still_open = Vec::with_capacity(runs.len());
             for (x0, x1) in runs {
                 match open.iter().position(|r| r.min.x == x0 && r.max.x == x1) {
@@ -146,12 +166,12 @@ impl SolidCells {
         done
     }
 
-    /// The runs of solid cells in `row`, as `(first column, last + 1)`.
-    fn runs(&self, row: u32) -> Vec<(u32, u32)> {
+    /// The runs of cells of `kind` in `row`, as `(first column, last + 1)`.
+    fn runs(&self, row: u32, kind: usize) -> Vec<(u32, u32)> {
         let mut runs = Vec::new();
         let mut start = None;
         for col in 0..=self.size.x {
-            let solid = col < self.size.x && self.is_solid(UVec2::new(col, row));
+            let solid = col < self.size.x && self.kind(UVec2::new(col, row)) == Some(kind);
             match (solid, start) {
                 (true, None) => start = Some(col),
                 (false, Some(s)) => {
@@ -177,6 +197,7 @@ mod tests {
 #....#
 ######
 ",
+            &['#'],
         )
         .unwrap();
         assert_eq!(map.size(), UVec2::new(6, 3));
@@ -192,7 +213,7 @@ mod tests {
 
     #[test]
     fn identical_runs_stack_and_others_do_not() {
-        let map = SolidCells::from_ascii("##..\n##..\n###.\n").unwrap();
+        let map = SolidCells::from_ascii("##..\n##..\n###.\n", &['#']).unwrap();
         // Bottom row: 3 wide; the two rows above: 2 wide, stacked.
         assert_eq!(
             map.merged_rects(),
@@ -203,7 +224,7 @@ mod tests {
     #[test]
     fn every_solid_cell_is_covered_exactly_once() {
         let ascii = "#.##.#\n.####.\n##..##\n#.#.#.\n";
-        let map = SolidCells::from_ascii(ascii).unwrap();
+        let map = SolidCells::from_ascii(ascii, &['#']).unwrap();
         let mut covered = [0; 24];
         for rect in map.merged_rects() {
             for y in rect.min.y..rect.max.y {
@@ -221,15 +242,34 @@ mod tests {
         }
     }
 
+    /// Kinds merge among themselves only: a spike row in a floor splits it.
+    #[test]
+    fn kinds_merge_apart() {
+        let map = SolidCells::from_ascii("..^^..\n######", &['#', '^']).unwrap();
+        assert_eq!(map.kind(UVec2::new(2, 1)), Some(1));
+        assert_eq!(map.kind(UVec2::new(0, 0)), Some(0));
+        assert_eq!(map.kind(UVec2::new(0, 1)), None);
+        assert_eq!(map.merged_rects_of(0), vec![URect::new(0, 0, 6, 1)]);
+        assert_eq!(map.merged_rects_of(1), vec![URect::new(2, 1, 4, 2)]);
+        let mixed = SolidCells::from_ascii("#^^#", &['#', '^']).unwrap();
+        assert_eq!(
+            mixed.merged_rects_of(0),
+            vec![URect::new(0, 0, 1, 1), URect::new(3, 0, 4, 1)]
+        );
+    }
+
     #[test]
     fn bad_and_odd_maps() {
-        assert_eq!(SolidCells::from_ascii("").unwrap().merged_rects(), vec![]);
         assert_eq!(
-            SolidCells::from_ascii("\n  \n").unwrap().size(),
+            SolidCells::from_ascii("", &['#']).unwrap().merged_rects(),
+            vec![]
+        );
+        assert_eq!(
+            SolidCells::from_ascii("\n  \n", &['#']).unwrap().size(),
             UVec2::ZERO
         );
         assert_eq!(
-            SolidCells::from_ascii("###\n##\n###"),
+            SolidCells::from_ascii("###\n##\n###", &['#']),
             Err(TilemapError::RaggedRow {
                 line: 2,
                 len: 2,
@@ -237,7 +277,7 @@ mod tests {
             })
         );
         // Unknown characters and spaces are empty tiles.
-        let map = SolidCells::from_ascii("\n#x?#  \n####  \n   ").unwrap();
+        let map = SolidCells::from_ascii("\n#x?#  \n####  \n   ", &['#']).unwrap();
         assert_eq!(map.size(), UVec2::new(6, 2));
         assert!(!map.is_solid(UVec2::new(1, 1)));
         assert!(map.is_solid(UVec2::new(3, 1)));
