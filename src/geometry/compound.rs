@@ -84,13 +84,11 @@ impl Compound {
 
     /// The compound of parts none of which is a compound, with its grid.
     fn from_flat(parts: Vec<CompoundPart>) -> Self {
-        let boxes = (parts.iter())
-            .map(|part| part.shape.aabb(part.pose))
-            .collect();
+        let grid = PartGrid::new((parts.iter()).map(|part| part.shape.aabb(part.pose)));
         Self {
             inner: Arc::new(Parts {
                 parts: parts.into(),
-                grid: PartGrid::new(boxes),
+                grid,
             }),
         }
     }
@@ -101,19 +99,21 @@ impl Compound {
     }
 
     /// Calls `visit` with each part (and its index) whose box may overlap
-    /// `near`, a box in the compound's frame; with every part for `None`.
+    /// the box `near` gives, in the compound's frame; with every part when it
+    /// gives `None`, or when there are too few parts for a grid.
     #[inline]
     pub(crate) fn visit_parts(
         &self,
-        near: Option<Aabb2d>,
+        near: impl FnOnce() -> Option<Aabb2d>,
         mut visit: impl FnMut(u32, &CompoundPart),
     ) {
         let parts = self.parts();
-        match (&self.inner.grid, near) {
-            (Some(grid), Some(near)) => {
+        // The box is only worked out for a grid to look it up in.
+        match (self.inner.grid.as_ref()).and_then(|grid| Some((grid, near()?))) {
+            Some((grid, near)) => {
                 grid.visit_overlapping(&near, |i| visit(i as u32, &parts[i]));
             }
-            _ => (parts.iter().enumerate()).for_each(|(i, part)| visit(i as u32, part)),
+            None => (parts.iter().enumerate()).for_each(|(i, part)| visit(i as u32, part)),
         }
     }
 

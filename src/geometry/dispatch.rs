@@ -193,14 +193,14 @@ fn over_parts<O: PairOp>(
     let mut found = op.apart();
     match (a, b) {
         (ShapeRef::Compound(compound), _) => {
-            let near = pa.local_box(op.reach(b, pb, false));
+            let near = || pa.local_box(op.reach(b, pb, false));
             compound.visit_parts(near, |_, part| {
                 let next = dispatch(op, part.shape.as_ref(), pa.of_part(part.pose), b, pb);
                 found = op.better(found, next);
             });
         }
         (_, ShapeRef::Compound(compound)) => {
-            let near = pb.local_box(op.reach(a, pa, true));
+            let near = || pb.local_box(op.reach(a, pa, true));
             compound.visit_parts(near, |_, part| {
                 let next = dispatch(op, a, pa, part.shape.as_ref(), pb.of_part(part.pose));
                 found = op.better(found, next);
@@ -356,14 +356,14 @@ pub(crate) fn contact_with_parts(
     };
     match (a, b) {
         (ShapeRef::Compound(compound), _) => {
-            let near = pa.local_box(b.aabb(pb));
+            let near = || pa.local_box(b.aabb(pb));
             compound.visit_parts(near, |i, part| {
                 let found = contact_with_parts(part.shape.as_ref(), pa * part.pose, b, pb);
                 keep(found.map(|(contact, [_, in_b])| (contact, [Some(i), in_b])));
             });
         }
         (_, ShapeRef::Compound(compound)) => {
-            let near = pb.local_box(a.aabb(pa));
+            let near = || pb.local_box(a.aabb(pa));
             compound.visit_parts(near, |i, part| {
                 let found = contact_with_parts(a, pa, part.shape.as_ref(), pb * part.pose);
                 keep(found.map(|(contact, [in_a, _])| (contact, [in_a, Some(i)])));

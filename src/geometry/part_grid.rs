@@ -31,12 +31,14 @@ pub(crate) struct PartGrid {
 }
 
 impl PartGrid {
-    /// The grid over parts with these boxes; `None` for few parts, or boxes
-    /// that are not finite (an invalid part, reported when it is used).
-    pub(crate) fn new(boxes: Vec<Aabb2d>) -> Option<Self> {
+    /// The grid over parts with these boxes; `None` for few parts (their
+    /// boxes are then not computed), or boxes that are not finite (an invalid
+    /// part, reported when it is used).
+    pub(crate) fn new(boxes: impl ExactSizeIterator<Item = Aabb2d>) -> Option<Self> {
         if boxes.len() <= MIN_PARTS {
             return None;
         }
+        let boxes: Vec<Aabb2d> = boxes.collect();
         let (lo, hi) = (boxes.iter()).fold((Vec2::INFINITY, Vec2::NEG_INFINITY), |(lo, hi), b| {
             (lo.min(b.min), hi.max(b.max))
         });
@@ -196,7 +198,7 @@ mod tests {
                     }
                 })
                 .collect();
-            let grid = PartGrid::new(boxes.clone()).unwrap();
+            let grid = PartGrid::new(boxes.iter().copied()).unwrap();
             for _ in 0..200 {
                 let min = Vec2::new(
                     rng.random_range(-700.0..700.0),
@@ -224,10 +226,13 @@ mod tests {
             min: Vec2::ZERO,
             max: Vec2::ONE,
         };
-        assert!(PartGrid::new(vec![unit; MIN_PARTS]).is_none());
+        assert!(PartGrid::new(vec![unit; MIN_PARTS].into_iter()).is_none());
         let mut boxes = vec![unit; 40];
         boxes[3].max.x = f32::INFINITY;
-        assert!(PartGrid::new(boxes).is_none());
-        assert!(PartGrid::new(vec![unit; 40]).is_some(), "all in one place");
+        assert!(PartGrid::new(boxes.into_iter()).is_none());
+        assert!(
+            PartGrid::new(vec![unit; 40].into_iter()).is_some(),
+            "all in one place"
+        );
     }
 }

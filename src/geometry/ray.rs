@@ -142,10 +142,12 @@ fn ray_compound(
     direction: Dir2,
     max_distance: f32,
 ) -> Option<RayIntersection> {
-    let end = origin + direction * max_distance;
-    let ray_box = Aabb2d::new(origin, Vec2::ZERO).merge(&Aabb2d::new(end, Vec2::ZERO));
+    let near = || {
+        let end = origin + direction * max_distance;
+        pose.local_box(Aabb2d::new(origin, Vec2::ZERO).merge(&Aabb2d::new(end, Vec2::ZERO)))
+    };
     let mut nearest: Option<RayIntersection> = None;
-    compound.visit_parts(pose.local_box(ray_box), |_, part| {
+    compound.visit_parts(near, |_, part| {
         let part_pose = pose * part.pose;
         let hit = (part.shape.as_ref()).cast_ray(part_pose, origin, direction, max_distance);
         if let Some(hit) = hit

@@ -203,7 +203,7 @@ fn closest_points_of(
 #[inline(never)]
 fn compound_contains(compound: &Compound, pose: Isometry2d, point: Vec2) -> bool {
     let mut inside = false;
-    let near = pose.local_box(Aabb2d::new(point, Vec2::ZERO));
+    let near = || pose.local_box(Aabb2d::new(point, Vec2::ZERO));
     compound.visit_parts(near, |_, part| {
         inside = inside || part.shape.contains_point(pose * part.pose, point);
     });

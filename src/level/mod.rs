@@ -63,6 +63,9 @@ pub struct TilemapCollider {
     /// The kinds of solid tile beyond `'#'`, with their layers: kind `k + 1`
     /// of the cells.
     kinds: Vec<(char, CollisionLayers)>,
+    /// Each kind's merged rectangles, worked out once (a contact's part is
+    /// looked up in them); empty for a bad map.
+    merged: Vec<Vec<URect>>,
 }
 
 /// Marks the colliders a [`TilemapCollider`] built (on its own entity, and
@@ -117,11 +120,7 @@ impl TilemapCollider {
         let symbols: Vec<char> = std::iter::once('#')
             .chain(kinds.iter().map(|k| k.0))
             .collect();
-        Self {
-            tile_size,
-            cells: SolidCells::from_ascii(rows, &symbols),
-            kinds,
-        }
+        Self::new(tile_size, SolidCells::from_ascii(rows, &symbols), kinds)
     }
 
     /// A map of `size` tiles whose solid tiles are `solid`, each `(col,
@@ -132,11 +131,27 @@ impl TilemapCollider {
         size: UVec2,
         solid: impl IntoIterator<Item = UVec2>,
     ) -> Self {
-        Self {
+        Self::new(tile_size, SolidCells::from_cells(size, solid), Vec::new())
+    }
+
+    /// The map of these cells and kinds, its rectangles merged.
+    fn new(
+        tile_size: Vec2,
+        cells: Result<SolidCells, TilemapError>,
+        kinds: Vec<(char, CollisionLayers)>,
+    ) -> Self {
+        let mut map = Self {
             tile_size,
-            cells: SolidCells::from_cells(size, solid),
-            kinds: Vec::new(),
+            cells,
+            kinds,
+            merged: Vec::new(),
+        };
+        if let (Ok(cells), None) = (&map.cells, map.error()) {
+            map.merged = (0..=map.kinds.len())
+                .map(|kind| cells.merged_rects_of(kind))
+                .collect();
         }
+        map
     }
 
     /// The size of one tile, in this entity's units.
@@ -193,17 +208,16 @@ impl TilemapCollider {
                 .position(|k| k.0 == symbol)
                 .map(|k| k + 1),
         };
-        match (&self.cells, self.error(), kind) {
-            (Ok(cells), None, Some(kind)) => cells.merged_rects_of(kind),
-            _ => Vec::new(),
-        }
+        kind.and_then(|kind| self.merged.get(kind))
+            .cloned()
+            .unwrap_or_default()
     }
 
     /// The tiles of part `part` of the map's collider (`max` exclusive), as
     /// [`Collisions::parts`](crate::Collisions::parts) names it; `None` for
     /// no such part.
     pub fn part_cells(&self, part: u32) -> Option<URect> {
-        self.rects().get(part as usize).copied()
+        self.merged.first()?.get(part as usize).copied()
     }
 
     /// The tile holding `point`, given in this entity's space (before its

@@ -192,21 +192,19 @@ impl Collisions {
     /// [`Swept`](crate::Swept) collider, see [which contact it
     /// holds](Self#which-contact-a-swept-pair-holds).
     pub fn get(&self, entity: Entity, other: Entity) -> Option<Contact> {
-        let (a, b) = if entity < other {
-            (entity, other)
-        } else {
-            (other, entity)
-        };
-        let index = self
-            .pairs
-            .binary_search_by(|pair| (pair.a, pair.b).cmp(&(a, b)))
-            .ok()?;
+        let (index, from_a) = self.find(entity, other)?;
         let contact = self.pairs[index].contact;
-        Some(if entity == a {
-            contact
-        } else {
-            contact.flipped()
-        })
+        Some(if from_a { contact } else { contact.flipped() })
+    }
+
+    /// Where the pair of `entity` and `other` is in `pairs`, and whether
+    /// `entity` is its `a`.
+    fn find(&self, entity: Entity, other: Entity) -> Option<(usize, bool)> {
+        let key = (entity.min(other), entity.max(other));
+        let index = (self.pairs)
+            .binary_search_by(|pair| (pair.a, pair.b).cmp(&key))
+            .ok()?;
+        Some((index, entity == key.0))
     }
 
     /// Whether `entity` and `other` touch.
@@ -259,23 +257,13 @@ impl Collisions {
     /// # bevy::ecs::system::assert_is_system(spiked);
     /// ```
     pub fn parts(&self, entity: Entity, other: Entity) -> Option<ContactParts> {
-        let (a, b) = if entity < other {
-            (entity, other)
-        } else {
-            (other, entity)
-        };
-        let found = self
-            .pairs
-            .binary_search_by(|pair| (pair.a, pair.b).cmp(&(a, b)));
-        found.ok()?;
-        let parts = match self
-            .part_pairs
-            .binary_search_by(|p| (p.a, p.b).cmp(&(a, b)))
-        {
-            Ok(index) => self.part_pairs[index].parts,
+        let (index, from_a) = self.find(entity, other)?;
+        let (a, b) = (self.pairs[index].a, self.pairs[index].b);
+        let parts = match (self.part_pairs).binary_search_by(|p| (p.a, p.b).cmp(&(a, b))) {
+            Ok(at) => self.part_pairs[at].parts,
             Err(_) => ContactParts::NONE,
         };
-        Some(if entity == a { parts } else { parts.swapped() })
+        Some(if from_a { parts } else { parts.swapped() })
     }
 
     /// The current contacts of part `part` of the compound `entity`, seen
