@@ -166,6 +166,41 @@ impl Collider {
         }))
     }
 
+    /// The line through `points` in order, in local coordinates: terrain
+    /// drawn as a line, hills and slopes. Closed when the last point equals
+    /// the first. No thickness, like [`segment`](Collider::segment), and
+    /// both sides collide. A [compound](Collider::compound) of its
+    /// segments (part `i` from the `i`-th point to the next) with the
+    /// ghost-vertex rule of Box2D's chains: a circle, capsule or box
+    /// sliding along it gets no sideways normal at a vertex where the line
+    /// runs on straight or bends towards it, so it does not catch on the
+    /// joints (see [`Compound::polyline`]). Repeated neighbouring points
+    /// are dropped.
+    ///
+    /// Fails for a point that is NaN, infinite or too large
+    /// ([`ShapeError::InvalidVertex`]) and for fewer than two distinct
+    /// points ([`ShapeError::EmptyCompound`]).
+    ///
+    /// ```
+    /// # use bevy::prelude::*;
+    /// # use bevy_collide2d::prelude::*;
+    /// let ground = Collider::polyline(&[
+    ///     Vec2::new(-100.0, 0.0),
+    ///     Vec2::new(0.0, 0.0),
+    ///     Vec2::new(100.0, 0.0),
+    /// ])
+    /// .unwrap();
+    /// // A box sunk a little into the ground, right over the joint: pushed up, not sideways.
+    /// let crate_box = Collider::rect(10.0, 10.0);
+    /// let contact = ground
+    ///     .contact(Isometry2d::IDENTITY, &crate_box, Isometry2d::from_xy(4.9, 4.9))
+    ///     .unwrap();
+    /// assert_eq!(contact.normal, Dir2::Y);
+    /// ```
+    pub fn polyline(points: &[Vec2]) -> Result<Self, ShapeError> {
+        Compound::polyline(points).map(|chain| Self::new(Shape::Compound(chain)))
+    }
+
     /// Several colliders as one, each at a pose relative to the entity: an
     /// L-shaped wall, a ship's hull and wings. One entity, so events stay
     /// per pair of entities: one `Started` when any part starts touching

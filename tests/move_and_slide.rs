@@ -428,6 +428,50 @@ fn tile_seams_never_stop_a_walk() {
     }
 }
 
+/// Rolling hills as one polyline, a point every 10 units (80 interior
+/// vertices, convex and concave, none steeper than 27 degrees).
+fn hill_height(x: f32) -> f32 {
+    30.0 * (x / 60.0).sin()
+}
+
+#[test]
+fn a_polyline_hill_is_walked_without_snagging() {
+    let points: Vec<Vec2> = (0..=80)
+        .map(|i| Vec2::new(i as f32 * 10.0, hill_height(i as f32 * 10.0)))
+        .collect();
+    let mut level = Level::new(|app| {
+        solid(app, Collider::polyline(&points).unwrap(), 0.0, 0.0);
+    });
+    let config = MoveAndSlideConfig {
+        snap_to_ground: 4.0,
+        ..config()
+    };
+    for (name, collider) in characters() {
+        for walk in [WALK, -WALK] {
+            let half = collider.aabb(Isometry2d::IDENTITY).half_size();
+            let start_x = if walk > 0.0 { 100.0 } else { 700.0 };
+            let start_y = hill_height(start_x) + half.y + 20.0;
+            let mut character = Character::new(collider.clone(), start_x, start_y);
+            for _ in 0..30 {
+                character.frame(&mut level, 0.0, &config);
+            }
+            for frame in 0..240 {
+                let out = character.frame(&mut level, walk, &config);
+                assert!(
+                    (out.moved.x - walk * DT).abs() < 1e-3,
+                    "{name} at {walk} snagged at frame {frame}, x {}: {out:?}",
+                    character.at.x
+                );
+                assert!(out.grounded, "{name} at {walk} frame {frame}: {out:?}");
+                assert!(
+                    out.hits.iter().all(|hit| hit.normal.y > 0.88),
+                    "{name} at {walk} got a sideways normal at frame {frame}: {out:?}"
+                );
+            }
+        }
+    }
+}
+
 #[test]
 fn walking_up_a_slope_into_a_wall_stops_without_climbing_or_jitter() {
     let angle = FRAC_PI_6;

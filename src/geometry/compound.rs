@@ -12,7 +12,9 @@ use bevy::math::{Isometry2d, Rot2, Vec2};
 use bevy::reflect::Reflect;
 use bevy::shape::Aabb2d;
 
+use super::checked::within_magnitude;
 use super::part_grid::PartGrid;
+use super::polyline::ChainSegment;
 use super::{Shape, ShapeError};
 
 /// One part of a [`Compound`]: a shape placed at `pose` relative to the
@@ -46,11 +48,14 @@ pub struct Compound {
 struct Parts {
     parts: Box<[CompoundPart]>,
     grid: Option<PartGrid>,
+    /// A polyline's points (the last equal to the first when closed): part
+    /// `i` is the segment from point `i` to `i + 1`.
+    polyline: Option<Box<[Vec2]>>,
 }
 
 impl PartialEq for Compound {
     fn eq(&self, other: &Self) -> bool {
-        self.parts() == other.parts()
+        self.parts() == other.parts() && self.polyline_points() == other.polyline_points()
     }
 }
 
@@ -82,13 +87,59 @@ impl Compound {
         Self::from_flat(flat)
     }
 
+    /// The segments joining `points` in order, as one polyline (a chain):
+    /// closed when the last point equals the first. Part `i` is the segment
+    /// from the `i`-th point to the next, once repeated neighbouring points
+    /// are dropped.
+    ///
+    /// Unlike a compound of the same segments, a shape moving along it gets
+    /// no sideways normal at an interior vertex: a contact whose normal
+    /// tilts towards a vertex where the line runs straight on or bends
+    /// towards the shape is taken as one with the segment's face, and one
+    /// beyond a convex corner is left to the neighbouring segment (Box2D's
+    /// ghost-vertex rule for chains). Both sides collide.
+    ///
+    /// Fails for a point that is NaN, infinite or too large
+    /// ([`ShapeError::InvalidVertex`]) and for fewer than two distinct
+    /// points ([`ShapeError::EmptyCompound`]). A polyline put into another
+    /// compound ([`Compound::new`]) becomes plain segments there.
+    pub fn polyline(points: &[Vec2]) -> Result<Self, ShapeError> {
+        if let Some(&bad) = points.iter().find(|&&p| !within_magnitude(p)) {
+            return Err(ShapeError::InvalidVertex(bad));
+        }
+        let mut kept: Vec<Vec2> = Vec::with_capacity(points.len());
+        for &point in points {
+            if kept.last() != Some(&point) {
+                kept.push(point);
+            }
+        }
+        if kept.len() < 2 {
+            return Err(ShapeError::EmptyCompound);
+        }
+        let parts = (kept.windows(2))
+            .map(|ends| CompoundPart {
+                pose: Isometry2d::IDENTITY,
+                shape: Shape::Segment {
+                    a: ends[0],
+                    b: ends[1],
+                },
+            })
+            .collect();
+        Ok(Self::from_parts(parts, Some(kept.into())))
+    }
+
     /// The compound of parts none of which is a compound, with its grid.
     fn from_flat(parts: Vec<CompoundPart>) -> Self {
+        Self::from_parts(parts, None)
+    }
+
+    fn from_parts(parts: Vec<CompoundPart>, polyline: Option<Box<[Vec2]>>) -> Self {
         let grid = PartGrid::new((parts.iter()).map(|part| part.shape.aabb(part.pose)));
         Self {
             inner: Arc::new(Parts {
                 parts: parts.into(),
                 grid,
+                polyline,
             }),
         }
     }
@@ -96,6 +147,37 @@ impl Compound {
     /// The parts, in order.
     pub fn parts(&self) -> &[CompoundPart] {
         &self.inner.parts
+    }
+
+    /// A polyline's points, in order (the last equal to the first when it is
+    /// closed), without repeats; `None` for other compounds.
+    pub fn polyline_points(&self) -> Option<&[Vec2]> {
+        self.inner.polyline.as_deref()
+    }
+
+    /// Part `i` of a polyline with its neighbours' far ends; `None` for
+    /// other compounds.
+    #[inline]
+    pub(crate) fn chain_segment(&self, i: u32) -> Option<ChainSegment> {
+        let points = self.inner.polyline.as_deref()?;
+        let (i, last) = (i as usize, points.len() - 1);
+        let closed = last >= 3 && points[0] == points[last];
+        let before = match i {
+            0 if closed => Some(points[last - 1]),
+            0 => None,
+            _ => Some(points[i - 1]),
+        };
+        let after = match i + 2 {
+            j if j <= last => Some(points[j]),
+            _ if closed => Some(points[1]),
+            _ => None,
+        };
+        Some(ChainSegment {
+            a: points[i],
+            b: points[i + 1],
+            before,
+            after,
+        })
     }
 
     /// Calls `visit` with each part (and its index) whose box may overlap
@@ -124,6 +206,10 @@ impl Compound {
     /// keeps its kind (a rectangle stays a rectangle, stretched along its
     /// own axes) rather than shearing.
     pub(crate) fn scaled(&self, scale: Vec2) -> Result<Self, ShapeError> {
+        if let Some(points) = self.polyline_points() {
+            let scaled: Vec<Vec2> = points.iter().map(|&p| p * scale).collect();
+            return Self::polyline(&scaled);
+        }
         // Mirrored on one axis: the part's frame turns the other way.
         let mirrored = scale.x * scale.y < 0.0;
         let parts = self.parts().iter().map(|part| {

@@ -21,6 +21,7 @@
 use bevy::math::{Isometry2d, Vec2};
 use bevy::shape::Aabb2d;
 
+use super::polyline::{ChainSegment, ghost_contact};
 use super::shape_ref::ShapeRef;
 use super::{Contact, convex, pairs};
 
@@ -49,6 +50,22 @@ pub(crate) trait PairOp: Copy {
     /// (`first` if it is the pair's first shape), relative to the other
     /// shape: the parts of a compound other shape outside it are skipped.
     fn reach(self, shape: ShapeRef<'_>, place: Self::Place, first: bool) -> Aabb2d;
+
+    /// What it found against one segment of a polyline at `chain`, under
+    /// the ghost-vertex rule (`polyline.rs`), `other` at `other_place`
+    /// being the rest of the pair (`chain_first`: the polyline is the
+    /// pair's first shape). As found for an operation with no normal.
+    fn ghost_rule(
+        self,
+        found: Self::Out,
+        _segment: &ChainSegment,
+        _chain: Self::Place,
+        _other: ShapeRef<'_>,
+        _other_place: Self::Place,
+        _chain_first: bool,
+    ) -> Self::Out {
+        found
+    }
 
     /// Any two shapes.
     fn general(
@@ -194,15 +211,21 @@ fn over_parts<O: PairOp>(
     match (a, b) {
         (ShapeRef::Compound(compound), _) => {
             let near = || pa.local_box(op.reach(b, pb, false));
-            compound.visit_parts(near, |_, part| {
-                let next = dispatch(op, part.shape.as_ref(), pa.of_part(part.pose), b, pb);
+            compound.visit_parts(near, |i, part| {
+                let mut next = dispatch(op, part.shape.as_ref(), pa.of_part(part.pose), b, pb);
+                if let Some(segment) = compound.chain_segment(i) {
+                    next = op.ghost_rule(next, &segment, pa, b, pb, true);
+                }
                 found = op.better(found, next);
             });
         }
         (_, ShapeRef::Compound(compound)) => {
             let near = || pb.local_box(op.reach(a, pa, true));
-            compound.visit_parts(near, |_, part| {
-                let next = dispatch(op, a, pa, part.shape.as_ref(), pb.of_part(part.pose));
+            compound.visit_parts(near, |i, part| {
+                let mut next = dispatch(op, a, pa, part.shape.as_ref(), pb.of_part(part.pose));
+                if let Some(segment) = compound.chain_segment(i) {
+                    next = op.ghost_rule(next, &segment, pb, a, pa, false);
+                }
                 found = op.better(found, next);
             });
         }
@@ -275,6 +298,18 @@ impl PairOp for ContactOp {
 
     fn better(self, found: Option<Contact>, next: Option<Contact>) -> Option<Contact> {
         deeper(found, next)
+    }
+
+    fn ghost_rule(
+        self,
+        found: Option<Contact>,
+        segment: &ChainSegment,
+        chain: Isometry2d,
+        other: ShapeRef<'_>,
+        other_place: Isometry2d,
+        chain_first: bool,
+    ) -> Option<Contact> {
+        found.map(|contact| ghost_contact(contact, segment, chain, other, other_place, chain_first))
     }
 
     fn reach(self, shape: ShapeRef<'_>, place: Isometry2d, _: bool) -> Aabb2d {
@@ -359,14 +394,28 @@ pub(crate) fn contact_with_parts(
             let near = || pa.local_box(b.aabb(pb));
             compound.visit_parts(near, |i, part| {
                 let found = contact_with_parts(part.shape.as_ref(), pa * part.pose, b, pb);
-                keep(found.map(|(contact, [_, in_b])| (contact, [Some(i), in_b])));
+                let found = found.map(|(contact, [_, in_b])| {
+                    let contact = match compound.chain_segment(i) {
+                        Some(segment) => ghost_contact(contact, &segment, pa, b, pb, true),
+                        None => contact,
+                    };
+                    (contact, [Some(i), in_b])
+                });
+                keep(found);
             });
         }
         (_, ShapeRef::Compound(compound)) => {
             let near = || pb.local_box(a.aabb(pa));
             compound.visit_parts(near, |i, part| {
                 let found = contact_with_parts(a, pa, part.shape.as_ref(), pb * part.pose);
-                keep(found.map(|(contact, [in_a, _])| (contact, [in_a, Some(i)])));
+                let found = found.map(|(contact, [in_a, _])| {
+                    let contact = match compound.chain_segment(i) {
+                        Some(segment) => ghost_contact(contact, &segment, pb, a, pa, false),
+                        None => contact,
+                    };
+                    (contact, [in_a, Some(i)])
+                });
+                keep(found);
             });
         }
         _ => return a.contact(pa, b, pb).map(|contact| (contact, [None, None])),

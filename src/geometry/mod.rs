@@ -15,6 +15,7 @@ mod dispatch;
 mod pairs;
 mod part_grid;
 mod polygon;
+mod polyline;
 mod pose;
 mod push_out;
 mod ray;

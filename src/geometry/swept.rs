@@ -11,6 +11,7 @@ use super::convex::{self, Core};
 use super::dispatch::PartPlace;
 use super::dispatch::{PairOp, deeper, dispatch};
 use super::pairs::{circle_circle_contact, circle_rect_contact, rect_rect_separations};
+use super::polyline::{ChainSegment, ghost_contact};
 use super::{Contact, Shape, ShapeRef, rect_rect_contact};
 
 /// A rotating rectangle's step is cut so that it turns at most this much
@@ -527,6 +528,28 @@ impl PairOp for TimeOfImpactOp {
             (None, n) => n,
             (f, _) => f,
         }
+    }
+
+    /// The rule at the poses of the touch.
+    fn ghost_rule(
+        self,
+        found: Option<Contact>,
+        segment: &ChainSegment,
+        chain: Sweep,
+        other: ShapeRef<'_>,
+        other_place: Sweep,
+        chain_first: bool,
+    ) -> Option<Contact> {
+        let contact = found?;
+        let t = contact.time_of_impact;
+        Some(ghost_contact(
+            contact,
+            segment,
+            chain.at(t),
+            other,
+            other_place.at(t),
+            chain_first,
+        ))
     }
 
     #[inline(always)]

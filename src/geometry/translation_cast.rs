@@ -29,6 +29,7 @@ use smallvec::SmallVec;
 use super::ShapeRef;
 use super::convex::Core;
 use super::dispatch::{PairOp, dispatch};
+use super::polyline::{ChainSegment, GhostRule};
 
 use TranslationCast::{AtStart, Hit, Miss};
 
@@ -541,6 +542,40 @@ impl PairOp for TranslationCastOp {
             (AtStart { .. }, _) | (Hit { .. }, Miss) => found,
             (Hit { distance: f, .. }, Hit { distance: n, .. }) if f <= n => found,
             _ => next,
+        }
+    }
+
+    /// A hit's normal is the target's: the polyline's when it is the
+    /// target, seen from the other side when it is the one cast. A start
+    /// in contact is left to the contact test.
+    fn ghost_rule(
+        self,
+        found: TranslationCast,
+        segment: &ChainSegment,
+        chain: Isometry2d,
+        _: ShapeRef<'_>,
+        other_place: Isometry2d,
+        chain_first: bool,
+    ) -> TranslationCast {
+        let Hit {
+            distance,
+            point,
+            normal,
+        } = found
+        else {
+            return found;
+        };
+        let sign = if chain_first { -1.0 } else { 1.0 };
+        let centre = chain.inverse_transform_point(other_place.translation);
+        match segment.classify(chain.rotation.inverse() * (*normal * sign), centre) {
+            GhostRule::Keep => found,
+            // The neighbour's face owns the touch: it reports it.
+            GhostRule::Skip { .. } => Miss,
+            GhostRule::Snap(side) => Hit {
+                distance,
+                point,
+                normal: Dir2::new_unchecked(chain.rotation * side * sign),
+            },
         }
     }
 
