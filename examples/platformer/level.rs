@@ -1,16 +1,17 @@
-//! The level: an ASCII tile map ([`TilemapCollider`]) plus what tiles cannot
-//! draw: a ramp (a convex polygon), a slope (a rotated rectangle), a one-way
-//! platform, a moving platform, coins, spikes and the goal.
+//! The level: an ASCII tile map ([`TilemapCollider`]) with spike tiles of
+//! their own kind, plus what tiles cannot draw: a ramp (a convex polygon),
+//! a hill (a polyline), a one-way platform, a moving platform, coins and the
+//! goal.
 
 use bevy::prelude::*;
 use bevy_collide2d::prelude::*;
 
 use super::player::touch;
-use super::{Coin, Goal, Hazard, ITEMS, MovingPlatform, PLAYER, Player, SOLID, SPAWN, TILE};
+use super::{Coin, Goal, ITEMS, MovingPlatform, PLAYER, Player, SOLID, SPAWN, TILE};
 
-/// `#` is solid; the first line is the top row. Tile (col, row), counted
-/// from the bottom left, is centred on `((col + 0.5) * TILE, (row + 0.5) *
-/// TILE)`.
+/// `#` is solid, `^` spikes at the bottom of the pits; the first line is the
+/// top row. Tile (col, row), counted from the bottom left, is centred on
+/// `((col + 0.5) * TILE, (row + 0.5) * TILE)`.
 const MAP: &str = "
 ############################################################
 #..........................................................#
@@ -23,8 +24,11 @@ const MAP: &str = "
 #..............######......................................#
 #..............######......................................#
 ###############################....########.........########
-############################################################
+###############################^^^^########^^^^^^^^^########
 ";
+
+/// The map's spike tiles: their own collider, on the `ITEMS` layer.
+pub const SPIKES: char = '^';
 
 /// The ground's top, where the player walks.
 pub const GROUND: f32 = 2.0 * TILE;
@@ -39,13 +43,34 @@ pub const GOAL_X: f32 = 56.0 * TILE;
 
 const WALL_COLOR: Color = Color::srgb(0.30, 0.33, 0.42);
 const LEDGE_COLOR: Color = Color::srgb(0.55, 0.45, 0.30);
+const SPIKE_COLOR: Color = Color::srgb(0.85, 0.2, 0.2);
 
 /// The level's size in world units.
 pub fn level_size() -> Vec2 {
-    TilemapCollider::from_ascii(Vec2::splat(TILE), MAP)
-        .size()
-        .as_vec2()
-        * TILE
+    tilemap().size().as_vec2() * TILE
+}
+
+/// The map's walls and floors on this entity, its spikes on a child entity
+/// with their own layers (and [`TilemapKind`]`(SPIKES)`).
+fn tilemap() -> TilemapCollider {
+    let spikes = CollisionLayers::new(ITEMS, PLAYER);
+    TilemapCollider::from_ascii_with_kinds(Vec2::splat(TILE), MAP, [(SPIKES, spikes)])
+}
+
+/// The hill's line: from the block's top right corner down to the ground
+/// in a smooth curve, a point every 8 units.
+pub fn hill_points() -> Vec<Vec2> {
+    let (top, bottom) = (Vec2::new(21.0, 5.0) * TILE, Vec2::new(27.0, 2.0) * TILE);
+    (0..=15)
+        .map(|i| {
+            let t = i as f32 / 15.0;
+            let ease = (1.0 - (t * std::f32::consts::PI).cos()) / 2.0;
+            Vec2::new(
+                top.x + (bottom.x - top.x) * t,
+                top.y + (bottom.y - top.y) * ease,
+            )
+        })
+        .collect()
 }
 
 /// Static things are level geometry on the `SOLID` layer.
@@ -56,16 +81,21 @@ fn solid() -> impl Bundle {
 pub fn spawn_level(mut commands: Commands) {
     // One static collider of merged runs of tiles; sprites draw each tile.
     commands.spawn((
-        TilemapCollider::from_ascii(Vec2::splat(TILE), MAP),
+        tilemap(),
         CollisionLayers::new(SOLID, PLAYER),
         Transform::default(),
     ));
     let rows = MAP.trim().lines().rev();
     for (row, line) in rows.enumerate() {
-        for (col, _) in line.chars().enumerate().filter(|&(_, c)| c == '#') {
+        for (col, tile) in line.chars().enumerate() {
+            let color = match tile {
+                '#' => WALL_COLOR,
+                SPIKES => SPIKE_COLOR,
+                _ => continue,
+            };
             let centre = (Vec2::new(col as f32, row as f32) + 0.5) * TILE;
             commands.spawn((
-                Sprite::from_color(WALL_COLOR, Vec2::splat(TILE - 1.0)),
+                Sprite::from_color(color, Vec2::splat(TILE - 1.0)),
                 Transform::from_translation(centre.extend(-1.0)),
             ));
         }
@@ -84,20 +114,12 @@ pub fn spawn_level(mut commands: Commands) {
         Transform::default(),
     ));
 
-    // A slope down from the block's top right corner to the ground: a
-    // rotated rectangle whose top face runs from `top` to `bottom`.
-    let (top, bottom) = (Vec2::new(21.0, 5.0) * TILE, Vec2::new(27.0, 2.0) * TILE);
-    let along = bottom - top;
-    let thickness = 10.0;
-    let rotation = Rot2::radians(along.to_angle());
-    let up = rotation * Vec2::Y;
-    let centre = (top + bottom) / 2.0 - up * thickness / 2.0;
+    // A hill down from the block's top right corner to the ground: a
+    // polyline, walked over its joints without catching on them.
     commands.spawn((
-        Collider::rect(along.length(), thickness),
+        Collider::polyline(&hill_points()).expect("distinct points"),
         solid(),
-        Sprite::from_color(WALL_COLOR, Vec2::new(along.length(), thickness)),
-        Transform::from_translation(centre.extend(-1.0))
-            .with_rotation(Quat::from_rotation_z(rotation.as_radians())),
+        Transform::default(),
     ));
 
     // A ledge the player jumps up through and lands on.
@@ -119,17 +141,6 @@ pub fn spawn_level(mut commands: Commands) {
         Sprite::from_color(LEDGE_COLOR, Vec2::new(60.0, 10.0)),
         Transform::from_xyz(PLATFORM_RANGE.0, GROUND - 5.0, -1.0),
     ));
-
-    // Spikes at the bottom of both pits.
-    for (from, to) in [(31.0 * TILE, 35.0 * TILE), PIT] {
-        commands.spawn((
-            Hazard,
-            Collider::rect(to - from, 10.0),
-            CollisionLayers::new(ITEMS, PLAYER),
-            Sprite::from_color(Color::srgb(0.85, 0.2, 0.2), Vec2::new(to - from, 10.0)),
-            Transform::from_xyz((from + to) / 2.0, TILE + 5.0, -1.0),
-        ));
-    }
 
     // Coins along the route: on the ground, on the block, above the ledge,
     // over the pit.

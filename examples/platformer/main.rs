@@ -2,12 +2,13 @@
 //! [`SpatialQuery::move_and_slide`], with no physics engine.
 //!
 //! The character runs, jumps, walks up a ramp (a convex polygon) and down a
-//! slope (a rotated rectangle) without sliding back, jumps up through a
+//! hill (a polyline) without sliding back or catching on its joints, jumps up through a
 //! one-way ledge ([`OneWayPlatform`]) and lands on it, and rides a moving
 //! platform over a pit: `move_and_slide` reports the ground it stands on,
-//! and the platform's motion is added to the character's. Coins, spikes and
-//! the goal are colliders on another layer, heard through an observer on
-//! the player ([`CollisionStarted`]).
+//! and the platform's motion is added to the character's. Coins, the goal
+//! and the spikes (tiles of their own kind in the map, `^`) are colliders
+//! on another layer, heard through an observer on the player
+//! ([`CollisionStarted`]).
 //!
 //! [`level`] builds the level, [`player`] moves the player and reacts to
 //! what it touches, [`autoplay`] plays the route by itself, [`view`] draws
@@ -46,7 +47,7 @@ use bevy::time::TimeUpdateStrategy;
 use bevy_collide2d::prelude::*;
 
 use autoplay::autoplay;
-use level::{GROUND, move_platforms, spawn_level};
+use level::{GROUND, SPIKES, move_platforms, spawn_level};
 use player::move_player;
 
 /// World units per tile.
@@ -114,9 +115,6 @@ pub struct MovingPlatform {
 pub struct Coin;
 
 #[derive(Component)]
-pub struct Hazard;
-
-#[derive(Component)]
 pub struct Goal;
 
 /// What the player wants this frame, from the keyboard or the autoplay.
@@ -149,10 +147,10 @@ pub struct Game {
 
 /// After detection: counts the frame and checks that the player is never
 /// inside the level's walls, floors and slopes (a one-way ledge it jumps
-/// through is not one), nor below its floor.
+/// through and the spikes are not ones), nor below its floor.
 fn check_player(
     player: Single<(Entity, &Transform, &CollidingEntities), With<Player>>,
-    walls: Query<(), (With<StaticCollider>, Without<OneWayPlatform>)>,
+    walls: Query<Option<&TilemapKind>, (With<StaticCollider>, Without<OneWayPlatform>)>,
     collisions: Res<Collisions>,
     mut game: ResMut<Game>,
 ) {
@@ -163,7 +161,10 @@ fn check_player(
     }
     game.lowest = game.lowest.min(transform.translation.y);
     for other in touching.iter() {
-        if let (true, Some(contact)) = (walls.contains(other), collisions.get(entity, other)) {
+        let wall = walls
+            .get(other)
+            .is_ok_and(|kind| kind.is_none_or(|k| k.0 != SPIKES));
+        if let (true, Some(contact)) = (wall, collisions.get(entity, other)) {
             game.deepest_overlap = game.deepest_overlap.max(contact.depth);
         }
     }

@@ -5,7 +5,8 @@
 use bevy::prelude::*;
 use bevy_collide2d::prelude::*;
 
-use super::{Coin, Controls, Game, Goal, Hazard, MovingPlatform, PLAYER, Player, SOLID, SPAWN};
+use super::level::SPIKES;
+use super::{Coin, Controls, Game, Goal, MovingPlatform, PLAYER, Player, SOLID, SPAWN};
 
 pub const RUN_SPEED: f32 = 180.0;
 pub const JUMP_SPEED: f32 = 420.0;
@@ -66,7 +67,7 @@ pub fn move_player(
 pub fn touch(
     hit: On<CollisionStarted>,
     coins: Query<(), With<Coin>>,
-    hazards: Query<(), With<Hazard>>,
+    kinds: Query<&TilemapKind>,
     goals: Query<(), With<Goal>>,
     mut players: Query<(&mut Transform, &mut Player)>,
     mut game: ResMut<Game>,
@@ -75,7 +76,7 @@ pub fn touch(
     if coins.contains(hit.other) {
         commands.entity(hit.other).despawn();
         game.coins += 1;
-    } else if hazards.contains(hit.other) {
+    } else if kinds.get(hit.other).is_ok_and(|kind| kind.0 == SPIKES) {
         if let Ok((mut transform, mut player)) = players.get_mut(hit.entity) {
             transform.translation = SPAWN.extend(transform.translation.z);
             *player = Player::default();

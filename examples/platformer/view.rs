@@ -1,14 +1,16 @@
 //! The window: a camera that follows the player, meshes for the shapes that
-//! sprites cannot draw (the ramp, the capsule, the coins), the keyboard and
-//! a line of text.
+//! sprites cannot draw (the ramp, the hill, the capsule, the coins), the
+//! keyboard and a line of text.
 
+use bevy::asset::RenderAssetUsages;
+use bevy::mesh::PrimitiveTopology;
 use bevy::prelude::*;
 use bevy::sprite_render::{ColorMaterial, MeshMaterial2d};
 use bevy_collide2d::geometry::{ConvexPolygon, Shape};
 use bevy_collide2d::prelude::*;
 
 use super::autoplay::autoplay;
-use super::level::{level_size, spawn_level};
+use super::level::{GROUND, level_size, spawn_level};
 use super::player::move_player;
 use super::{Autoplay, COINS, Coin, Controls, Game, Platformer, Player};
 
@@ -67,6 +69,10 @@ fn add_meshes(
                 half_length,
             } => Capsule2d::new(*radius, 2.0 * half_length).mesh().build(),
             Shape::Polygon(polygon) => polygon_mesh(polygon),
+            Shape::Compound(compound) => match compound.polyline_points() {
+                Some(line) => ground_under(line),
+                None => continue,
+            },
             _ => continue,
         };
         let color = match (coin, player) {
@@ -86,6 +92,24 @@ fn polygon_mesh(polygon: &ConvexPolygon) -> Mesh {
         vertices: polygon.vertices().to_vec(),
     }
     .build()
+}
+
+/// The ground under a line that runs left to right above the floor: a
+/// quad down to the floor under each segment.
+fn ground_under(line: &[Vec2]) -> Mesh {
+    let floor = |p: Vec2| Vec2::new(p.x, GROUND);
+    let triangles = line.windows(2).flat_map(|segment| {
+        let (a, b) = (segment[0], segment[1]);
+        [a, floor(a), b, b, floor(a), floor(b)]
+    });
+    Mesh::new(
+        PrimitiveTopology::TriangleList,
+        RenderAssetUsages::default(),
+    )
+    .with_inserted_attribute(
+        Mesh::ATTRIBUTE_POSITION,
+        triangles.map(|p| [p.x, p.y, 0.0]).collect::<Vec<_>>(),
+    )
 }
 
 fn keyboard(
