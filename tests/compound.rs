@@ -219,6 +219,29 @@ fn collisions_say_which_part_touches() {
     assert_eq!(part_of_wall(&app), 1, "the post, deeper than the floor");
 }
 
+/// Parts are named for swept pairs and plain ones alike, and for a plain
+/// pair right after a detection that had swept colliders.
+#[test]
+fn parts_are_named_with_and_without_swept_colliders() {
+    let mut app = test_app();
+    let wall = spawn_at(&mut app, l_wall(), 0.0, 0.0);
+    let ball = spawn_at(&mut app, Collider::circle(5.0), -38.0, 8.0);
+    app.world_mut().entity_mut(ball).insert(Swept);
+    let plain = spawn_at(&mut app, Collider::circle(5.0), 20.0, 9.0);
+    app.update();
+    let part = |app: &App, other| {
+        let collisions = app.world().resource::<Collisions>();
+        collisions.parts(wall, other).and_then(|parts| parts.a())
+    };
+    assert_eq!(part(&app, ball), Some(1), "swept, in the corner: the post");
+    assert_eq!(part(&app, plain), Some(0), "plain, on the floor");
+    app.world_mut().entity_mut(ball).remove::<Swept>();
+    set_translation(&mut app, ball, -20.0, 9.0);
+    app.update();
+    assert_eq!(part(&app, ball), Some(0), "no longer swept, on the floor");
+    assert_eq!(part(&app, plain), Some(0));
+}
+
 /// Two compounds: the parts of both.
 #[test]
 fn two_compounds_name_a_part_each() {

@@ -21,13 +21,22 @@ pub(crate) struct PartGrid {
     cell: f32,
     columns: u32,
     rows: u32,
-    /// The parts of cell `c` are `parts[starts[c]..starts[c + 1]]`.
+    /// The entries of cell `c` are `entries[starts[c]..starts[c + 1]]`.
     starts: Vec<u32>,
-    parts: Vec<u32>,
-    /// Each part's box.
-    boxes: Vec<Aabb2d>,
-    /// Each part's first cell (lowest column and row).
-    first_cells: Vec<[u32; 2]>,
+    /// Each part's box, index and first cell, once per cell it overlaps:
+    /// a cell is one sequential read (a big compound's lookups are
+    /// memory-bound).
+    entries: Vec<CellEntry>,
+}
+
+/// A part as a cell holds it.
+#[derive(Clone, Copy, Debug)]
+struct CellEntry {
+    aabb: Aabb2d,
+    part: u32,
+    /// The part's first cell (lowest column and row): a part in several
+    /// cells of a query is visited in the first of them only.
+    first_cell: [u32; 2],
 }
 
 impl PartGrid {
@@ -54,45 +63,50 @@ impl PartGrid {
             columns,
             rows,
             starts: Vec::new(),
-            parts: Vec::new(),
-            boxes,
-            first_cells: Vec::new(),
+            entries: Vec::new(),
         };
-        grid.file_parts();
+        grid.file_parts(&boxes);
         Some(grid)
     }
 
     /// Counting sort of the parts into the cells their boxes overlap.
-    fn file_parts(&mut self) {
+    fn file_parts(&mut self, boxes: &[Aabb2d]) {
         let cells = (self.columns * self.rows) as usize;
         let mut counts = vec![0u32; cells + 1];
-        for aabb in &self.boxes {
+        for aabb in boxes {
             self.for_each_cell(aabb, |c| counts[c + 1] += 1);
         }
         for c in 0..cells {
             counts[c + 1] += counts[c];
         }
         let mut next = counts.clone();
-        let mut parts = vec![0; counts[cells] as usize];
-        for (part, aabb) in self.boxes.iter().enumerate() {
+        let unset = CellEntry {
+            aabb: Aabb2d {
+                min: Vec2::ZERO,
+                max: Vec2::ZERO,
+            },
+            part: 0,
+            first_cell: [0; 2],
+        };
+        let mut entries = vec![unset; counts[cells] as usize];
+        for (part, aabb) in boxes.iter().enumerate() {
+            let ([x, _], [y, _]) = self.cell_ranges(aabb);
+            let entry = CellEntry {
+                aabb: *aabb,
+                part: part as u32,
+                first_cell: [x, y],
+            };
             self.for_each_cell(aabb, |c| {
-                parts[next[c] as usize] = part as u32;
+                entries[next[c] as usize] = entry;
                 next[c] += 1;
             });
         }
-        (self.starts, self.parts) = (counts, parts);
-        self.first_cells = (self.boxes.iter())
-            .map(|aabb| {
-                let ([x, _], [y, _]) = self.cell_ranges(aabb);
-                [x, y]
-            })
-            .collect();
+        (self.starts, self.entries) = (counts, entries);
     }
 
-    /// The cells `aabb` overlaps, as column and row ranges (clamped).
+    /// The columns and rows `aabb` spans, clamped to the grid.
     #[inline]
     fn cell_ranges(&self, aabb: &Aabb2d) -> ([u32; 2], [u32; 2]) {
-        // `as u32` saturates: below the grid (or NaN) is cell 0.
         let cell = |v: f32, start: f32, n: u32| (((v - start) / self.cell) as u32).min(n - 1);
         let (o, columns, rows) = (self.origin, self.columns, self.rows);
         (
@@ -113,8 +127,7 @@ impl PartGrid {
         }
     }
 
-    /// Calls `visit` once with each part whose box overlaps `query` (in the
-    /// compound's frame), in no particular order.
+    /// Calls `visit` once with each part whose box overlaps `query`.
     pub(crate) fn visit_overlapping(&self, query: &Aabb2d, mut visit: impl FnMut(usize)) {
         let outside = query.max.cmplt(self.origin).any()
             || (query.min - self.origin)
@@ -123,22 +136,22 @@ impl PartGrid {
         if outside || query.min.is_nan() || query.max.is_nan() {
             return;
         }
-        let ([qx0, _], [qy0, _]) = self.cell_ranges(query);
-        self.for_each_cell(query, |c| {
-            let (x, y) = ((c as u32) % self.columns, (c as u32) / self.columns);
-            for &part in &self.parts[self.starts[c] as usize..self.starts[c + 1] as usize] {
-                let aabb = &self.boxes[part as usize];
-                if !overlap(aabb, query) {
-                    continue;
-                }
-                // A part in several cells is visited in the first cell both
-                // it and the query cover.
-                let [px0, py0] = self.first_cells[part as usize];
-                if x == px0.max(qx0) && y == py0.max(qy0) {
-                    visit(part as usize);
+        let ([qx0, qx1], [qy0, qy1]) = self.cell_ranges(query);
+        for y in qy0..=qy1 {
+            for x in qx0..=qx1 {
+                let c = (y * self.columns + x) as usize;
+                let cell = &self.entries[self.starts[c] as usize..self.starts[c + 1] as usize];
+                for entry in cell {
+                    if !overlap(&entry.aabb, query) {
+                        continue;
+                    }
+                    let [px0, py0] = entry.first_cell;
+                    if x == px0.max(qx0) && y == py0.max(qy0) {
+                        visit(entry.part as usize);
+                    }
                 }
             }
-        });
+        }
     }
 }
 

@@ -38,6 +38,42 @@ const UNSET_PAIR: ContactPair = ContactPair {
 fn contact_pair<'a>(colliders: impl ColliderSource<'a>, (i, j): (u32, u32)) -> Option<ContactPair> {
     let (i, j) = (i as usize, j as usize);
     let (ci, cj) = (colliders.collider(i), colliders.collider(j));
+    packed_contact_pair(colliders, (i, ci), (j, cj))
+}
+
+/// [`contact_pair`], and which parts of the pair (in `(a, b)` order) the
+/// contact is on: [`ContactParts::NONE`] without a compound, so that a
+/// compound pair is searched once.
+fn contact_pair_with_parts<'a>(
+    colliders: impl ColliderSource<'a>,
+    (i, j): (u32, u32),
+    parts: &mut ContactParts,
+) -> Option<ContactPair> {
+    let (i, j) = (i as usize, j as usize);
+    let (ci, cj) = (colliders.collider(i), colliders.collider(j));
+    *parts = ContactParts::NONE;
+    if !(ci.shape.is_compound() || cj.shape.is_compound()) {
+        return packed_contact_pair(colliders, (i, ci), (j, cj));
+    }
+    let ((_, shape_i), (_, shape_j)) = (colliders.get(i), colliders.get(j));
+    let (contact, [pi, pj]) = contact_with_parts(shape_i, ci.pose, shape_j, cj.pose)?;
+    let pair = ordered_pair(ci.entity, cj.entity, contact);
+    let found = ContactParts::new(pi, pj);
+    *parts = if pair.a == ci.entity {
+        found
+    } else {
+        found.swapped()
+    };
+    Some(pair)
+}
+
+/// The contact of colliders `i` and `j`, read from their packed shapes.
+#[inline(always)]
+fn packed_contact_pair<'a, C: ColliderSource<'a>>(
+    colliders: C,
+    (i, ci): (usize, &'a SnapshotCollider),
+    (j, cj): (usize, &'a SnapshotCollider),
+) -> Option<ContactPair> {
     // Circles and rectangles, most pairs of most scenes, go to their
     // hand-written tests from the packed shapes, without a full view.
     let (a, b) = (
@@ -231,12 +267,22 @@ pub(crate) fn compute_contacts(inputs: NarrowPhaseInputs, mut state: NarrowPhase
     } = &inputs;
     let colliders = DetectionColliders::new(snapshot, statics);
     // Without static colliders, the snapshot is read directly.
-    if statics.len() == 0 {
-        state.find_contacts(&**snapshot, colliders, &candidates.pairs, workers);
+    let plain_parts_found = if statics.len() == 0 {
+        state.find_contacts(&**snapshot, colliders, &candidates.pairs, workers)
     } else {
-        state.find_contacts(colliders, colliders, &candidates.pairs, workers);
+        state.find_contacts(colliders, colliders, &candidates.pairs, workers)
+    };
+    if plain_parts_found {
+        // The swept pairs' parts are left (the split is this detection's
+        // only when there are swept colliders).
+        if colliders.has_paths() {
+            let swept = core::mem::take(&mut state.split.swept);
+            state.find_parts(colliders, &swept, workers);
+            state.split.swept = swept;
+        }
+    } else {
+        state.find_parts(colliders, &candidates.pairs, workers);
     }
-    state.find_parts(colliders, &candidates.pairs, workers);
     state.note_changes();
 }
 
@@ -245,21 +291,25 @@ impl NarrowPhaseState<'_, '_> {
     ///
     /// `source` holds the same colliders as `colliders`: the snapshot alone
     /// when there are no static colliders, else `colliders` itself.
+    ///
+    /// With compounds, also sets [`Collisions::parts`] for the plain pairs,
+    /// and says whether it did (not when their keys do not fit).
     fn find_contacts<'a>(
         &mut self,
         source: impl ColliderSource<'a>,
         colliders: DetectionColliders<'a>,
         candidates: &[(u32, u32)],
         workers: &Workers,
-    ) {
+    ) -> bool {
         let Collisions {
             pairs,
             passing,
             swept_paths,
             by_b,
             sort_space,
-            part_pairs: _,
+            part_pairs,
         } = &mut *self.collisions;
+        part_pairs.clear();
         passing.clear();
         swept_paths.clear();
         by_b.take();
@@ -275,27 +325,29 @@ impl NarrowPhaseState<'_, '_> {
             candidates
         };
         let sorted = &mut *self.sorted;
-        sorted.find(source, candidates, workers, pairs, sort_space);
+        let parts = colliders.has_compounds().then_some(part_pairs);
+        let found_parts = sorted.find(source, candidates, workers, pairs, sort_space, parts);
         if !split.touching.is_empty() {
             merge_sorted(pairs, &split.touching, &mut sorted.merged);
         }
+        found_parts
     }
 
-    /// Sets which parts the contacts of the pairs with a compound collider
-    /// are on ([`Collisions::parts`]): nothing to do without compounds, the
-    /// common case; else each such candidate's contact is found again, part
-    /// by part, at the end of the step.
+    /// Adds which parts the contacts of `candidates` with a compound
+    /// collider are on ([`Collisions::parts`]), found again part by part at
+    /// the end of the step: the swept pairs, and every pair when the plain
+    /// path did not (see [`SortedContacts::find`]). Nothing to do without
+    /// compounds, the common case.
     fn find_parts(
         &mut self,
         colliders: DetectionColliders,
         candidates: &[(u32, u32)],
         workers: &Workers,
     ) {
-        let part_pairs = &mut self.collisions.part_pairs;
-        part_pairs.clear();
-        if !colliders.has_compounds() {
+        if !colliders.has_compounds() || candidates.is_empty() {
             return;
         }
+        let part_pairs = &mut self.collisions.part_pairs;
         let chunk_parts = &mut self.sorted.chunk_parts;
         test_in_chunks(candidates, workers, chunk_parts, part_pairs, |(i, j)| {
             let (i, j) = (i as usize, j as usize);
@@ -433,11 +485,17 @@ pub(crate) struct SortedContacts {
     merged: Vec<ContactPair>,
     /// The parts of compound pairs, by chunk ([`Collisions::parts`]).
     chunk_parts: ChunkOutputs<PairParts>,
+    /// The parts of each candidate's contact, beside `by_candidate`, when
+    /// there are compounds.
+    parts_by_candidate: Vec<ContactParts>,
 }
 
 impl SortedContacts {
     /// Sets `pairs` to the contacts of `candidates`, sorted by entity pair
-    /// (with `sort_space` when the keys do not fit in 64 bits).
+    /// (with `sort_space` when the keys do not fit in 64 bits). With
+    /// `parts` (there are compounds), also appends which parts the
+    /// contacts of compound pairs are on, sorted, and says whether it did
+    /// (not when the keys do not fit).
     fn find<'a>(
         &mut self,
         colliders: impl ColliderSource<'a>,
@@ -445,7 +503,8 @@ impl SortedContacts {
         runner: &impl RunChunks,
         pairs: &mut Vec<ContactPair>,
         sort_space: &mut PairSortSpace<ContactPair>,
-    ) {
+        parts: Option<&mut Vec<PairParts>>,
+    ) -> bool {
         // Every entity of a contact is one of the detection's.
         let varying = colliders.entity_varying_bits();
         let Some(packing) = PairKeys::new(varying, varying, candidates.len()) else {
@@ -458,16 +517,29 @@ impl SortedContacts {
                 |candidate| contact_pair(colliders, candidate),
             );
             sort_by_unique_pair(pairs, sort_space, entity_pair);
-            return;
+            return false;
         };
         // Resizing only writes when the count grows.
         self.by_candidate.resize(candidates.len(), UNSET_PAIR);
-        let slots = self.by_candidate.chunks_mut(CANDIDATES_PER_CHUNK).collect();
+        let with_parts = parts.is_some();
+        if with_parts {
+            self.parts_by_candidate
+                .resize(candidates.len(), ContactParts::NONE);
+        }
+        let part_slots = (self.parts_by_candidate.chunks_mut(CANDIDATES_PER_CHUNK))
+            .filter(|_| with_parts)
+            .map(Some)
+            .chain(core::iter::repeat_with(|| None));
+        let slots = (self.by_candidate.chunks_mut(CANDIDATES_PER_CHUNK))
+            .zip(part_slots)
+            .collect();
         self.keys.clear();
         self.chunk_keys.collect_parts(
             runner,
             slots,
-            |k, slots: &mut [ContactPair], keys| {
+            |k,
+             (slots, mut part_slots): (&mut [ContactPair], Option<&mut [ContactParts]>),
+             keys| {
                 let first = k * CANDIDATES_PER_CHUNK;
                 let ahead = &candidates[first..];
                 for (at, (slot, &candidate)) in slots.iter_mut().zip(ahead).enumerate() {
@@ -477,7 +549,13 @@ impl SortedContacts {
                         prefetch(colliders.collider(i as usize));
                         prefetch(colliders.collider(j as usize));
                     }
-                    if let Some(pair) = contact_pair(colliders, candidate) {
+                    let found = match part_slots.as_deref_mut() {
+                        Some(part_slots) => {
+                            contact_pair_with_parts(colliders, candidate, &mut part_slots[at])
+                        }
+                        None => contact_pair(colliders, candidate),
+                    };
+                    if let Some(pair) = found {
                         *slot = pair;
                         keys.push(packing.key(entity_pair(&pair), first + at));
                     }
@@ -486,6 +564,18 @@ impl SortedContacts {
             &mut self.keys,
         );
         let sorted = self.sorted_keys.sort(&self.keys, packing.bits());
+        if let Some(part_pairs) = parts {
+            // In entity-pair order, as `sorted` is.
+            part_pairs.extend(sorted.iter().filter_map(|&key| {
+                let at = packing.index(key);
+                let (pair, parts) = (&self.by_candidate[at], self.parts_by_candidate[at]);
+                (parts != ContactParts::NONE).then_some(PairParts {
+                    a: pair.a,
+                    b: pair.b,
+                    parts,
+                })
+            }));
+        }
         pairs.resize(sorted.len(), UNSET_PAIR);
         let by_candidate = &self.by_candidate;
         for_each_chunk_mut(runner, pairs, CONTACTS_PER_CHUNK, |k, chunk| {
@@ -498,6 +588,7 @@ impl SortedContacts {
                 *pair = by_candidate[packing.index(key)];
             }
         });
+        true
     }
 }
 
@@ -689,6 +780,7 @@ mod tests {
                     &InOrder,
                     &mut pairs,
                     &mut sort_space,
+                    None,
                 );
                 assert_eq!(pairs, expected, "generation step {generation_step}");
             }
