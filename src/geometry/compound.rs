@@ -16,6 +16,7 @@ use super::checked::within_magnitude;
 use super::part_grid::PartGrid;
 use super::polyline::ChainSegment;
 use super::{Shape, ShapeError};
+use crate::util::prefetch::prefetch;
 
 /// One part of a [`Compound`]: a shape placed at `pose` relative to the
 /// compound's own pose.
@@ -196,6 +197,19 @@ impl Compound {
                 grid.visit_overlapping(&near, |i| visit(i as u32, &parts[i]));
             }
             None => (parts.iter().enumerate()).for_each(|(i, part)| visit(i as u32, part)),
+        }
+    }
+
+    /// Starts loading one level of what [`Self::visit_parts`] will read for
+    /// the box `near` gives (see `PartGrid::prefetch`); nothing without a
+    /// grid.
+    #[inline]
+    pub(crate) fn prefetch_parts(&self, near: impl FnOnce() -> Option<Aabb2d>, stage: u8) {
+        if let Some(grid) = self.inner.grid.as_ref()
+            && let Some(near) = near()
+        {
+            let parts = self.parts();
+            grid.prefetch(&near, stage, |i| prefetch(&parts[i]));
         }
     }
 

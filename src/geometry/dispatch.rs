@@ -423,6 +423,28 @@ pub(crate) fn contact_with_parts(
     deepest
 }
 
+/// Starts loading one level (`stage` 0, 1, then 2, some pairs apart) of
+/// what [`contact_with_parts`] will read for a pair with a compound of many
+/// parts: a narrow phase asking for the pairs ahead finds them in cache.
+#[inline]
+pub(crate) fn prefetch_parts(
+    a: ShapeRef<'_>,
+    pa: Isometry2d,
+    b: ShapeRef<'_>,
+    pb: Isometry2d,
+    stage: u8,
+) {
+    match (a, b) {
+        (ShapeRef::Compound(compound), _) => {
+            compound.prefetch_parts(|| pa.local_box(b.aabb(pb)), stage)
+        }
+        (_, ShapeRef::Compound(compound)) => {
+            compound.prefetch_parts(|| pb.local_box(a.aabb(pa)), stage)
+        }
+        _ => {}
+    }
+}
+
 /// Where a part of a compound is, given where the compound is: a pose, or a
 /// motion over the step.
 pub(crate) trait PartPlace: Copy + 'static {

@@ -5,6 +5,8 @@
 use bevy::math::Vec2;
 use bevy::shape::Aabb2d;
 
+use crate::util::prefetch::prefetch_slice as prefetch;
+
 /// Compounds with at most this many parts are searched part by part.
 const MIN_PARTS: usize = 16;
 
@@ -123,6 +125,35 @@ impl PartGrid {
         for y in y0..=y1 {
             for x in x0..=x1 {
                 visit((y * self.columns + x) as usize);
+            }
+        }
+    }
+
+    /// Starts loading what [`Self::visit_overlapping`] will read for
+    /// `query`, one level of it per `stage` (0: the cells' starts, 1: their
+    /// entries, 2: the overlapping parts, through `part`), so that a caller
+    /// asking for queries ahead, each stage a few queries after the last,
+    /// finds them in cache: a big compound's lookups are otherwise one
+    /// cache miss after another.
+    pub(crate) fn prefetch(&self, query: &Aabb2d, stage: u8, part: impl Fn(usize)) {
+        if query.min.is_nan() || query.max.is_nan() {
+            return;
+        }
+        let ([qx0, qx1], [qy0, qy1]) = self.cell_ranges(query);
+        for y in qy0..=qy1 {
+            let (first, last) = (
+                (y * self.columns + qx0) as usize,
+                (y * self.columns + qx1) as usize,
+            );
+            match stage {
+                0 => prefetch(&self.starts[first..=last + 1]),
+                1 => prefetch(
+                    &self.entries[self.starts[first] as usize..self.starts[last + 1] as usize],
+                ),
+                _ => (self.entries[self.starts[first] as usize..self.starts[last + 1] as usize])
+                    .iter()
+                    .filter(|entry| overlap(&entry.aabb, query))
+                    .for_each(|entry| part(entry.part as usize)),
             }
         }
     }

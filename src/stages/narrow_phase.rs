@@ -13,7 +13,7 @@ use super::snapshot::{ColliderSnapshot, SnapshotCollider, SnapshotShape};
 use super::static_colliders::StaticColliders;
 use crate::geometry::{
     Contact, ContactOp, PairShape, ShapeRef, SpecialKind, contact_with_parts, dispatch,
-    time_of_impact_from_apart,
+    prefetch_parts, time_of_impact_from_apart,
 };
 use crate::util::parallel::{ChunkOutputs, RunChunks, Workers, for_each_chunk_mut};
 use crate::util::prefetch::{PREFETCH_DISTANCE, prefetch};
@@ -65,6 +65,27 @@ fn contact_pair_with_parts<'a>(
         found.swapped()
     };
     Some(pair)
+}
+
+/// Starts loading, in three stages some candidates apart, what the
+/// compound pairs of `candidates` after `at` will read: a big compound's
+/// part grid is otherwise one cache miss after another (a tile map's).
+#[inline]
+fn prefetch_compound_pairs<'a>(
+    colliders: impl ColliderSource<'a>,
+    candidates: &[(u32, u32)],
+    at: usize,
+) {
+    for (stage, distance) in [(0, 3), (1, 2), (2, 1)] {
+        let Some(&(i, j)) = candidates.get(at + distance * PREFETCH_DISTANCE) else {
+            continue;
+        };
+        let (i, j) = (i as usize, j as usize);
+        if colliders.collider(i).shape.is_compound() || colliders.collider(j).shape.is_compound() {
+            let ((ci, shape_i), (cj, shape_j)) = (colliders.get(i), colliders.get(j));
+            prefetch_parts(shape_i, ci.pose, shape_j, cj.pose, stage);
+        }
+    }
 }
 
 /// The contact of colliders `i` and `j`, read from their packed shapes.
@@ -548,6 +569,9 @@ impl SortedContacts {
                     if let Some(&(i, j)) = ahead.get(at + PREFETCH_DISTANCE) {
                         prefetch(colliders.collider(i as usize));
                         prefetch(colliders.collider(j as usize));
+                    }
+                    if part_slots.is_some() {
+                        prefetch_compound_pairs(colliders, ahead, at);
                     }
                     let found = match part_slots.as_deref_mut() {
                         Some(part_slots) => {
