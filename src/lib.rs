@@ -53,4 +53,16 @@ pub mod prelude {
 pub mod internals {
     pub use crate::grid::SpatialGrid;
     pub use crate::stages::broad_phase::BroadPhasePairs;
+
+    /// The narrow phase's staged prefetch of a compound pair's parts
+    /// (`stage` 0, 1, 2), for the floor model of a big compound.
+    pub fn prefetch_parts(
+        a: &crate::geometry::Shape,
+        pa: bevy::math::Isometry2d,
+        b: &crate::geometry::Shape,
+        pb: bevy::math::Isometry2d,
+        stage: u8,
+    ) {
+        crate::geometry::prefetch_parts(a.as_ref(), pa, b.as_ref(), pb, stage);
+    }
 }
