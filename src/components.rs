@@ -116,6 +116,23 @@ impl Collider {
         ConvexPolygon::new(points).map(|polygon| Self::new(Shape::Polygon(polygon)))
     }
 
+    /// The triangle with corners `a`, `b` and `c` (either winding), in local
+    /// coordinates: a convex polygon of three points. Fails as
+    /// [`convex_polygon`](Collider::convex_polygon) does, for a NaN or
+    /// infinite corner and for three corners on one line.
+    ///
+    /// ```
+    /// # use bevy::prelude::*;
+    /// # use bevy_collide2d::prelude::*;
+    /// let spike = Collider::triangle(Vec2::new(-4.0, 0.0), Vec2::new(4.0, 0.0), Vec2::new(0.0, 8.0))
+    ///     .expect("corners off one line");
+    /// assert!(spike.shape().contains_point(Isometry2d::IDENTITY, Vec2::new(0.0, 7.0)));
+    /// assert!(Collider::triangle(Vec2::ZERO, Vec2::X, Vec2::new(2.0, 0.0)).is_err());
+    /// ```
+    pub fn triangle(a: Vec2, b: Vec2, c: Vec2) -> Result<Self, ShapeError> {
+        Self::convex_polygon(&[a, b, c])
+    }
+
     /// The simple polygon through `points` (in order, either winding, the
     /// last joined to the first), concave or not, in local coordinates:
     /// art outlines. It is cut into convex pieces (ear clipping, then
@@ -522,7 +539,11 @@ pub struct StaticCollider;
 /// Removing it brings the collider back: contacts that hold then start
 /// again. A pooled bullet, a dodge roll's invulnerability, a door held open.
 /// Entities disabled with Bevy's `Disabled` (or any disabling component)
-/// behave the same.
+/// behave the same in detection, with one trap for pools: Bevy's transform
+/// propagation skips disabled entities too, so a collider moved while
+/// `Disabled` keeps its old `GlobalTransform`, and comes back where it was
+/// hidden (until something moves it again). `ColliderDisabled` hides the
+/// collider only: its transform stays current, so pool colliders with it.
 ///
 /// [`CollisionEvent::Ended`]: crate::CollisionEvent::Ended
 /// [`CollisionEnded`]: crate::CollisionEnded
@@ -749,6 +770,25 @@ fn clear_on_insert(mut world: DeferredWorld, context: HookContext) {
 pub fn pose_and_scale(transform: &GlobalTransform) -> (Isometry2d, Vec2) {
     let reading = read_transform(transform);
     (reading.pose, reading.signed_scale())
+}
+
+/// The pose detection and queries see for an entity whose `Transform` is
+/// `transform` and that has no parent: the translation's x and y and the
+/// rotation about z (read from where the transform turns the x axis, as
+/// detection reads it; scale is not part of a pose). What
+/// [`SpatialQuery`](crate::SpatialQuery) and the pure tests take for a
+/// character moved by its own `Transform`.
+///
+/// ```
+/// # use bevy::prelude::*;
+/// # use bevy_collide2d::prelude::*;
+/// let transform = Transform::from_xyz(10.0, 20.0, 5.0).with_rotation(Quat::from_rotation_z(0.5));
+/// let pose = pose_of(&transform);
+/// assert_eq!(pose.translation, Vec2::new(10.0, 20.0));
+/// assert!((pose.rotation.as_radians() - 0.5).abs() < 1e-6);
+/// ```
+pub fn pose_of(transform: &Transform) -> Isometry2d {
+    pose_and_scale(&GlobalTransform::from(*transform)).0
 }
 
 /// `transform` read as detection reads it (see [`pose_and_scale`]).

@@ -20,7 +20,7 @@ mod util;
 
 pub use components::{
     Collider, ColliderDisabled, CollidingEntities, CollisionBody, CollisionLayers, OneWayPlatform,
-    StaticCollider, Swept, pose_and_scale,
+    StaticCollider, Swept, pose_and_scale, pose_of,
 };
 pub use geometry::{Contact, ShapeError};
 pub use level::{TilemapCollider, TilemapError, TilemapKind, TilemapTile};
@@ -40,7 +40,7 @@ pub mod prelude {
         CollisionEvent, CollisionLayers, CollisionPlugin, CollisionStarted, CollisionSystems,
         Collisions, Contact, ContactPair, ContactParts, MoveAndSlideConfig, MoveAndSlideOutput,
         OneWayPlatform, QueryFilter, RayHit, ShapeHit, SlideHit, SpatialQuery, StaticCollider,
-        Swept, TilemapCollider, TilemapKind, TilemapTile,
+        Swept, TilemapCollider, TilemapKind, TilemapTile, pose_and_scale, pose_of,
     };
 
     #[cfg(feature = "debug")]

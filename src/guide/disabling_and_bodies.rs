@@ -5,7 +5,7 @@
 //! end (with `Ended` events on both sides), and start again when it is
 //! removed, if they still hold. Invulnerability frames, a pooled bullet, a
 //! door held open. (Bevy's `Disabled` hides the whole entity and ends its
-//! contacts the same way.)
+//! contacts the same way; but see pooling below.)
 //!
 //! **[`CollisionBody`]** groups the colliders of its subtree: a player's
 //! hurtbox, feet sensor and sword. They never collide with each other, and
@@ -52,6 +52,45 @@
 //! app.update();
 //! assert_eq!(app.world().resource::<Touches>().0, [(true, floor), (true, floor)]);
 //! # let _ = player;
+//! ```
+//!
+//!
+//! ## Pooling colliders
+//!
+//! A pool hides an entity, moves it, and shows it again. Pool colliders
+//! with `ColliderDisabled`, not Bevy's `Disabled`: Bevy's transform
+//! propagation skips disabled entities, so an entity moved while
+//! `Disabled` keeps its old `GlobalTransform` when it comes back, and its
+//! collider is where it was hidden until something moves it again.
+//!
+//! ```
+//! use bevy::ecs::entity_disabling::Disabled;
+//! use bevy::prelude::*;
+//! use bevy_collide2d::prelude::*;
+//!
+//! let mut app = App::new();
+//! app.add_plugins((MinimalPlugins, TransformPlugin, CollisionPlugin::default()));
+//! let target = app.world_mut().spawn((Collider::circle(5.0), Transform::from_xyz(100.0, 0.0, 0.0))).id();
+//! let touching = |app: &App| !app.world().get::<CollidingEntities>(target).unwrap().is_empty();
+//! for hide in ["ColliderDisabled", "Disabled"] {
+//!     let bullet = app.world_mut().spawn((Collider::circle(2.0), Transform::default())).id();
+//!     app.update();
+//!     // Back to the pool, moved onto the target, out of the pool.
+//!     match hide {
+//!         "ColliderDisabled" => app.world_mut().entity_mut(bullet).insert(ColliderDisabled),
+//!         _ => app.world_mut().entity_mut(bullet).insert(Disabled),
+//!     };
+//!     app.update();
+//!     app.world_mut().entity_mut(bullet).insert(Transform::from_xyz(100.0, 0.0, 0.0));
+//!     app.update();
+//!     app.world_mut().entity_mut(bullet).remove::<(ColliderDisabled, Disabled)>();
+//!     app.update();
+//!     // With `ColliderDisabled` it is on the target; with `Disabled` it
+//!     // came back at the origin, where it was hidden.
+//!     assert_eq!(touching(&app), hide == "ColliderDisabled", "{hide}");
+//!     app.world_mut().despawn(bullet);
+//!     app.update();
+//! }
 //! ```
 //!
 //! [`ColliderDisabled`]: crate::ColliderDisabled
