@@ -26,7 +26,9 @@ pub use geometry::{Contact, ShapeError};
 pub use level::{TilemapCollider, TilemapError, TilemapKind, TilemapTile};
 pub use move_and_slide::{MoveAndSlideConfig, MoveAndSlideOutput, SlideHit};
 pub use plugin::{CollisionPlugin, CollisionSystems};
-pub use spatial_query::{QueryFilter, RayHit, ShapeHit, SpatialQuery};
+pub use spatial_query::{
+    EntityPredicate, PointProjection, QueryFilter, RayHit, ShapeHit, SpatialQuery,
+};
 pub use stages::collisions::{Collisions, ContactPair, ContactParts};
 pub use stages::events::{CollisionEnded, CollisionEvent, CollisionStarted};
 
@@ -39,8 +41,8 @@ pub mod prelude {
         Collider, ColliderDisabled, CollidingEntities, CollisionBody, CollisionEnded,
         CollisionEvent, CollisionLayers, CollisionPlugin, CollisionStarted, CollisionSystems,
         Collisions, Contact, ContactPair, ContactParts, MoveAndSlideConfig, MoveAndSlideOutput,
-        OneWayPlatform, QueryFilter, RayHit, ShapeHit, SlideHit, SpatialQuery, StaticCollider,
-        Swept, TilemapCollider, TilemapKind, TilemapTile, pose_and_scale, pose_of,
+        OneWayPlatform, PointProjection, QueryFilter, RayHit, ShapeHit, SlideHit, SpatialQuery,
+        StaticCollider, Swept, TilemapCollider, TilemapKind, TilemapTile, pose_and_scale, pose_of,
     };
 
     #[cfg(feature = "debug")]

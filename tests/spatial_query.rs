@@ -1,14 +1,17 @@
-//! SpatialQuery: ray casts, shape casts, point and shape queries over random scenes agree
-//! exactly with brute force over every collider (read from the ECS with the
-//! pure geometry), in every kind of grid (dense, hashed, several levels, too
-//! few colliders for a grid), through filters, before the grid is rebuilt,
-//! and on bad input.
+//! SpatialQuery: ray casts (first and every hit), shape casts, point, shape
+//! and box queries and point projections over random scenes of every kind
+//! of collider (compounds and polylines, static and disabled ones
+//! included) agree with brute force over every collider (read from the ECS
+//! with the pure geometry), in every kind of grid (dense, hashed, several
+//! levels, too few colliders for a grid), through filters and predicates,
+//! before the grid is rebuilt, and on bad input.
 
 mod common;
 
 use bevy::ecs::system::SystemState;
 use bevy::math::Rot2;
 use bevy::prelude::*;
+use bevy::shape::Aabb2d;
 use bevy_collide2d::geometry::{Shape, cast_shape};
 use bevy_collide2d::prelude::*;
 use common::*;
@@ -70,12 +73,12 @@ struct Placed {
 }
 
 fn placed_colliders(app: &mut App) -> Vec<Placed> {
-    let mut query = app.world_mut().query::<(
+    let mut query = app.world_mut().query_filtered::<(
         Entity,
         &Collider,
         &GlobalTransform,
         Option<&CollisionLayers>,
-    )>();
+    ), Without<ColliderDisabled>>();
     query.iter(app.world()).filter_map(as_placed).collect()
 }
 
@@ -238,6 +241,25 @@ fn spawn_scene(app: &mut App, rng: &mut XorShift, scene: Scene) -> (Vec<Vec2>, f
             3 | 5 => Collider::capsule(rng.range(1.0, 8.0), rng.range(0.0, 20.0)),
             7 | 9 => Collider::segment(rng.point(Vec2::ZERO, 15.0), rng.point(Vec2::ZERO, 15.0)),
             11 | 13 => random_polygon(rng, 15.0),
+            15 => {
+                let points: Vec<Vec2> = (0..2 + rng.below(5))
+                    .map(|_| rng.point(Vec2::ZERO, 20.0))
+                    .collect();
+                Collider::polyline(&points).unwrap_or_else(|_| Collider::circle(3.0))
+            }
+            17 => Collider::compound([
+                (
+                    Isometry2d::from_xy(-8.0, 0.0),
+                    Collider::circle(rng.range(2.0, 8.0)),
+                ),
+                (
+                    Isometry2d::new(
+                        rng.point(Vec2::ZERO, 10.0),
+                        Rot2::radians(rng.range(-3.0, 3.0)),
+                    ),
+                    Collider::rect(rng.range(3.0, 20.0), rng.range(3.0, 20.0)),
+                ),
+            ]),
             _ => Collider::rect(rng.range(3.0, 30.0), rng.range(3.0, 30.0)),
         };
         let position = rng.point(centre, half);
@@ -267,6 +289,12 @@ fn spawn_scene(app: &mut App, rng: &mut XorShift, scene: Scene) -> (Vec<Vec2>, f
             let bits = |rng: &mut XorShift| 1u32 << rng.below(3) | 1u32 << rng.below(3);
             let layers = CollisionLayers::new(bits(rng), bits(rng));
             entity.insert(layers);
+        }
+        if rng.chance(0.15) {
+            entity.insert(StaticCollider);
+        }
+        if rng.chance(0.04) {
+            entity.insert(ColliderDisabled);
         }
     }
     (centres, half)
@@ -392,8 +420,129 @@ fn check_queries(app: &mut App, rng: &mut XorShift, centres: &[Vec2], half: f32)
             "round {round}: cast {collider:?} from {pose:?} {direction:?} {max_distance} {filter:?}"
         );
         found[3] += usize::from(actual.is_some());
+
+        check_more_queries(app, rng, &colliders, &filter, (centre, half), round);
     }
     found
+}
+
+/// Every hit along a ray, the nearest point and the boxes in a region
+/// against brute force, with a predicate half the time.
+fn check_more_queries(
+    app: &mut App,
+    rng: &mut XorShift,
+    colliders: &[Placed],
+    filter: &QueryFilter,
+    (centre, half): (Vec2, f32),
+    round: usize,
+) {
+    let predicate = rng.chance(0.5);
+    let odd = |entity: Entity| entity.index_u32() % 2 == 1;
+    let accepted: Vec<&Placed> = (colliders.iter())
+        .filter(|c| filter.accepts(c.entity, &c.layers) && (!predicate || odd(c.entity)))
+        .collect();
+    let filter = if predicate {
+        filter.clone().with_predicate(odd)
+    } else {
+        filter.clone()
+    };
+    let (origin, direction) = random_start(rng, round % 4, colliders, centre, half);
+    let max_distance = if rng.chance(0.5) {
+        rng.range(0.0, 2.0 * half)
+    } else {
+        f32::INFINITY
+    };
+    let max_hits = [1, 3, 10_000][rng.below(3)];
+    let mut expected: Vec<RayHit> = (accepted.iter())
+        .filter_map(|c| {
+            let hit = c.shape.cast_ray(c.pose, origin, direction, max_distance)?;
+            Some(RayHit {
+                entity: c.entity,
+                distance: hit.distance,
+                point: hit.point,
+                normal: hit.normal,
+            })
+        })
+        .collect();
+    expected.sort_by(|a, b| {
+        a.distance
+            .total_cmp(&b.distance)
+            .then(a.entity.cmp(&b.entity))
+    });
+    expected.truncate(max_hits);
+    let actual = with_spatial(app, |q| {
+        q.ray_hits(origin, direction, max_distance, max_hits, &filter)
+    });
+    // The snapshot scales some shapes apart from `world_shape`: a normal may
+    // differ in its last bit.
+    let same = |a: &RayHit, b: &RayHit| {
+        (a.entity, a.distance) == (b.entity, b.distance)
+            && a.point.abs_diff_eq(b.point, 1e-4)
+            && a.normal.abs_diff_eq(*b.normal, 1e-5)
+    };
+    assert!(
+        actual.len() == expected.len() && actual.iter().zip(&expected).all(|(a, b)| same(a, b)),
+        "round {round}: ray hits {origin} {direction:?} {max_distance} {max_hits} {filter:?}: {actual:?} vs {expected:?}"
+    );
+
+    let point = rng.point(centre, half * 1.5);
+    let dot = Shape::Circle { radius: 0.0 };
+    let mut distances: Vec<(f32, Entity, bool)> = (accepted.iter())
+        .map(|c| {
+            let inside = c.shape.contains_point(c.pose, point);
+            let at = Isometry2d::from_translation(point);
+            let distance = match dot.closest_points(at, &c.shape, c.pose) {
+                Some((_, _, distance)) if !inside => distance,
+                _ => 0.0,
+            };
+            (distance, c.entity, inside)
+        })
+        .collect();
+    distances.sort_by(|a, b| a.0.total_cmp(&b.0).then(a.1.cmp(&b.1)));
+    let actual = with_spatial(app, |q| q.project_point(point, &filter));
+    match (distances.first(), actual) {
+        (None, None) => {}
+        (Some(&(distance, entity, inside)), Some(actual)) => {
+            let rank = if actual.inside { 0.0 } else { actual.distance };
+            // f32 rounding at the scene's coordinates (clusters 1e6 away).
+            let tolerance = 1e-3 * (1.0 + distance) + 1e-6 * point.abs().max_element();
+            assert!(
+                (rank - distance).abs() <= tolerance,
+                "round {round}: projection of {point}: {actual:?}, nearest {distances:?}"
+            );
+            // The nearest is told apart unless another is as near.
+            let tied = (distances.get(1)).is_some_and(|next| next.0 - distance <= tolerance);
+            if !tied {
+                assert_eq!(
+                    (actual.entity, actual.inside),
+                    (entity, inside),
+                    "round {round}: {point}"
+                );
+            }
+            assert!(
+                (actual.point.distance(point) - actual.distance).abs() <= 1e-3 * (1.0 + distance)
+            );
+        }
+        (expected, actual) => {
+            panic!("round {round}: projection of {point}: {actual:?} vs {expected:?}")
+        }
+    }
+
+    let corner = rng.point(centre, half);
+    let region = Aabb2d {
+        min: corner,
+        max: corner + Vec2::new(rng.range(0.0, half), rng.range(0.0, half)),
+    };
+    let mut expected: Vec<Entity> = (accepted.iter())
+        .filter(|c| {
+            let aabb = c.shape.aabb(c.pose);
+            aabb.min.cmple(region.max).all() && region.min.cmple(aabb.max).all()
+        })
+        .map(|c| c.entity)
+        .collect();
+    expected.sort();
+    let actual = with_spatial(app, |q| q.aabb_hits(region, &filter));
+    assert_eq!(actual, expected, "round {round}: boxes in {region:?}");
 }
 
 #[test]
@@ -439,12 +588,15 @@ fn queries_before_the_broad_phase_see_the_new_snapshot() {
 
     fn check_now(
         spatial: SpatialQuery,
-        colliders: Query<(
-            Entity,
-            &Collider,
-            &GlobalTransform,
-            Option<&CollisionLayers>,
-        )>,
+        colliders: Query<
+            (
+                Entity,
+                &Collider,
+                &GlobalTransform,
+                Option<&CollisionLayers>,
+            ),
+            Without<ColliderDisabled>,
+        >,
         mut checked: ResMut<Checked>,
     ) {
         let placed: Vec<Placed> = colliders.iter().filter_map(as_placed).collect();
@@ -485,7 +637,8 @@ fn queries_before_the_broad_phase_see_the_new_snapshot() {
         app.update();
     }
     let checked = app.world().resource::<Checked>();
-    assert!(checked.queries >= 1600, "{}", checked.queries);
+    // Four frames of the 400 colliders, less the few disabled ones.
+    assert!(checked.queries >= 1500, "{}", checked.queries);
     assert!(checked.hits >= checked.queries, "{}", checked.hits);
 }
 

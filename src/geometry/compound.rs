@@ -220,6 +220,11 @@ impl Compound {
     /// keeps its kind (a rectangle stays a rectangle, stretched along its
     /// own axes) rather than shearing.
     pub(crate) fn scaled(&self, scale: Vec2) -> Result<Self, ShapeError> {
+        // Unscaled, the very same parts (turning them back and forth would
+        // round their poses).
+        if scale == Vec2::ONE {
+            return Ok(self.clone());
+        }
         if let Some(points) = self.polyline_points() {
             let scaled: Vec<Vec2> = points.iter().map(|&p| p * scale).collect();
             return Self::polyline(&scaled);

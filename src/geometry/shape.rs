@@ -198,6 +198,34 @@ fn closest_points_of(
     }
 }
 
+/// [`ShapeRef::project_point`] for a compound: of its parts within
+/// `within` of `point`, the deepest one containing `point`, else the
+/// nearest. Out of line: rare.
+#[inline(never)]
+fn compound_projection(
+    compound: &Compound,
+    pose: Isometry2d,
+    point: Vec2,
+    within: f32,
+) -> Option<(Vec2, bool)> {
+    // Inside before outside; deeper inside, nearer outside.
+    let rank = |(on, inside): (Vec2, bool)| {
+        let distance = on.distance(point);
+        (!inside, if inside { -distance } else { distance })
+    };
+    let mut best: Option<(Vec2, bool)> = None;
+    let near = || pose.local_box(Aabb2d::new(point, Vec2::splat(within)));
+    compound.visit_parts(near, |_, part| {
+        let found = (part.shape.as_ref()).project_point(pose * part.pose, point, within);
+        if let Some(found) = found
+            && best.is_none_or(|best| rank(found) < rank(best))
+        {
+            best = Some(found);
+        }
+    });
+    best
+}
+
 /// Whether a part of `compound` at `pose` near `point` contains it. Out of
 /// line: rare, and the shape tests' callers stay small.
 #[inline(never)]
@@ -211,6 +239,30 @@ fn compound_contains(compound: &Compound, pose: Isometry2d, point: Vec2) -> bool
 }
 
 impl<'a> ShapeRef<'a> {
+    /// The nearest point of the shape's boundary at `pose` to `point`, and
+    /// whether `point` is inside it (boundary included; on a segment is
+    /// inside). A compound answers for its parts within `within` of `point`
+    /// (see [`compound_projection`]), `None` when none is.
+    pub(crate) fn project_point(
+        &self,
+        pose: Isometry2d,
+        point: Vec2,
+        within: f32,
+    ) -> Option<(Vec2, bool)> {
+        if let ShapeRef::Compound(compound) = *self {
+            return compound_projection(compound, pose, point, within);
+        }
+        // The point as a circle of no size: its contact says how it leaves
+        // the shape, its closest points where the shape is nearest.
+        let dot = ShapeRef::Circle { radius: 0.0 };
+        let at = Isometry2d::from_translation(point);
+        if let Some(contact) = dot.contact(at, *self, pose) {
+            return Some((point - *contact.normal * contact.depth, true));
+        }
+        let (_, on_shape, _) = closest_points_of(dot, at, *self, pose)?;
+        Some((on_shape, false))
+    }
+
     /// The shape scaled as [`Shape::scaled`] says, except a polygon, which
     /// is returned as it is: its scaled points need a home of their own
     /// ([`scaled_points_into`](super::scaled_points_into)).

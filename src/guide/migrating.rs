@@ -36,6 +36,18 @@
 //! | `CollisionLayers::new(memberships, filters)` | `CollisionGroups::new(memberships, filters)` | [`CollisionLayers::new`] (`u32` masks) |
 //! | `SweptCcd` | `Ccd::enabled()` | [`Swept`] |
 //! | `SpatialQuery` (`cast_ray`, `cast_shape`, ...) | `ReadRapierContext` (`cast_ray`, ...) | [`SpatialQuery`] |
+//! | `cast_ray` | `cast_ray` | [`SpatialQuery::cast_ray`] |
+//! | `ray_hits` (all hits, up to a count) | `intersect_ray` (a callback per hit) | [`SpatialQuery::ray_hits`] (sorted, up to a count) |
+//! | `cast_shape` | `cast_shape` | [`SpatialQuery::cast_shape`] |
+//! | `project_point` (`PointProjection { point, is_inside }`) | `project_point` | [`SpatialQuery::project_point`] ([`PointProjection`]: `point`, `inside`, `distance`, `entity`) |
+//! | `point_intersections` | `intersect_point` | [`SpatialQuery::point_hits`] |
+//! | `shape_intersections` | `intersect_shape` | [`SpatialQuery::shape_hits`] |
+//! | `aabb_intersections_with_aabb` | `colliders_with_aabb_intersecting_aabb` | [`SpatialQuery::aabb_hits`] |
+//! | `SpatialQueryFilter` (`with_mask`, `with_excluded_entities`) | `QueryFilter` (`groups`, `exclude_collider`) | [`QueryFilter`] (`with_layers`, `with_excluded`) |
+//! | the `_predicate` variants, `&dyn Fn(Entity) -> bool` | `QueryFilter::predicate` | [`QueryFilter::with_predicate`] (an owned closure, kept in the filter) |
+//! | `Collider::triangle(a, b, c)` | `Collider::triangle(a, b, c)` | [`Collider::triangle`] (a `Result`: three points on a line fail) |
+//! | `Collider::polyline(points, None)` | `Collider::polyline(points, None)` | [`Collider::polyline`] (closed when the last point repeats the first) |
+//! | `Collider::compound`, `Collider::convex_decomposition` | `Collider::compound`, `convex_decomposition` | [`Collider::compound`], [`Collider::concave_polygon`] |
 //! | `RigidBody` with child colliders | `RigidBody` with child colliders | [`CollisionBody`] |
 //! | `ColliderDisabled` | `ColliderDisabled` | [`ColliderDisabled`] |
 #![cfg_attr(
@@ -58,6 +70,20 @@
 //! [`Collider::segment`]: crate::Collider::segment
 //! [`Collider::convex_polygon`]: crate::Collider::convex_polygon
 //! [`StaticCollider`]: crate::StaticCollider
+//! [`SpatialQuery::cast_ray`]: crate::SpatialQuery::cast_ray
+//! [`SpatialQuery::ray_hits`]: crate::SpatialQuery::ray_hits
+//! [`SpatialQuery::cast_shape`]: crate::SpatialQuery::cast_shape
+//! [`SpatialQuery::project_point`]: crate::SpatialQuery::project_point
+//! [`SpatialQuery::point_hits`]: crate::SpatialQuery::point_hits
+//! [`SpatialQuery::shape_hits`]: crate::SpatialQuery::shape_hits
+//! [`SpatialQuery::aabb_hits`]: crate::SpatialQuery::aabb_hits
+//! [`PointProjection`]: crate::PointProjection
+//! [`QueryFilter`]: crate::QueryFilter
+//! [`QueryFilter::with_predicate`]: crate::QueryFilter::with_predicate
+//! [`Collider::triangle`]: crate::Collider::triangle
+//! [`Collider::polyline`]: crate::Collider::polyline
+//! [`Collider::compound`]: crate::Collider::compound
+//! [`Collider::concave_polygon`]: crate::Collider::concave_polygon
 //! [`Collisions`]: crate::Collisions
 //! [`Collisions::contacts_of`]: crate::Collisions::contacts_of
 //! [`Collisions::push_out`]: crate::Collisions::push_out

@@ -1,76 +1,26 @@
 //! [`SpatialQuery`]: ray casts and overlap queries against the colliders of
 //! the last detection, through the same grid as the broad phase.
 
+mod filter;
+mod nearest_and_all;
+
 use std::sync::LazyLock;
 
-use bevy::ecs::entity::EntityHashSet;
 use bevy::ecs::system::{SystemChangeTick, SystemParam};
 use bevy::math::{Dir2, Isometry2d, Vec2};
 use bevy::prelude::*;
 use bevy::shape::Aabb2d;
 
-use crate::components::{Collider, CollisionLayers, OneWayPlatform};
+pub use filter::{EntityPredicate, QueryFilter};
+pub use nearest_and_all::PointProjection;
+
+use crate::components::{Collider, OneWayPlatform};
 use crate::geometry::{cast_shape_of, checked_placement, checked_ray};
 use crate::grid::SpatialGrid;
 use crate::stages::broad_phase_grid::BroadPhaseGrid;
 use crate::stages::colliders::DetectionColliders;
 use crate::stages::snapshot::ColliderSnapshot;
 use crate::stages::static_colliders::StaticColliders;
-
-/// Which colliders a [`SpatialQuery`] sees.
-///
-/// The query acts like a collider with [`layers`](Self::layers): it sees
-/// exactly the colliders such a collider would collide with
-/// ([`CollisionLayers::interacts_with`], both ways), except the
-/// [`excluded`](Self::excluded) entities. The default sees every collider
-/// whose layers are not empty.
-///
-/// ```
-/// # use bevy::prelude::*;
-/// # use bevy_collide2d::prelude::*;
-/// # let [player, wall, coin] = [1, 2, 3].map(|i| Entity::from_raw_u32(i).unwrap());
-/// const WALLS: u32 = 1 << 3;
-/// const PICKUPS: u32 = 1 << 4;
-/// let wall_layers = CollisionLayers::new(WALLS, u32::MAX);
-/// let coin_layers = CollisionLayers::new(PICKUPS, u32::MAX);
-/// // The player's line of sight: stopped by walls, not by coins or the player.
-/// let sight = QueryFilter::default()
-///     .with_layers(CollisionLayers::new(u32::MAX, WALLS))
-///     .with_excluded([player]);
-/// assert!(sight.accepts(wall, &wall_layers));
-/// assert!(!sight.accepts(coin, &coin_layers));
-/// assert!(!sight.accepts(player, &wall_layers));
-/// ```
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
-pub struct QueryFilter {
-    /// The layers the query has, as a collider would (default: all).
-    pub layers: CollisionLayers,
-    /// Entities the query ignores.
-    pub excluded: EntityHashSet,
-}
-
-impl QueryFilter {
-    /// The filter with these layers.
-    #[must_use]
-    pub fn with_layers(mut self, layers: CollisionLayers) -> Self {
-        self.layers = layers;
-        self
-    }
-
-    /// The filter also ignoring these entities.
-    #[must_use]
-    pub fn with_excluded(mut self, entities: impl IntoIterator<Item = Entity>) -> Self {
-        self.excluded.extend(entities);
-        self
-    }
-
-    /// Whether the query sees a collider on `entity` with `layers`.
-    #[inline]
-    pub fn accepts(&self, entity: Entity, layers: &CollisionLayers) -> bool {
-        self.layers.interacts_with(layers)
-            && (self.excluded.is_empty() || !self.excluded.contains(&entity))
-    }
-}
 
 /// Where a ray cast by [`SpatialQuery::cast_ray`] first hits a collider.
 #[derive(Clone, Copy, Debug, PartialEq)]

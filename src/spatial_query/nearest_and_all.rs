@@ -1,0 +1,163 @@
+//! The queries that find more than the first hit, or no hit at all: every
+//! collider along a ray, the nearest point of the colliders, and the
+//! colliders whose boxes meet a region.
+
+use bevy::math::{Dir2, Vec2};
+use bevy::prelude::*;
+use bevy::shape::Aabb2d;
+
+use super::{QueryFilter, RayHit, SpatialQuery};
+use crate::geometry::{MAX_MAGNITUDE, checked_ray};
+
+/// The nearest point of a collider to a point, found by
+/// [`SpatialQuery::project_point`].
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct PointProjection {
+    /// The collider's entity.
+    pub entity: Entity,
+    /// The point of the collider's boundary nearest the query's point.
+    pub point: Vec2,
+    /// Whether the query's point is inside the collider (boundary
+    /// included).
+    pub inside: bool,
+    /// How far the query's point is from `point`.
+    pub distance: f32,
+}
+
+impl SpatialQuery<'_, '_> {
+    /// Every collider the ray from `origin` along `direction` hits within
+    /// `max_distance` (which may be [`f32::INFINITY`]), among those `filter`
+    /// accepts, nearest first (equal distances by lowest [`Entity`]), at
+    /// most `max_hits` of them: a laser through several enemies, a line of
+    /// sight through glass. Each collider is hit once, where the ray enters
+    /// it (at 0 when it starts inside); the rest is as
+    /// [`cast_ray`](Self::cast_ray). Once `max_hits` are found, farther
+    /// colliders are not tested.
+    pub fn ray_hits(
+        &self,
+        origin: Vec2,
+        direction: Dir2,
+        max_distance: f32,
+        max_hits: usize,
+        filter: &QueryFilter,
+    ) -> Vec<RayHit> {
+        let mut hits: Vec<RayHit> = Vec::new();
+        let Some(direction) = checked_ray(origin, direction, max_distance) else {
+            return hits;
+        };
+        if max_hits == 0 {
+            return hits;
+        }
+        let colliders = self.colliders();
+        let start = Aabb2d {
+            min: origin,
+            max: origin,
+        };
+        let order = |hit: &RayHit| (hit.distance, hit.entity);
+        self.visit_along(start, direction, max_distance, filter, |index| {
+            let (target, shape) = colliders.get(index);
+            let full = hits.len() == max_hits;
+            // Farther than the last of a full list: not needed.
+            let limit = if full {
+                hits[max_hits - 1].distance
+            } else {
+                max_distance
+            };
+            let visited = hits.iter().any(|hit| hit.entity == target.entity);
+            if !visited && filter.accepts(target.entity, colliders.layers(index)) {
+                let hit = shape.cast_ray(target.pose, origin, direction, limit);
+                if let Some(hit) = hit {
+                    let hit = RayHit {
+                        entity: target.entity,
+                        distance: hit.distance,
+                        point: hit.point,
+                        normal: hit.normal,
+                    };
+                    let at = hits.partition_point(|kept| order(kept) < order(&hit));
+                    if at < max_hits {
+                        hits.insert(at, hit);
+                        hits.truncate(max_hits);
+                    }
+                }
+            }
+            (hits.len() == max_hits).then(|| hits[max_hits - 1].distance)
+        });
+        hits
+    }
+
+    /// The collider nearest to `point` among those `filter` accepts, and
+    /// the point of its boundary nearest to `point`: a pickup's magnet, an
+    /// AI keeping its distance from walls. A collider containing `point`
+    /// (boundary included) comes before any other, with `inside` set and
+    /// the boundary point where `point` would leave it soonest (the lowest
+    /// [`Entity`] of several); otherwise the nearest, equal distances by
+    /// lowest [`Entity`]. `None` when no collider is accepted or `point`
+    /// is not finite.
+    ///
+    /// The search looks in growing squares around `point`, so a near
+    /// collider is found without testing far ones. In a compound, the part
+    /// `point` is deepest in, else the nearest part, answers.
+    pub fn project_point(&self, point: Vec2, filter: &QueryFilter) -> Option<PointProjection> {
+        if !(point.is_finite() && point.abs().max_element() <= MAX_MAGNITUDE) {
+            return None;
+        }
+        let colliders = self.colliders();
+        // Inside first (the lowest entity), then nearest.
+        let rank = |found: &PointProjection| {
+            let distance = if found.inside { 0.0 } else { found.distance };
+            (distance, found.entity)
+        };
+        let mut within = 16.0f32;
+        loop {
+            let mut best: Option<PointProjection> = None;
+            let region = Aabb2d::new(point, Vec2::splat(within));
+            self.visit_overlapping(&region, filter, |index| {
+                let (target, shape) = colliders.get(index);
+                if !filter.accepts(target.entity, colliders.layers(index)) {
+                    return;
+                }
+                let Some((on, inside)) = shape.project_point(target.pose, point, within) else {
+                    return;
+                };
+                let found = PointProjection {
+                    entity: target.entity,
+                    point: on,
+                    inside,
+                    distance: on.distance(point),
+                };
+                if best.is_none_or(|best| rank(&found) < rank(&best)) {
+                    best = Some(found);
+                }
+            });
+            // A collider nearer than `within` has its box in the square: the
+            // best one found is the nearest of all.
+            match best {
+                Some(best) if best.inside || best.distance <= within => return Some(best),
+                _ if within >= 2.0 * MAX_MAGNITUDE => return best,
+                _ => within *= 4.0,
+            }
+        }
+    }
+
+    /// The colliders whose bounding boxes overlap or touch `region`, among
+    /// those `filter` accepts, in ascending [`Entity`] order: a selection
+    /// box, what a camera's view holds. Boxes only, no shape test, so a
+    /// round or turned collider is found a little beyond its outline
+    /// (use [`shape_hits`](Self::shape_hits) with a rectangle for the
+    /// exact answer). A region that is not finite finds nothing.
+    pub fn aabb_hits(&self, region: Aabb2d, filter: &QueryFilter) -> Vec<Entity> {
+        let mut hits = Vec::new();
+        if !(region.min.is_finite() && region.max.is_finite()) {
+            return hits;
+        }
+        let colliders = self.colliders();
+        self.visit_overlapping(&region, filter, |index| {
+            let target = colliders.get(index).0;
+            if filter.accepts(target.entity, colliders.layers(index)) {
+                hits.push(target.entity);
+            }
+        });
+        hits.sort_unstable();
+        hits
+    }
+}
