@@ -160,8 +160,15 @@ fn configure_collision_sets(app: &mut App, schedule: InternedScheduleLabel) {
 
 /// Adds the [`CollisionSystems::Prepare`] systems: the snapshot after Bevy's
 /// transform propagation in `PostUpdate`, after a propagation of its own
-/// elsewhere.
+/// elsewhere. Also a snapshot at startup, after Bevy's propagation there,
+/// so that queries before the first detection (the first steps of
+/// `FixedUpdate`, with detection in `FixedPostUpdate`) see the colliders
+/// spawned at startup.
 fn add_prepare_systems(app: &mut App, schedule: InternedScheduleLabel) {
+    app.add_systems(
+        PostStartup,
+        snapshot_colliders.after(TransformSystems::Propagate),
+    );
     if schedule == PostUpdate.intern() {
         app.configure_sets(
             schedule,

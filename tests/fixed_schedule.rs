@@ -82,3 +82,61 @@ fn fixed_post_update_detection_sees_current_poses() {
     assert!(started.contains(&ordered(parent, wall)), "{started:?}");
     assert!(started.contains(&ordered(child, wall)), "{started:?}");
 }
+
+#[derive(Component)]
+struct Walker {
+    velocity: Vec2,
+}
+
+/// A character spawned standing on the floor and moved by `move_and_slide`
+/// in `FixedUpdate`, with detection in `FixedPostUpdate`: its very first
+/// step, before any detection has run, already sees the floor, so it never
+/// sinks into it.
+#[test]
+fn queries_in_the_first_fixed_step_see_the_colliders() {
+    let mut app = app_with(CollisionPlugin::new(FixedPostUpdate));
+    app.insert_resource(Time::<Fixed>::from_hz(60.0))
+        .add_systems(
+            FixedUpdate,
+            |mut walkers: Query<(Entity, &mut Walker, &mut Transform, &Collider)>,
+             spatial: SpatialQuery,
+             time: Res<Time>| {
+                for (entity, mut walker, mut transform, collider) in &mut walkers {
+                    walker.velocity.y -= 900.0 * time.delta_secs();
+                    let motion = walker.velocity * time.delta_secs();
+                    let filter = QueryFilter::default().with_excluded([entity]);
+                    let config = MoveAndSlideConfig::default();
+                    let out = spatial.move_and_slide(
+                        collider,
+                        pose_of(&transform),
+                        motion,
+                        &config,
+                        &filter,
+                    );
+                    transform.translation = out.translation.extend(0.0);
+                    if out.grounded {
+                        walker.velocity.y = 0.0;
+                    }
+                }
+            },
+        );
+    let floor = spawn_at(&mut app, Collider::rect(400.0, 20.0), 0.0, -10.0);
+    // Standing on the floor (its bottom at y = 0), already falling fast.
+    let walker = app
+        .world_mut()
+        .spawn((
+            Walker {
+                velocity: Vec2::new(0.0, -300.0),
+            },
+            Collider::rect(10.0, 20.0),
+            Transform::from_xyz(0.0, 10.05, 0.0),
+        ))
+        .id();
+    for update in 0..10 {
+        app.update();
+        let y = app.world().get::<Transform>(walker).unwrap().translation.y;
+        assert!(y > 10.0 - 1e-3, "update {update}: sank to {y}");
+        let colliding = app.world().get::<CollidingEntities>(floor).unwrap();
+        assert!(colliding.is_empty() || colliding.contains(&walker));
+    }
+}

@@ -89,7 +89,10 @@ pub struct ShapeHit {
 /// The colliders as the last detection read them, in
 /// [`CollisionSystems::Prepare`](crate::CollisionSystems::Prepare): their
 /// shapes, poses and layers at that moment, skipping invalid ones as
-/// detection does. With the default plugin (detection in `PostUpdate`), a
+/// detection does. Before the first detection, the colliders as they were
+/// at the end of startup (`PostStartup`), so that the first steps of a
+/// fixed-timestep game, which run before its first detection, see the
+/// level it spawned. With the default plugin (detection in `PostUpdate`), a
 /// system in `Update` sees the poses of the previous frame (what was drawn),
 /// not what `Update` has moved since; colliders spawned since are not seen
 /// yet, and despawned ones are still reported (their `Entity` no longer
