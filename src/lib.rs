@@ -24,7 +24,7 @@ pub use components::{
 };
 pub use geometry::{Contact, ShapeError};
 pub use level::{TilemapCollider, TilemapError, TilemapKind, TilemapTile};
-pub use move_and_slide::{MoveAndSlideConfig, MoveAndSlideOutput, SlideHit};
+pub use move_and_slide::{MoveAndSlideConfig, MoveAndSlideOutput, SlideHit, slide_velocity};
 pub use plugin::{CollisionPlugin, CollisionSystems};
 pub use spatial_query::{
     EntityPredicate, PointProjection, QueryFilter, RayHit, ShapeHit, SpatialQuery,

@@ -18,6 +18,7 @@
 use bevy::math::{Dir2, Isometry2d, Rot2, Vec2};
 use bevy::prelude::*;
 use bevy::shape::Aabb2d;
+use smallvec::SmallVec;
 
 use crate::components::{Collider, OneWayPlatform};
 use crate::geometry::{
@@ -114,6 +115,14 @@ pub struct MoveAndSlideOutput {
 }
 
 impl MoveAndSlideOutput {
+    /// `velocity` slid along every surface the collider met
+    /// ([`slide_velocity`] over [`Self::hits`]): what a game keeps for the
+    /// next frame, so that running into a wall stops the speed into it and
+    /// landing stops the fall.
+    pub fn projected_velocity(&self, velocity: Vec2) -> Vec2 {
+        slide_velocity(velocity, self.hits.iter().map(|hit| hit.normal))
+    }
+
     fn unmoved(translation: Vec2) -> Self {
         Self {
             translation,
@@ -122,6 +131,43 @@ impl MoveAndSlideOutput {
             grounded: false,
             ground: None,
         }
+    }
+}
+
+/// `velocity` slid along surfaces with these outward `normals`, in order:
+/// the part going into each one removed, and nothing left when two of them
+/// make a corner that the rest would go into. The building block behind
+/// [`MoveAndSlideOutput::projected_velocity`], for a controller of a
+/// game's own.
+///
+/// ```
+/// # use bevy::prelude::*;
+/// # use bevy_collide2d::slide_velocity;
+/// // Running right and falling onto a floor: the fall stops, the run goes on.
+/// assert_eq!(slide_velocity(Vec2::new(100.0, -50.0), [Dir2::Y]), Vec2::new(100.0, 0.0));
+/// // Into a corner of a floor and a wall: stopped.
+/// assert_eq!(slide_velocity(Vec2::new(100.0, -50.0), [Dir2::Y, Dir2::NEG_X]), Vec2::ZERO);
+/// // Moving away from a surface keeps the whole velocity.
+/// assert_eq!(slide_velocity(Vec2::new(0.0, 30.0), [Dir2::Y]), Vec2::new(0.0, 30.0));
+/// ```
+pub fn slide_velocity(velocity: Vec2, normals: impl IntoIterator<Item = Dir2>) -> Vec2 {
+    let mut slid = velocity;
+    let mut planes: SmallVec<[Vec2; 8]> = SmallVec::new();
+    for normal in normals {
+        let normal = normal.as_vec2();
+        let into = slid.dot(normal);
+        if into < 0.0 {
+            slid -= normal * into;
+            planes.push(normal);
+        }
+    }
+    // Sliding along a later surface can lead back into an earlier one: in
+    // 2D, a corner.
+    let tolerance = -1e-5 * velocity.length();
+    if planes.iter().any(|&plane| slid.dot(plane) < tolerance) {
+        Vec2::ZERO
+    } else {
+        slid
     }
 }
 
@@ -213,6 +259,83 @@ impl SpatialQuery<'_, '_> {
         config: &MoveAndSlideConfig,
         filter: &QueryFilter,
     ) -> MoveAndSlideOutput {
+        self.move_and_slide_with(collider, pose, motion, config, filter, |_, _| {})
+    }
+
+    /// Where `collider` at `pose` ends up when pushed out of what it
+    /// overlaps or touches among the colliders `filter` accepts, a
+    /// `config.skin` clear, deepest first (the first thing
+    /// [`move_and_slide`](Self::move_and_slide) does), and the surfaces it
+    /// was pushed out of; `pose.translation` and none when a few rounds do
+    /// not get it all the way out (squeezed) or the input is invalid.
+    /// [`OneWayPlatform`]s are left alone. With
+    /// [`cast_shape`](Self::cast_shape) and [`slide_velocity`], a building
+    /// block of a controller of a game's own.
+    pub fn depenetrate(
+        &self,
+        collider: &Collider,
+        pose: Isometry2d,
+        config: &MoveAndSlideConfig,
+        filter: &QueryFilter,
+    ) -> (Vec2, Vec<SlideHit>) {
+        let shape = collider.shape_ref();
+        let mut hits = Vec::new();
+        let Some(pose) = checked_placement(shape, pose)
+            .ok()
+            .filter(|_| config.is_valid())
+        else {
+            return (pose.translation, hits);
+        };
+        let slider = Slider::new(self, shape, pose.rotation, config, filter);
+        let at = slider.depenetrate(pose.translation, &mut hits);
+        if at.is_finite() {
+            (at, hits)
+        } else {
+            (pose.translation, Vec::new())
+        }
+    }
+
+    /// [`move_and_slide`](Self::move_and_slide), calling `on_hit` with each
+    /// surface it slides along and the motion left after sliding along it,
+    /// which `on_hit` may change: set it to zero to stop there (a wall-jump
+    /// catching the wall), turn it, or keep it. Its policy of ground, steps
+    /// and walls is otherwise the same.
+    ///
+    /// ```
+    /// # use bevy::prelude::*;
+    /// # use bevy_collide2d::prelude::*;
+    /// fn move_player(spatial: SpatialQuery, player: Single<(Entity, &Collider, &mut Transform)>) {
+    ///     let (entity, collider, mut transform) = player.into_inner();
+    ///     let filter = QueryFilter::default().with_excluded([entity]);
+    ///     let mut on_wall = None;
+    ///     let out = spatial.move_and_slide_with(
+    ///         collider,
+    ///         pose_of(&transform),
+    ///         Vec2::new(4.0, -2.0),
+    ///         &MoveAndSlideConfig::default(),
+    ///         &filter,
+    ///         |hit, rest| {
+    ///             // Cling to walls: stop at the first one.
+    ///             if hit.normal.y.abs() < 0.1 {
+    ///                 on_wall = Some(hit.entity);
+    ///                 *rest = Vec2::ZERO;
+    ///             }
+    ///         },
+    ///     );
+    ///     transform.translation = out.translation.extend(transform.translation.z);
+    /// #   let _ = on_wall;
+    /// }
+    /// # bevy::ecs::system::assert_is_system(move_player);
+    /// ```
+    pub fn move_and_slide_with(
+        &self,
+        collider: &Collider,
+        pose: Isometry2d,
+        motion: Vec2,
+        config: &MoveAndSlideConfig,
+        filter: &QueryFilter,
+        mut on_hit: impl FnMut(&SlideHit, &mut Vec2),
+    ) -> MoveAndSlideOutput {
         let shape = collider.shape_ref();
         let checked = checked_placement(shape, pose)
             .ok()
@@ -221,7 +344,7 @@ impl SpatialQuery<'_, '_> {
             return MoveAndSlideOutput::unmoved(pose.translation);
         };
         let slider = Slider::new(self, shape, pose.rotation, config, filter);
-        let mut out = slider.run(pose.translation, motion);
+        let mut out = slider.run(pose.translation, motion, &mut on_hit);
         if !out.translation.is_finite() {
             // Only reachable at magnitudes near the limits; keep the promise.
             return MoveAndSlideOutput::unmoved(pose.translation);
@@ -294,13 +417,18 @@ impl<'a, 'w, 's> Slider<'a, 'w, 's> {
 
     /// Moves from `start` by `motion`: out of what it overlaps, along the
     /// surfaces it meets, then onto the ground under its end position.
-    fn run(&self, start: Vec2, motion: Vec2) -> MoveAndSlideOutput {
+    fn run(
+        &self,
+        start: Vec2,
+        motion: Vec2,
+        on_hit: &mut impl FnMut(&SlideHit, &mut Vec2),
+    ) -> MoveAndSlideOutput {
         let mut hits = Vec::new();
         let at = self.depenetrate(start, &mut hits);
         // Only stepping and snapping ask whether it starts on the ground.
         let starts_on_ground = (self.step_height > 0.0 || self.snap_to_ground > 0.0)
             && self.ground_below(at, 2.0 * self.skin).is_some();
-        let at = self.slide_along(at, motion, starts_on_ground, &mut hits);
+        let at = self.slide_along(at, motion, starts_on_ground, &mut hits, on_hit);
         let (at, ground) = self.settle(at, motion, starts_on_ground);
         MoveAndSlideOutput {
             translation: at,
@@ -320,6 +448,7 @@ impl<'a, 'w, 's> Slider<'a, 'w, 's> {
         motion: Vec2,
         starts_on_ground: bool,
         hits: &mut Vec<SlideHit>,
+        on_hit: &mut impl FnMut(&SlideHit, &mut Vec2),
     ) -> Vec2 {
         // Stepping needs a foot on the ground: at the start, or met since.
         let mut on_ground = starts_on_ground;
@@ -362,6 +491,10 @@ impl<'a, 'w, 's> Slider<'a, 'w, 's> {
                 remaining = Vec2::ZERO;
             }
             planes.push(normal);
+            on_hit(&blocked.hit, &mut remaining);
+            if !within_magnitude(remaining) {
+                remaining = Vec2::ZERO;
+            }
         }
         at
     }

@@ -198,6 +198,60 @@ fn sliding_along_a_wall_keeps_the_parallel_motion() {
     }
 }
 
+/// `move_and_slide_with` shows each surface and the motion left after it,
+/// and stops where the hook says; `projected_velocity` keeps only what does
+/// not go into the surfaces met.
+#[test]
+fn a_hook_sees_each_wall_and_can_stop_the_slide() {
+    let mut level = Level::new(|app| {
+        solid(app, Collider::rect(20.0, 2000.0), 110.0, 0.0); // left face at x = 100
+    });
+    let collider = Collider::rect(16.0, 16.0);
+    let at = Vec2::new(80.0, 0.0);
+    let motion = Vec2::new(30.0, 20.0);
+    let spatial = level.state.get(level.app.world()).unwrap();
+    let config = config();
+    let pose = Isometry2d::from_translation(at);
+    let filter = QueryFilter::default();
+    let slid = spatial.move_and_slide(&collider, pose, motion, &config, &filter);
+    let mut seen = Vec::new();
+    let stopped =
+        spatial.move_and_slide_with(&collider, pose, motion, &config, &filter, |hit, rest| {
+            seen.push((hit.normal, *rest));
+            *rest = Vec2::ZERO;
+        });
+    // Both reach the wall; only the plain one slides up along it.
+    assert_eq!(seen.len(), 1, "{seen:?}");
+    assert_eq!(seen[0].0, Dir2::NEG_X);
+    assert!(
+        (seen[0].1 - Vec2::new(0.0, slid.moved.y - stopped.moved.y)).length() < 1e-3,
+        "{seen:?}"
+    );
+    assert!((slid.translation.x - stopped.translation.x).abs() < 1e-4);
+    assert!((slid.moved.y - 20.0).abs() < 1e-3, "{slid:?}");
+    assert!(
+        stopped.moved.y < 20.0 && stopped.moved.y > 0.0,
+        "{stopped:?}"
+    );
+    // Started 3 into the wall: pushed out to a skin from it.
+    let inside = Isometry2d::from_translation(Vec2::new(95.0, 0.0));
+    let (out, hits) = spatial.depenetrate(&collider, inside, &config, &filter);
+    assert!((out - Vec2::new(92.0 - SKIN, 0.0)).length() < 1e-4, "{out}");
+    assert_eq!(
+        hits.iter().map(|hit| hit.normal).collect::<Vec<_>>(),
+        [Dir2::NEG_X]
+    );
+    // What is left of a velocity into the wall: the part along it.
+    assert_eq!(
+        slid.projected_velocity(Vec2::new(300.0, 200.0)),
+        Vec2::new(0.0, 200.0)
+    );
+    assert_eq!(
+        slid.projected_velocity(Vec2::new(-300.0, 200.0)),
+        Vec2::new(-300.0, 200.0)
+    );
+}
+
 /// Ramps rising to the right at `angle`, from x = 0: a rotated rectangle
 /// and a convex polygon, each in its own level with a floor at y = 0.
 fn ramps(angle: f32) -> [Level; 2] {

@@ -55,6 +55,10 @@
     doc = "| `PhysicsDebugPlugin` | `RapierDebugRenderPlugin` | [`CollisionDebugPlugin`](crate::CollisionDebugPlugin) |"
 )]
 //! | `MoveAndSlide` | `KinematicCharacterController` | [`SpatialQuery::move_and_slide`] ([`character_controller`](super::character_controller)) |
+//! | `MoveAndSlide::move_and_slide`'s per-hit callback | — | [`SpatialQuery::move_and_slide_with`] (`on_hit(&hit, &mut rest)`) |
+//! | `MoveAndSlideOutput::projected_velocity`, `MoveAndSlide::project_velocity` | — | [`MoveAndSlideOutput::projected_velocity`], [`slide_velocity`] |
+//! | `MoveAndSlide::depenetrate` | — | [`SpatialQuery::depenetrate`] |
+//! | `cast_shape(shape, origin, rotation, direction, &config, &filter)`, `ShapeHitData::normal1` | `cast_shape(origin, rotation, velocity, shape, options, filter)`, `ShapeCastHit::normal1` | [`SpatialQuery::cast_shape`]`(&collider, pose, direction, max_distance, &filter)`; the normal is `ShapeHit::normal` (the hit collider's, towards the cast shape) |
 //! | the solver's depenetration | the character controller's | [`Collisions::push_out`] |
 //!
 //! Poses come from `GlobalTransform` as usual (no `Position` / `Rotation`
@@ -70,6 +74,10 @@
 //! [`Collider::segment`]: crate::Collider::segment
 //! [`Collider::convex_polygon`]: crate::Collider::convex_polygon
 //! [`StaticCollider`]: crate::StaticCollider
+//! [`SpatialQuery::move_and_slide_with`]: crate::SpatialQuery::move_and_slide_with
+//! [`MoveAndSlideOutput::projected_velocity`]: crate::MoveAndSlideOutput::projected_velocity
+//! [`slide_velocity`]: crate::slide_velocity
+//! [`SpatialQuery::depenetrate`]: crate::SpatialQuery::depenetrate
 //! [`SpatialQuery::cast_ray`]: crate::SpatialQuery::cast_ray
 //! [`SpatialQuery::ray_hits`]: crate::SpatialQuery::ray_hits
 //! [`SpatialQuery::cast_shape`]: crate::SpatialQuery::cast_shape
