@@ -22,6 +22,7 @@
 //! | [`messages_or_observers`] | choosing between the two, and their timing |
 //! | [`sprites_sized_by_scale`] | `Collider::rect(1.0, 1.0)` under `Transform::scale` |
 //! | [`fixed_timestep`] | detection in `FixedPostUpdate` |
+//! | [`determinism_and_rollback`] | the same events on every run and thread count; rolling a world back |
 //! | [`layers`] | who collides with whom |
 #![cfg_attr(
     feature = "debug",
@@ -45,6 +46,7 @@ pub mod character_controller;
 pub mod damage_on_first_touch;
 #[cfg(feature = "debug")]
 pub mod debug_overlay;
+pub mod determinism_and_rollback;
 pub mod disabling_and_bodies;
 pub mod fixed_timestep;
 pub mod layers;

@@ -143,6 +143,23 @@ pub struct Collisions {
     pub(super) part_pairs: Vec<PairParts>,
 }
 
+/// A copy of the contacts (what a rollback snapshot keeps, see
+/// [`guide::determinism_and_rollback`](crate::guide::determinism_and_rollback));
+/// the working space is not
+/// copied.
+impl Clone for Collisions {
+    fn clone(&self) -> Self {
+        Self {
+            pairs: self.pairs.clone(),
+            passing: self.passing.clone(),
+            swept_paths: self.swept_paths.clone(),
+            by_b: OnceLock::new(),
+            sort_space: PairSortSpace::default(),
+            part_pairs: self.part_pairs.clone(),
+        }
+    }
+}
+
 /// The parts of a pair's colliders its contact is on ([`Collisions::parts`]).
 #[derive(Clone, Copy, Debug)]
 pub(super) struct PairParts {

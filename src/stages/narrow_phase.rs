@@ -249,7 +249,7 @@ impl PreviousPairs {
         self.0.binary_search(&(a.min(b), a.max(b))).is_ok()
     }
 
-    /// Remembers `pairs`, this detection's, for the next one.
+    /// Takes `pairs`, the last detection's, as the previous ones.
     fn remember(&mut self, pairs: &[ContactPair]) {
         self.0.clear();
         self.0.extend(pairs.iter().map(|pair| (pair.a, pair.b)));
@@ -287,6 +287,9 @@ pub(crate) fn compute_contacts(inputs: NarrowPhaseInputs, mut state: NarrowPhase
         workers,
     } = &inputs;
     let colliders = DetectionColliders::new(snapshot, statics);
+    // What detection remembers between runs is `Collisions` alone, so that
+    // a game rolling its world back restores it with `Collisions`.
+    state.previous.remember(&state.collisions.pairs);
     // Without static colliders, the snapshot is read directly.
     let plain_parts_found = if statics.len() == 0 {
         state.find_contacts(&**snapshot, colliders, &candidates.pairs, workers)
@@ -396,7 +399,7 @@ impl NarrowPhaseState<'_, '_> {
         part_pairs.sort_unstable_by_key(|pair| (pair.a, pair.b));
     }
 
-    /// Sets [`PairChanges`] from this detection's pairs and remembers them.
+    /// Sets [`PairChanges`] from this detection's pairs.
     fn note_changes(&mut self) {
         let Collisions { pairs, passing, .. } = &*self.collisions;
         let split = &*self.split;
@@ -405,7 +408,6 @@ impl NarrowPhaseState<'_, '_> {
         diff_pairs(&self.previous.0, pairs, &split.reentered, changes);
         let apart_at_start = &split.passing_apart_at_start;
         push_passed(passing, apart_at_start, &self.previous, changes);
-        self.previous.remember(pairs);
     }
 }
 
