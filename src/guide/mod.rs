@@ -16,7 +16,8 @@
 //! | Page | For |
 //! |---|---|
 //! | [`bouncing_ball`] | balls and walls: events, per-frame push-out, bounce, `Swept` rewind |
-//! | [`character_controller`] | a character that walks, falls and slides along walls |
+//! | [`character_controller`] | a character that walks, falls and slides along walls; a wall-jump of your own |
+//! | [`pushing_a_box`] | a character pushing a box that stops at walls and steep slopes |
 //! | [`triggers`] | pickups, zones, doors: sensors that never push |
 //! | [`damage_on_first_touch`] | spikes, bullets, enemies: once per touch, with observers |
 //! | [`messages_or_observers`] | choosing between the two, and their timing |
@@ -52,6 +53,7 @@ pub mod fixed_timestep;
 pub mod layers;
 pub mod messages_or_observers;
 pub mod migrating;
+pub mod pushing_a_box;
 pub mod spatial_queries;
 pub mod sprites_sized_by_scale;
 pub mod triggers;
