@@ -34,6 +34,7 @@ use bevy::transform::TransformSystems;
 use crate::components::{Collider, ColliderDisabled, CollidingEntities};
 use crate::geometry::Shape;
 use crate::plugin::CollisionSystems;
+use crate::spatial_query::{QueryLog, QueryRecord};
 use crate::stages::collisions::Collisions;
 
 /// Draws colliders and contacts with gizmos.
@@ -103,6 +104,15 @@ pub struct CollisionGizmos {
     /// Also draw each collider's axis-aligned bounding box (what the broad
     /// phase compares), faintly. Off by default.
     pub draw_aabbs: bool,
+    /// Also draw the frame's [`SpatialQuery`](crate::SpatialQuery) rays
+    /// (`cast_ray`, `ray_hits`), shape casts and point projections: each
+    /// ray or cast to where it stopped, its hits with their normals, each
+    /// projection as a line to the point found. What an AI that "can't
+    /// see" the player looked along. Off by default (queries are then not
+    /// kept at all).
+    pub draw_queries: bool,
+    /// The colour of the queries drawn.
+    pub query_color: Color,
 }
 
 impl Default for CollisionGizmos {
@@ -118,6 +128,8 @@ impl Default for CollisionGizmos {
             draw_colliders: true,
             draw_contacts: true,
             draw_aabbs: false,
+            draw_queries: false,
+            query_color: Color::srgb(0.5, 1.0, 0.4),
         }
     }
 }
@@ -133,11 +145,13 @@ impl Plugin for CollisionDebugPlugin {
 
         app.add_systems(
             PostUpdate,
-            (draw_colliders, draw_contacts)
+            (draw_colliders, draw_contacts, draw_queries)
                 .after(TransformSystems::Propagate)
                 .after(CollisionSystems::Events)
                 .run_if(collision_gizmos_enabled),
-        );
+        )
+        // Every frame, drawn or not: queries are kept only while drawn.
+        .add_systems(Last, keep_queries_while_drawn);
     }
 
     fn finish(&self, app: &mut App) {
@@ -195,6 +209,59 @@ fn draw_colliders(
             );
         }
     }
+}
+
+/// Draws the queries made since the last drawing (see
+/// [`CollisionGizmos::draw_queries`]).
+fn draw_queries(mut gizmos: Gizmos<CollisionGizmos>, log: Res<QueryLog>) {
+    let style = gizmos.config_ext;
+    if !style.draw_queries {
+        return;
+    }
+    let color = style.query_color;
+    let mark = |gizmos: &mut Gizmos<CollisionGizmos>, (point, normal): (Vec2, Dir2)| {
+        gizmos.circle_2d(point, style.point_radius, color);
+        gizmos.line_2d(point, point + *normal * style.normal_length * 0.5, color);
+    };
+    for record in log.take() {
+        match record {
+            QueryRecord::Ray { origin, end, hits } => {
+                // To the nearest hit, then faintly on.
+                let stop = hits.first().map_or(end, |&(point, _)| point);
+                gizmos.line_2d(origin, stop, color);
+                gizmos.line_2d(stop, end, color.with_alpha(0.25));
+                hits.into_iter().for_each(|hit| mark(&mut gizmos, hit));
+            }
+            QueryRecord::Cast {
+                shape,
+                start,
+                end,
+                hit,
+            } => {
+                outline(&mut gizmos, &shape, start, color.with_alpha(0.5));
+                outline(
+                    &mut gizmos,
+                    &shape,
+                    Isometry2d::new(end, start.rotation),
+                    color,
+                );
+                gizmos.line_2d(start.translation, end, color);
+                hit.into_iter().for_each(|hit| mark(&mut gizmos, hit));
+            }
+            QueryRecord::Projection { point, projected } => {
+                gizmos.line_2d(point, projected, color);
+                gizmos.circle_2d(projected, style.point_radius, color);
+            }
+        }
+    }
+}
+
+/// Keeps the frame's queries for [`draw_queries`] only while they are drawn.
+fn keep_queries_while_drawn(store: Res<GizmoConfigStore>, log: Res<QueryLog>) {
+    let drawn = store
+        .get_config::<CollisionGizmos>()
+        .is_some_and(|(config, style)| config.enabled && style.draw_queries);
+    log.set_recording(drawn);
 }
 
 /// Draws `shape` at `pose`: its outline, and a circle's radius along its
@@ -262,6 +329,7 @@ fn draw_contacts(mut gizmos: Gizmos<CollisionGizmos>, collisions: Res<Collisions
 
 #[cfg(test)]
 mod tests {
+    use bevy::asset::AssetApp;
     use bevy::ecs::system::RunSystemOnce;
     use bevy::gizmos::config::GizmoConfig;
 
@@ -291,6 +359,68 @@ mod tests {
             .0
             .enabled = false;
         assert!(!overlay_enabled(&mut world));
+    }
+
+    /// With `draw_queries` on, the frame's rays reach the overlay's drawing
+    /// (and are drawn away); off, nothing is kept.
+    #[test]
+    fn queries_are_drawn_only_when_asked() {
+        #[derive(Resource, Default)]
+        struct Seen(Vec<usize>);
+
+        for draw_queries in [true, false] {
+            let mut app = App::new();
+            app.add_plugins((
+                MinimalPlugins,
+                bevy::asset::AssetPlugin::default(),
+                GizmoPlugin,
+                TransformPlugin,
+                crate::CollisionPlugin::default(),
+                CollisionDebugPlugin::default(),
+            ))
+            // What GizmoPlugin's own systems read, without a renderer.
+            .init_asset::<bevy::mesh::Mesh>()
+            .init_asset::<bevy::mesh::skinning::SkinnedMeshInverseBindposes>()
+            .init_resource::<Seen>()
+            .add_systems(Update, |spatial: crate::SpatialQuery| {
+                let filter = crate::QueryFilter::default();
+                spatial.cast_ray(Vec2::ZERO, Dir2::X, 100.0, &filter);
+            })
+            .add_systems(
+                PostUpdate,
+                (|log: Res<QueryLog>, mut seen: ResMut<Seen>| {
+                    let records = log.take();
+                    seen.0.push(records.len());
+                    // Put back for the overlay to draw.
+                    if let Some(QueryRecord::Ray { hits, .. }) = records.first() {
+                        assert_eq!(hits.len(), 1);
+                    }
+                    log.set_recording(true);
+                    records.into_iter().for_each(|record| log.record(|| record));
+                })
+                .before(super::draw_queries),
+            );
+            app.world_mut()
+                .resource_mut::<GizmoConfigStore>()
+                .config_mut::<CollisionGizmos>()
+                .1
+                .draw_queries = draw_queries;
+            app.world_mut().spawn((
+                crate::Collider::rect(10.0, 10.0),
+                Transform::from_xyz(50.0, 0.0, 0.0),
+            ));
+            for _ in 0..3 {
+                app.update();
+            }
+            let seen = &app.world().resource::<Seen>().0;
+            // The first frame's ray comes before the overlay first asks.
+            let expected = if draw_queries { [0, 1, 1] } else { [0, 0, 0] };
+            assert_eq!(seen[..], expected, "draw_queries {draw_queries}");
+            assert!(
+                app.world().resource::<QueryLog>().take().is_empty(),
+                "drawn away"
+            );
+        }
     }
 
     // Building needs no GizmoPlugin (only running the app does), so this

@@ -15,6 +15,7 @@ use crate::geometry::Contact;
 use crate::level::{
     TilemapCollider, TilemapKind, TilemapTile, any_tilemap_changed, build_tilemap_colliders,
 };
+use crate::spatial_query::QueryLog;
 use crate::stages::bodies::{
     ColliderBodies, mark_bodies_stale, mark_bodies_stale_on_discard, mark_bodies_stale_on_insert,
 };
@@ -131,6 +132,7 @@ fn init_resources(app: &mut App) {
         .init_resource::<WarnedColliders>()
         .init_resource::<PreviousPoses>()
         .init_resource::<InsertedColliding>()
+        .init_resource::<QueryLog>()
         .init_resource::<Workers>();
 }
 

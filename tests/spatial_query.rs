@@ -513,11 +513,11 @@ fn check_more_queries(
             // The nearest is told apart unless another is as near.
             let tied = (distances.get(1)).is_some_and(|next| next.0 - distance <= tolerance);
             if !tied {
-                assert_eq!(
-                    (actual.entity, actual.inside),
-                    (entity, inside),
-                    "round {round}: {point}"
-                );
+                assert_eq!(actual.entity, entity, "round {round}: {point}");
+            }
+            // Inside or out, unless on the boundary to within rounding.
+            if actual.entity == entity && actual.distance > tolerance {
+                assert_eq!(actual.inside, inside, "round {round}: {point} {actual:?}");
             }
             assert!(
                 (actual.point.distance(point) - actual.distance).abs() <= 1e-3 * (1.0 + distance)

@@ -2,6 +2,7 @@
 //! the last detection, through the same grid as the broad phase.
 
 mod filter;
+mod log;
 mod nearest_and_all;
 
 use std::sync::LazyLock;
@@ -12,6 +13,7 @@ use bevy::prelude::*;
 use bevy::shape::Aabb2d;
 
 pub use filter::{EntityPredicate, QueryFilter};
+pub(crate) use log::{QueryLog, QueryRecord};
 pub use nearest_and_all::PointProjection;
 
 use crate::components::{Collider, OneWayPlatform};
@@ -125,6 +127,8 @@ pub struct SpatialQuery<'w, 's> {
     /// Read live, not from the snapshot: only
     /// [`move_and_slide`](Self::move_and_slide) uses them.
     pub(crate) one_way_platforms: Query<'w, 's, &'static OneWayPlatform>,
+    /// Where the debug overlay collects queries to draw, when it does.
+    log: Option<Res<'w, QueryLog>>,
 }
 
 impl SpatialQuery<'_, '_> {
@@ -149,18 +153,45 @@ impl SpatialQuery<'_, '_> {
             min: origin,
             max: origin,
         };
-        let (entity, distance, (point, normal)) =
-            self.nearest_along(start, direction, max_distance, filter, |index, limit| {
+        let hit = self
+            .nearest_along(start, direction, max_distance, filter, |index, limit| {
                 let (target, shape) = colliders.get(index);
                 let hit = shape.cast_ray(target.pose, origin, direction, limit)?;
                 Some((hit.distance, (hit.point, hit.normal)))
-            })?;
-        Some(RayHit {
-            entity,
-            distance,
-            point,
-            normal,
-        })
+            })
+            .map(|(entity, distance, (point, normal))| RayHit {
+                entity,
+                distance,
+                point,
+                normal,
+            });
+        self.record_ray(origin, direction, max_distance, hit.iter());
+        hit
+    }
+
+    /// Keeps a ray for the debug overlay, when it draws queries.
+    pub(crate) fn record_ray<'h>(
+        &self,
+        origin: Vec2,
+        direction: Dir2,
+        max_distance: f32,
+        hits: impl Iterator<Item = &'h RayHit>,
+    ) {
+        if let Some(log) = &self.log {
+            log.record(|| QueryRecord::Ray {
+                origin,
+                // An endless ray drawn far enough to leave any view.
+                end: origin + direction * max_distance.min(1e5),
+                hits: hits.map(|hit| (hit.point, hit.normal)).collect(),
+            });
+        }
+    }
+
+    /// Keeps a query for the debug overlay, when it draws queries.
+    pub(crate) fn record(&self, record: impl FnOnce() -> QueryRecord) {
+        if let Some(log) = &self.log {
+            log.record(record);
+        }
     }
 
     /// The colliders containing `point` (boundary included) that `filter`
@@ -242,8 +273,8 @@ impl SpatialQuery<'_, '_> {
         let start = shape.aabb(pose);
         // Cast the whole way, not only up to the nearest hit so far, so that
         // the distance found does not depend on the order of the search.
-        let (entity, distance, (point, normal)) =
-            self.nearest_along(start, direction, max_distance, filter, |index, _| {
+        let hit = self
+            .nearest_along(start, direction, max_distance, filter, |index, _| {
                 let (target, target_shape) = colliders.get(index);
                 let hit = cast_shape_of(
                     shape,
@@ -254,13 +285,21 @@ impl SpatialQuery<'_, '_> {
                     target.pose,
                 )?;
                 Some((hit.distance, (hit.point, hit.normal)))
-            })?;
-        Some(ShapeHit {
-            entity,
-            distance,
-            point,
-            normal,
-        })
+            })
+            .map(|(entity, distance, (point, normal))| ShapeHit {
+                entity,
+                distance,
+                point,
+                normal,
+            });
+        self.record(|| QueryRecord::Cast {
+            shape: collider.shape().clone(),
+            start: pose,
+            end: pose.translation
+                + direction * hit.map_or(max_distance.min(1e5), |hit| hit.distance),
+            hit: hit.map(|hit| (hit.point, hit.normal)),
+        });
+        hit
     }
 
     /// The nearest hit among the colliders that `filter` accepts, moving

@@ -6,7 +6,7 @@ use bevy::math::{Dir2, Vec2};
 use bevy::prelude::*;
 use bevy::shape::Aabb2d;
 
-use super::{QueryFilter, RayHit, SpatialQuery};
+use super::{QueryFilter, QueryRecord, RayHit, SpatialQuery};
 use crate::geometry::{MAX_MAGNITUDE, checked_ray};
 
 /// The nearest point of a collider to a point, found by
@@ -82,6 +82,7 @@ impl SpatialQuery<'_, '_> {
             }
             (hits.len() == max_hits).then(|| hits[max_hits - 1].distance)
         });
+        self.record_ray(origin, direction, max_distance, hits.iter());
         hits
     }
 
@@ -132,7 +133,13 @@ impl SpatialQuery<'_, '_> {
             // A collider nearer than `within` has its box in the square: the
             // best one found is the nearest of all.
             match best {
-                Some(best) if best.inside || best.distance <= within => return Some(best),
+                Some(found) if found.inside || found.distance <= within => {
+                    self.record(|| QueryRecord::Projection {
+                        point,
+                        projected: found.point,
+                    });
+                    return best;
+                }
                 _ if within >= 2.0 * MAX_MAGNITUDE => return best,
                 _ => within *= 4.0,
             }
