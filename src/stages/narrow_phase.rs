@@ -43,7 +43,9 @@ fn contact_pair<'a>(colliders: impl ColliderSource<'a>, (i, j): (u32, u32)) -> O
 
 /// [`contact_pair`], and which parts of the pair (in `(a, b)` order) the
 /// contact is on: [`ContactParts::NONE`] without a compound, so that a
-/// compound pair is searched once.
+/// compound pair is searched once. Out of line: the plain path's loop stays
+/// as small as without compounds.
+#[inline(never)]
 fn contact_pair_with_parts<'a>(
     colliders: impl ColliderSource<'a>,
     (i, j): (u32, u32),
@@ -560,30 +562,23 @@ impl SortedContacts {
         self.chunk_keys.collect_parts(
             runner,
             slots,
-            |k,
-             (slots, mut part_slots): (&mut [ContactPair], Option<&mut [ContactParts]>),
-             keys| {
+            |k, (slots, part_slots): (&mut [ContactPair], Option<&mut [ContactParts]>), keys| {
                 let first = k * CANDIDATES_PER_CHUNK;
                 let ahead = &candidates[first..];
-                for (at, (slot, &candidate)) in slots.iter_mut().zip(ahead).enumerate() {
-                    // Static colliders are read out of order: one cache miss
-                    // each unless asked for ahead.
-                    if let Some(&(i, j)) = ahead.get(at + PREFETCH_DISTANCE) {
-                        prefetch(colliders.collider(i as usize));
-                        prefetch(colliders.collider(j as usize));
-                    }
-                    if part_slots.is_some() {
-                        prefetch_compound_pairs(colliders, ahead, at);
-                    }
-                    let found = match part_slots.as_deref_mut() {
-                        Some(part_slots) => {
+                let mut keep = |at: usize, pair: ContactPair| {
+                    keys.push(packing.key(entity_pair(&pair), first + at));
+                };
+                // Two loops, so that the common one (no compound) stays as
+                // tight as before compounds came.
+                match part_slots {
+                    None => fill_slots(colliders, slots, ahead, &mut keep, |_, candidate| {
+                        contact_pair(colliders, candidate)
+                    }),
+                    Some(part_slots) => {
+                        fill_slots(colliders, slots, ahead, &mut keep, |at, candidate| {
+                            prefetch_compound_pairs(colliders, ahead, at);
                             contact_pair_with_parts(colliders, candidate, &mut part_slots[at])
-                        }
-                        None => contact_pair(colliders, candidate),
-                    };
-                    if let Some(pair) = found {
-                        *slot = pair;
-                        keys.push(packing.key(entity_pair(&pair), first + at));
+                        })
                     }
                 }
             },
@@ -615,6 +610,30 @@ impl SortedContacts {
             }
         });
         true
+    }
+}
+
+/// Puts `test`'s contact for each of the chunk's candidates (the first of
+/// `ahead`) into its slot, and tells `keep` where it found one.
+#[inline(always)]
+fn fill_slots<'a>(
+    colliders: impl ColliderSource<'a>,
+    slots: &mut [ContactPair],
+    ahead: &[(u32, u32)],
+    keep: &mut impl FnMut(usize, ContactPair),
+    mut test: impl FnMut(usize, (u32, u32)) -> Option<ContactPair>,
+) {
+    for (at, (slot, &candidate)) in slots.iter_mut().zip(ahead).enumerate() {
+        // Static colliders are read out of order: one cache miss each
+        // unless asked for ahead.
+        if let Some(&(i, j)) = ahead.get(at + PREFETCH_DISTANCE) {
+            prefetch(colliders.collider(i as usize));
+            prefetch(colliders.collider(j as usize));
+        }
+        if let Some(pair) = test(at, candidate) {
+            *slot = pair;
+            keep(at, pair);
+        }
     }
 }
 
