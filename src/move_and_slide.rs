@@ -278,21 +278,11 @@ impl SpatialQuery<'_, '_> {
         config: &MoveAndSlideConfig,
         filter: &QueryFilter,
     ) -> (Vec2, Vec<SlideHit>) {
-        let shape = collider.shape_ref();
         let mut hits = Vec::new();
-        let Some(pose) = checked_placement(shape, pose)
-            .ok()
-            .filter(|_| config.is_valid())
-        else {
+        let Some((slider, pose)) = Slider::checked(self, collider, pose, config, filter) else {
             return (pose.translation, hits);
         };
-        let slider = Slider::new(self, shape, pose.rotation, config, filter);
-        let at = slider.depenetrate(pose.translation, &mut hits);
-        if at.is_finite() {
-            (at, hits)
-        } else {
-            (pose.translation, Vec::new())
-        }
+        (slider.depenetrate(pose.translation, &mut hits), hits)
     }
 
     /// [`move_and_slide`](Self::move_and_slide), calling `on_hit` with each
@@ -336,14 +326,10 @@ impl SpatialQuery<'_, '_> {
         filter: &QueryFilter,
         mut on_hit: impl FnMut(&SlideHit, &mut Vec2),
     ) -> MoveAndSlideOutput {
-        let shape = collider.shape_ref();
-        let checked = checked_placement(shape, pose)
-            .ok()
-            .filter(|_| within_magnitude(motion) && config.is_valid());
-        let Some(pose) = checked else {
+        let checked = Slider::checked(self, collider, pose, config, filter);
+        let Some((slider, pose)) = checked.filter(|_| within_magnitude(motion)) else {
             return MoveAndSlideOutput::unmoved(pose.translation);
         };
-        let slider = Slider::new(self, shape, pose.rotation, config, filter);
         let mut out = slider.run(pose.translation, motion, &mut on_hit);
         if !out.translation.is_finite() {
             // Only reachable at magnitudes near the limits; keep the promise.
@@ -385,6 +371,25 @@ struct Slider<'a, 'w, 's> {
 }
 
 impl<'a, 'w, 's> Slider<'a, 'w, 's> {
+    /// The slider of `collider` from `pose`, and the pose checked; `None`
+    /// for an invalid collider, pose or config.
+    fn checked(
+        spatial: &'a SpatialQuery<'w, 's>,
+        collider: &'a Collider,
+        pose: Isometry2d,
+        config: &MoveAndSlideConfig,
+        filter: &'a QueryFilter,
+    ) -> Option<(Self, Isometry2d)> {
+        let shape = collider.shape_ref();
+        let pose = checked_placement(shape, pose).ok()?;
+        config.is_valid().then(|| {
+            (
+                Self::new(spatial, shape, pose.rotation, config, filter),
+                pose,
+            )
+        })
+    }
+
     fn new(
         spatial: &'a SpatialQuery<'w, 's>,
         shape: ShapeRef<'a>,

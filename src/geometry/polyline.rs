@@ -106,6 +106,19 @@ impl ChainSegment {
         }
     }
 
+    /// [`Self::classify`] in the world: `normal` (world, from the polyline
+    /// towards the other shape) with the polyline at `chain` and the other
+    /// shape at `other_pose`.
+    pub(crate) fn classify_at(
+        &self,
+        chain: Isometry2d,
+        normal: Vec2,
+        other_pose: Isometry2d,
+    ) -> GhostRule {
+        let centre = chain.inverse_transform_point(other_pose.translation);
+        self.classify(chain.rotation.inverse() * normal, centre)
+    }
+
     /// How far `centre` is to the left of the polyline near this segment
     /// (`along` its unit direction): of its line, or past an end with a
     /// neighbour, of the neighbour's.
@@ -181,8 +194,7 @@ pub(crate) fn ghost_contact(
     } else {
         -*contact.normal
     };
-    let centre = chain.inverse_transform_point(other_pose.translation);
-    let face = match segment.classify(chain.rotation.inverse() * out, centre) {
+    let face = match segment.classify_at(chain, out, other_pose) {
         GhostRule::Keep => return contact,
         GhostRule::Skip {
             side,

@@ -566,8 +566,7 @@ impl PairOp for TranslationCastOp {
             return found;
         };
         let sign = if chain_first { -1.0 } else { 1.0 };
-        let centre = chain.inverse_transform_point(other_place.translation);
-        match segment.classify(chain.rotation.inverse() * (*normal * sign), centre) {
+        match segment.classify_at(chain, *normal * sign, other_place) {
             GhostRule::Keep => found,
             // The neighbour's face owns the touch: it reports it.
             GhostRule::Skip { .. } => Miss,

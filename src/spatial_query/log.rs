@@ -10,6 +10,9 @@ use bevy::prelude::*;
 
 use crate::geometry::Shape;
 
+/// How far an endless ray or cast is drawn: out of any view.
+pub(crate) const DRAWN_LENGTH: f32 = 1e5;
+
 /// At most this many queries are kept between two drawings: a game that
 /// stops drawing them cannot fill memory.
 const MAX_RECORDS: usize = 4096;

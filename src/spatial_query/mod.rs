@@ -13,11 +13,11 @@ use bevy::prelude::*;
 use bevy::shape::Aabb2d;
 
 pub use filter::{EntityPredicate, QueryFilter};
-pub(crate) use log::{QueryLog, QueryRecord};
+pub(crate) use log::{DRAWN_LENGTH, QueryLog, QueryRecord};
 pub use nearest_and_all::PointProjection;
 
 use crate::components::{Collider, OneWayPlatform};
-use crate::geometry::{cast_shape_of, checked_placement, checked_ray};
+use crate::geometry::{ShapeRef, cast_shape_of, checked_placement, checked_ray};
 use crate::grid::SpatialGrid;
 use crate::stages::broad_phase_grid::BroadPhaseGrid;
 use crate::stages::colliders::DetectionColliders;
@@ -177,14 +177,11 @@ impl SpatialQuery<'_, '_> {
         max_distance: f32,
         hits: impl Iterator<Item = &'h RayHit>,
     ) {
-        if let Some(log) = &self.log {
-            log.record(|| QueryRecord::Ray {
-                origin,
-                // An endless ray drawn far enough to leave any view.
-                end: origin + direction * max_distance.min(1e5),
-                hits: hits.map(|hit| (hit.point, hit.normal)).collect(),
-            });
-        }
+        self.record(|| QueryRecord::Ray {
+            origin,
+            end: origin + direction * max_distance.min(DRAWN_LENGTH),
+            hits: hits.map(|hit| (hit.point, hit.normal)).collect(),
+        });
     }
 
     /// Keeps a query for the debug overlay, when it draws queries.
@@ -197,25 +194,16 @@ impl SpatialQuery<'_, '_> {
     /// The colliders containing `point` (boundary included) that `filter`
     /// accepts, in ascending [`Entity`] order.
     pub fn point_hits(&self, point: Vec2, filter: &QueryFilter) -> Vec<Entity> {
-        let mut hits = Vec::new();
         if !point.is_finite() {
-            return hits;
+            return Vec::new();
         }
-        let colliders = self.colliders();
         let query = Aabb2d {
             min: point,
             max: point,
         };
-        self.visit_overlapping(&query, filter, |index| {
-            let (target, target_shape) = colliders.get(index);
-            if filter.accepts(target.entity, colliders.layers(index))
-                && target_shape.contains_point(target.pose, point)
-            {
-                hits.push(target.entity);
-            }
-        });
-        hits.sort_unstable();
-        hits
+        self.entities_in(&query, filter, |shape, pose| {
+            shape.contains_point(pose, point)
+        })
     }
 
     /// The colliders that `collider` placed at `pose` overlaps or touches,
@@ -229,17 +217,30 @@ impl SpatialQuery<'_, '_> {
         pose: Isometry2d,
         filter: &QueryFilter,
     ) -> Vec<Entity> {
-        let mut hits = Vec::new();
         let shape = collider.shape_ref();
         let Ok(pose) = checked_placement(shape, pose) else {
-            return hits;
+            return Vec::new();
         };
+        self.entities_in(&shape.aabb(pose), filter, |target, target_pose| {
+            shape.intersects(pose, target, target_pose)
+        })
+    }
+
+    /// The entities, in ascending order, of the colliders whose boxes
+    /// overlap `region`, that `filter` accepts and whose shape at its pose
+    /// `keep` accepts.
+    #[inline(always)]
+    pub(crate) fn entities_in(
+        &self,
+        region: &Aabb2d,
+        filter: &QueryFilter,
+        keep: impl Fn(ShapeRef<'_>, Isometry2d) -> bool,
+    ) -> Vec<Entity> {
+        let mut hits = Vec::new();
         let colliders = self.colliders();
-        self.visit_overlapping(&shape.aabb(pose), filter, |index| {
-            let (target, target_shape) = colliders.get(index);
-            if filter.accepts(target.entity, colliders.layers(index))
-                && shape.intersects(pose, target_shape, target.pose)
-            {
+        self.visit_overlapping(region, filter, |index| {
+            let (target, shape) = colliders.get(index);
+            if filter.accepts(target.entity, colliders.layers(index)) && keep(shape, target.pose) {
                 hits.push(target.entity);
             }
         });
@@ -296,7 +297,7 @@ impl SpatialQuery<'_, '_> {
             shape: collider.shape().clone(),
             start: pose,
             end: pose.translation
-                + direction * hit.map_or(max_distance.min(1e5), |hit| hit.distance),
+                + direction * hit.map_or(max_distance.min(DRAWN_LENGTH), |hit| hit.distance),
             hit: hit.map(|hit| (hit.point, hit.normal)),
         });
         hit

@@ -153,18 +153,9 @@ impl SpatialQuery<'_, '_> {
     /// (use [`shape_hits`](Self::shape_hits) with a rectangle for the
     /// exact answer). A region that is not finite finds nothing.
     pub fn aabb_hits(&self, region: Aabb2d, filter: &QueryFilter) -> Vec<Entity> {
-        let mut hits = Vec::new();
         if !(region.min.is_finite() && region.max.is_finite()) {
-            return hits;
+            return Vec::new();
         }
-        let colliders = self.colliders();
-        self.visit_overlapping(&region, filter, |index| {
-            let target = colliders.get(index).0;
-            if filter.accepts(target.entity, colliders.layers(index)) {
-                hits.push(target.entity);
-            }
-        });
-        hits.sort_unstable();
-        hits
+        self.entities_in(&region, filter, |_, _| true)
     }
 }

@@ -168,6 +168,17 @@ pub(super) struct PairParts {
     pub(super) parts: ContactParts,
 }
 
+impl PairParts {
+    /// The parts of `pair`'s contact, `parts` in its `(a, b)` order.
+    pub(super) fn of(pair: &ContactPair, parts: ContactParts) -> Self {
+        Self {
+            a: pair.a,
+            b: pair.b,
+            parts,
+        }
+    }
+}
+
 /// The paths of a pair tested along them, for [`Collisions::impact_pose`].
 #[derive(Clone, Copy, Debug)]
 pub(super) struct PairPaths {

@@ -375,28 +375,14 @@ impl NarrowPhaseState<'_, '_> {
         }
         let part_pairs = &mut self.collisions.part_pairs;
         let chunk_parts = &mut self.sorted.chunk_parts;
-        test_in_chunks(candidates, workers, chunk_parts, part_pairs, |(i, j)| {
-            let (i, j) = (i as usize, j as usize);
-            let compound = |index| colliders.collider(index).shape.is_compound();
-            if !(compound(i) || compound(j)) {
+        test_in_chunks(candidates, workers, chunk_parts, part_pairs, |candidate| {
+            let compound = |index: u32| colliders.collider(index as usize).shape.is_compound();
+            if !(compound(candidate.0) || compound(candidate.1)) {
                 return None;
             }
-            let ((ci, shape_i), (cj, shape_j)) = (colliders.get(i), colliders.get(j));
-            let (_, [pi, pj]) = contact_with_parts(shape_i, ci.pose, shape_j, cj.pose)?;
-            let parts = ContactParts::new(pi, pj);
-            Some(if ci.entity < cj.entity {
-                PairParts {
-                    a: ci.entity,
-                    b: cj.entity,
-                    parts,
-                }
-            } else {
-                PairParts {
-                    a: cj.entity,
-                    b: ci.entity,
-                    parts: parts.swapped(),
-                }
-            })
+            let mut parts = ContactParts::NONE;
+            let pair = contact_pair_with_parts(colliders, candidate, &mut parts)?;
+            (parts != ContactParts::NONE).then_some(PairParts::of(&pair, parts))
         });
         part_pairs.sort_unstable_by_key(|pair| (pair.a, pair.b));
     }
@@ -589,12 +575,9 @@ impl SortedContacts {
             // In entity-pair order, as `sorted` is.
             part_pairs.extend(sorted.iter().filter_map(|&key| {
                 let at = packing.index(key);
-                let (pair, parts) = (&self.by_candidate[at], self.parts_by_candidate[at]);
-                (parts != ContactParts::NONE).then_some(PairParts {
-                    a: pair.a,
-                    b: pair.b,
-                    parts,
-                })
+                let parts = self.parts_by_candidate[at];
+                (parts != ContactParts::NONE)
+                    .then_some(PairParts::of(&self.by_candidate[at], parts))
             }));
         }
         pairs.resize(sorted.len(), UNSET_PAIR);
