@@ -11,6 +11,8 @@ mod grid;
 pub mod guide;
 mod level;
 mod move_and_slide;
+#[cfg(feature = "picking")]
+mod picking;
 mod plugin;
 #[doc(hidden)]
 pub mod reference;
@@ -34,6 +36,8 @@ pub use stages::events::{CollisionEnded, CollisionEvent, CollisionStarted};
 
 #[cfg(feature = "debug")]
 pub use debug::{CollisionDebugPlugin, CollisionGizmos, collision_gizmos_enabled};
+#[cfg(feature = "picking")]
+pub use picking::{CollisionPickable, CollisionPickingPlugin, CollisionPickingSettings};
 
 /// Everything a game needs: `use bevy_collide2d::prelude::*;`.
 pub mod prelude {
@@ -47,6 +51,8 @@ pub mod prelude {
 
     #[cfg(feature = "debug")]
     pub use crate::{CollisionDebugPlugin, CollisionGizmos};
+    #[cfg(feature = "picking")]
+    pub use crate::{CollisionPickable, CollisionPickingPlugin, CollisionPickingSettings};
 }
 
 /// Internals the benchmark crate measures on their own. Not public API: no

@@ -54,6 +54,10 @@
     feature = "debug",
     doc = "| `PhysicsDebugPlugin` | `RapierDebugRenderPlugin` | [`CollisionDebugPlugin`](crate::CollisionDebugPlugin) |"
 )]
+#![cfg_attr(
+    feature = "picking",
+    doc = "| `PhysicsPickingPlugin`, `PhysicsPickable`, `PhysicsPickingSettings` | `RapierPickingPlugin`, `RapierPickable`, `RapierPickingSettings` | [`CollisionPickingPlugin`](crate::CollisionPickingPlugin), [`CollisionPickable`](crate::CollisionPickable), [`CollisionPickingSettings`](crate::CollisionPickingSettings) (feature `picking`) |"
+)]
 //! | `MoveAndSlide` | `KinematicCharacterController` | [`SpatialQuery::move_and_slide`] ([`character_controller`](super::character_controller)) |
 //! | `MoveAndSlide::move_and_slide`'s per-hit callback | — | [`SpatialQuery::move_and_slide_with`] (`on_hit(&hit, &mut rest)`) |
 //! | `MoveAndSlideOutput::projected_velocity`, `MoveAndSlide::project_velocity` | — | [`MoveAndSlideOutput::projected_velocity`], [`slide_velocity`] |
