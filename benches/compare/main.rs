@@ -44,6 +44,12 @@
 //!                                 tiles, moved by each engine's character
 //!                                 controller (see `characters.rs`; default
 //!                                 --frames 300; --engines ours,avian,rapier)
+//!   --scene queries               the same batches of ray, point and region
+//!                                 queries through each engine's query API
+//!                                 on a still level (default 164 x 164
+//!                                 cells, 9,000 tiles, --n 1000 movers; see
+//!                                 `queries.rs`; --frames rounds, default 30)
+//!   --batch B                     queries: queries per batch (default 1000)
 //!   --serial                      characters: the `Update` systems of ours
 //!                                 and avian2d move the characters one by
 //!                                 one instead of with `par_iter_mut`
@@ -82,6 +88,7 @@ mod avian;
 mod characters;
 mod level;
 mod ours;
+mod queries;
 mod rapier;
 mod scene;
 mod truth;
@@ -260,6 +267,10 @@ struct Options {
     characters: bool,
     /// `--serial` (characters).
     serial: bool,
+    /// `--scene queries` (with `level` set).
+    queries: bool,
+    /// `--batch` (queries).
+    batch: usize,
     /// `--engines` as given.
     engine_words: Option<Vec<String>>,
 }
@@ -278,6 +289,8 @@ fn parse_options() -> Options {
         static_fraction: None,
         characters: false,
         serial: false,
+        queries: false,
+        batch: 1_000,
         engine_words: None,
     };
     let mut level = LevelOptions {
@@ -286,6 +299,7 @@ fn parse_options() -> Options {
         tile_size: 8.0,
     };
     let mut level_scene = false;
+    let mut level_sized = false;
     let mut args = std::env::args().skip(1);
     while let Some(flag) = args.next() {
         let mut value = || {
@@ -331,16 +345,24 @@ fn parse_options() -> Options {
                 } else if name == "characters" {
                     level_scene = true;
                     options.characters = true;
+                } else if name == "queries" {
+                    level_scene = true;
+                    options.queries = true;
                 } else {
                     options.scene = SceneShapes::parse(&name).unwrap_or_else(|| {
                         panic!("--scene: circles-rects, five-shapes or level, not {name}")
                     });
                 }
             }
-            "--level-cells" => level.cells = value().parse().expect("--level-cells: a number"),
-            "--level-tiles" => {
-                level.tiles = (value().replace('_', "").parse()).expect("--level-tiles: a number")
+            "--level-cells" => {
+                level.cells = value().parse().expect("--level-cells: a number");
+                level_sized = true;
             }
+            "--level-tiles" => {
+                level.tiles = (value().replace('_', "").parse()).expect("--level-tiles: a number");
+                level_sized = true;
+            }
+            "--batch" => options.batch = value().parse().expect("--batch: a number"),
             "--tile-size" => level.tile_size = value().parse().expect("--tile-size: a number"),
             "--static-fraction" => {
                 let fraction: f64 = value().parse().expect("--static-fraction: a number");
@@ -354,6 +376,11 @@ fn parse_options() -> Options {
             "--serial" => options.serial = true,
             other => panic!("unknown option {other}; see the doc comment of compare/main.rs"),
         }
+    }
+    // The queries' scene: 10,000 colliders with the default 1,000 movers.
+    if options.queries && !level_sized {
+        level.cells = 164;
+        level.tiles = 9_000;
     }
     // The level options may come before or after `--scene level`.
     if level_scene {
@@ -631,6 +658,8 @@ fn main() {
     };
     let scene_name = if options.characters {
         "characters"
+    } else if options.queries {
+        "queries"
     } else {
         scene_name
     };
@@ -661,6 +690,22 @@ fn main() {
                 engines: options.engine_words.clone(),
             },
             level,
+        );
+        return;
+    }
+    if options.queries {
+        let level = level.as_ref().expect("queries run in the level");
+        let n = options.counts.as_ref().map_or(1_000, |counts| counts[0]);
+        let bodies = scene::generate_in(n, options.seed, SceneShapes::CirclesRects, level.arena());
+        queries::run(
+            &queries::QueryOptions {
+                batch: options.batch,
+                rounds: options.frames.unwrap_or(30),
+                seed: options.seed,
+                engines: options.engine_words.clone(),
+            },
+            level,
+            &bodies,
         );
         return;
     }

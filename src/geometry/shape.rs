@@ -249,11 +249,47 @@ impl<'a> ShapeRef<'a> {
         point: Vec2,
         within: f32,
     ) -> Option<(Vec2, bool)> {
-        if let ShapeRef::Compound(compound) = *self {
-            return compound_projection(compound, pose, point, within);
+        match *self {
+            ShapeRef::Compound(compound) => {
+                return compound_projection(compound, pose, point, within);
+            }
+            // The common kinds directly (the general way below costs a
+            // contact and a closest-point search); a point at a circle's
+            // centre, on no one nearest boundary point, goes the general way.
+            ShapeRef::Circle { radius } => {
+                let offset = point - pose.translation;
+                let length = offset.length();
+                if length > 0.0 {
+                    let on = pose.translation + offset * (radius / length);
+                    return Some((on, length <= radius));
+                }
+            }
+            ShapeRef::Rect { half_size } => {
+                let local = pose.inverse_transform_point(point);
+                let clamped = local.clamp(-half_size, half_size);
+                if clamped != local {
+                    return Some((pose.transform_point(clamped), false));
+                }
+                // Inside: out through the nearest side.
+                let room = half_size - local.abs();
+                let mut on = local;
+                if room.x <= room.y {
+                    on.x = half_size.x.copysign(local.x);
+                } else {
+                    on.y = half_size.y.copysign(local.y);
+                }
+                return Some((pose.transform_point(on), true));
+            }
+            _ => {}
         }
-        // The point as a circle of no size: its contact says how it leaves
-        // the shape, its closest points where the shape is nearest.
+        self.project_point_by_contact(pose, point)
+    }
+
+    /// [`Self::project_point`] of a shape that is not a compound, the
+    /// general way: the point as a circle of no size, whose contact says
+    /// how it leaves the shape and whose closest points where the shape is
+    /// nearest.
+    fn project_point_by_contact(&self, pose: Isometry2d, point: Vec2) -> Option<(Vec2, bool)> {
         let dot = ShapeRef::Circle { radius: 0.0 };
         let at = Isometry2d::from_translation(point);
         if let Some(contact) = dot.contact(at, *self, pose) {
@@ -537,5 +573,50 @@ mod tests {
         let from_rect = rect.contact(rp, &circle, cp).unwrap();
         assert_eq!(from_rect, from_circle.flipped());
         assert!(rect.intersects(rp, &circle, cp) && circle.intersects(cp, &rect, rp));
+    }
+
+    /// The direct projections of circles and rectangles agree with the
+    /// general one (a contact inside, closest points outside) on points in,
+    /// on and around random shapes.
+    #[test]
+    fn direct_projections_match_the_general_one() {
+        use rand::{Rng, SeedableRng};
+        let mut rng = rand::rngs::StdRng::seed_from_u64(7);
+        for _ in 0..20_000 {
+            let size = Vec2::new(rng.random_range(0.1..5.0), rng.random_range(0.1..5.0));
+            let shape = if rng.random_bool(0.5) {
+                ShapeRef::Circle { radius: size.x }
+            } else {
+                ShapeRef::Rect { half_size: size }
+            };
+            let centre = Vec2::new(rng.random_range(-9.0..9.0), rng.random_range(-9.0..9.0));
+            let pose = Isometry2d::new(centre, Rot2::radians(rng.random_range(-4.0..4.0)));
+            let offset = Vec2::new(rng.random_range(-8.0..8.0), rng.random_range(-8.0..8.0));
+            let point = centre + offset;
+            let (direct, inside) = shape.project_point(pose, point, f32::INFINITY).unwrap();
+            let (general, general_inside) = shape.project_point_by_contact(pose, point).unwrap();
+            let depth = general.distance(point);
+            if depth > 1e-4 {
+                assert_eq!(inside, general_inside, "{shape:?} {pose:?} {point}");
+            }
+            // Equally near; the same point unless two sides are as near.
+            assert!(
+                (direct.distance(point) - depth).abs() < 1e-4,
+                "{shape:?} {point}"
+            );
+            let tied = matches!(shape, ShapeRef::Rect { half_size } if inside
+            && {
+                let room = half_size - pose.inverse_transform_point(point).abs();
+                (room.x - room.y).abs() < 1e-4
+            });
+            // (The general one's closest points are exact to about 1e-3 of
+            // the distance along the side.)
+            if !tied {
+                assert!(
+                    direct.distance(general) < 1e-3 * (1.0 + depth),
+                    "{shape:?} {pose:?} {point}: {direct} vs {general}"
+                );
+            }
+        }
     }
 }
