@@ -319,10 +319,10 @@ impl TruthShape {
     }
 
     fn local(&self, p: DVec2) -> DVec2 {
-        let d = p - self.centre;
-        DVec2::new(d.dot(self.axis), d.perp_dot(self.axis) * -1.0)
+        self.local_direction(p - self.centre)
     }
 
+    /// `d` turned by minus the collider's angle.
     fn local_direction(&self, d: DVec2) -> DVec2 {
         DVec2::new(d.dot(self.axis), -d.perp_dot(self.axis))
     }
@@ -533,7 +533,7 @@ pub fn run(options: &QueryOptions, level: &Level, bodies: &[Body]) {
         .map(|body| Body {
             velocity: Vec2::ZERO,
             spin: 0.0,
-            ..body.clone()
+            ..*body
         })
         .collect();
     let batch = make_batch(options, level.arena().half_side);
