@@ -54,7 +54,7 @@ use avian2d::{physics_transform::PhysicsTransformConfig, prelude::*};
 use bevy::prelude::*;
 
 use crate::level::Level;
-use crate::scene::{Body, BodyShape, EventTally, body_bundle};
+use crate::scene::{Body, BodyShape, CompoundParts, EventTally, body_bundle};
 
 pub fn setup(app: &mut App) {
     // Inserted before the plugins: their `init_resource` calls keep these, and
@@ -96,29 +96,7 @@ pub fn spawn(world: &mut World, bodies: &[Body]) -> Vec<Entity> {
     bodies
         .iter()
         .map(|body| {
-            let collider = match body.shape {
-                BodyShape::Circle { radius } => Collider::circle(radius),
-                // `rectangle` takes full side lengths.
-                BodyShape::Rect { half_size } => {
-                    Collider::rectangle(2.0 * half_size.x, 2.0 * half_size.y)
-                }
-                // Upright, `length` between the cap centres, as ours.
-                BodyShape::Capsule {
-                    radius,
-                    half_length,
-                } => Collider::capsule(radius, 2.0 * half_length),
-                BodyShape::Segment { a, b } => Collider::segment(a, b),
-                BodyShape::Polygon(points) => {
-                    let points = points.as_slice();
-                    let collider = Collider::convex_hull(points).expect("points on an ellipse");
-                    let kept = collider
-                        .shape()
-                        .as_convex_polygon()
-                        .map(|p| p.points().len());
-                    assert_eq!(kept, Some(points.len()), "avian2d's hull differs from ours");
-                    collider
-                }
-            };
+            let collider = collider(&body.shape);
             world
                 .spawn((
                     body_bundle(body),
@@ -130,6 +108,39 @@ pub fn spawn(world: &mut World, bodies: &[Body]) -> Vec<Entity> {
                 .id()
         })
         .collect()
+}
+
+/// A body's collider.
+fn collider(shape: &BodyShape) -> Collider {
+    match *shape {
+        BodyShape::Circle { radius } => Collider::circle(radius),
+        // `rectangle` takes full side lengths.
+        BodyShape::Rect { half_size } => Collider::rectangle(2.0 * half_size.x, 2.0 * half_size.y),
+        // Upright, `length` between the cap centres, as ours.
+        BodyShape::Capsule {
+            radius,
+            half_length,
+        } => Collider::capsule(radius, 2.0 * half_length),
+        BodyShape::Segment { a, b } => Collider::segment(a, b),
+        BodyShape::Polygon(points) => {
+            let points = points.as_slice();
+            let collider = Collider::convex_hull(points).expect("points on an ellipse");
+            let kept = collider
+                .shape()
+                .as_convex_polygon()
+                .map(|p| p.points().len());
+            assert_eq!(kept, Some(points.len()), "avian2d's hull differs from ours");
+            collider
+        }
+        BodyShape::Compound(CompoundParts(parts)) => Collider::compound(
+            (parts.iter())
+                .map(|part| {
+                    let shape = collider(&part.shape.body_shape());
+                    (part.offset, Rotation::radians(part.angle), shape)
+                })
+                .collect(),
+        ),
+    }
 }
 
 /// The level's tiles as static bodies, one square collider each (not

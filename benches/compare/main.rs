@@ -20,13 +20,15 @@
 //!   --threads T                   compute task pool threads (default: Bevy's)
 //!   --no-check                    skip the per-frame pair check against the truth
 //!   --seed S                      scene seed (default 1)
-//!   --scene circles-rects|five-shapes|level
+//!   --scene circles-rects|five-shapes|compounds|level
 //!                                 the colliders' shapes (default
 //!                                 circles-rects: half circles, half
 //!                                 rectangles; five-shapes: circles,
 //!                                 rectangles, capsules, segments and convex
 //!                                 polygons, a fifth each; same sizes and
-//!                                 motion, see `scene.rs`); level: the
+//!                                 motion, see `scene.rs`; compounds: each
+//!                                 collider four circles and rectangles,
+//!                                 `random_compound`); level: the
 //!                                 circles and rectangles (default --n 1000)
 //!                                 moving over a level of static tiles
 //!                                 (below)
@@ -50,6 +52,10 @@
 //!                                 cells, 9,000 tiles, --n 1000 movers; see
 //!                                 `queries.rs`; --frames rounds, default 30)
 //!   --batch B                     queries: queries per batch (default 1000)
+//!   --scene hills                 the characters scene on polyline hills
+//!                                 instead of tiles: bands of rolling
+//!                                 hills across the level's square, each
+//!                                 one polyline collider (see `hills.rs`)
 //!   --serial                      characters: the `Update` systems of ours
 //!                                 and avian2d move the characters one by
 //!                                 one instead of with `par_iter_mut`
@@ -86,6 +92,7 @@
 
 mod avian;
 mod characters;
+mod hills;
 mod level;
 mod ours;
 mod queries;
@@ -186,7 +193,7 @@ const fn ours(name: &'static str, variant: Variant) -> Engine {
 
 const OURS: &str = "bevy_collide2d";
 
-const ENGINES: [Engine; 9] = [
+const ENGINES: [Engine; 10] = [
     ours(OURS, Variant::Plain),
     Engine {
         name: SWEPT,
@@ -227,7 +234,18 @@ const ENGINES: [Engine; 9] = [
         touching_pairs: Some(rapier::touching_pairs),
         variant: Variant::Plain,
     },
+    Engine {
+        name: RAPIER_COLLISION_ONLY,
+        setup: rapier::setup_collision_only,
+        spawn: rapier::spawn,
+        spawn_tiles: rapier::spawn_tiles,
+        touching_pairs: Some(rapier::touching_pairs),
+        variant: Variant::Plain,
+    },
 ];
+
+/// bevy_rapier2d with `SimulationMode::CollisionOnly`.
+const RAPIER_COLLISION_ONLY: &str = "bevy_rapier2d, CollisionOnly";
 
 /// Ours with every collider `Swept`.
 const SWEPT: &str = "bevy_collide2d, all Swept";
@@ -269,6 +287,8 @@ struct Options {
     serial: bool,
     /// `--scene queries` (with `level` set).
     queries: bool,
+    /// `--scene hills`: the characters on polyline hills.
+    hills: bool,
     /// `--batch` (queries).
     batch: usize,
     /// `--engines` as given.
@@ -290,6 +310,7 @@ fn parse_options() -> Options {
         characters: false,
         serial: false,
         queries: false,
+        hills: false,
         batch: 1_000,
         engine_words: None,
     };
@@ -348,9 +369,12 @@ fn parse_options() -> Options {
                 } else if name == "queries" {
                     level_scene = true;
                     options.queries = true;
+                } else if name == "hills" {
+                    level_scene = true;
+                    options.hills = true;
                 } else {
                     options.scene = SceneShapes::parse(&name).unwrap_or_else(|| {
-                        panic!("--scene: circles-rects, five-shapes or level, not {name}")
+                        panic!("--scene: circles-rects, five-shapes, compounds, level, characters or queries, not {name}")
                     });
                 }
             }
@@ -658,6 +682,8 @@ fn main() {
     };
     let scene_name = if options.characters {
         "characters"
+    } else if options.hills {
+        "hills"
     } else if options.queries {
         "queries"
     } else {
@@ -677,20 +703,30 @@ fn main() {
     if let Some(fraction) = options.static_fraction {
         println!("static fraction: {fraction} of the colliders stand still");
     }
-    if options.characters {
+    if options.characters || options.hills {
         let level = level.as_ref().expect("characters run in the level");
         let n = options.counts.as_ref().map_or(1_000, |counts| counts[0]);
-        characters::run(
-            &characters::CharacterOptions {
-                n,
-                frames: options.frames.unwrap_or(300),
-                warmup: options.warmup,
-                seed: options.seed,
-                serial: options.serial,
-                engines: options.engine_words.clone(),
-            },
-            level,
-        );
+        let character_options = characters::CharacterOptions {
+            n,
+            frames: options.frames.unwrap_or(300),
+            warmup: options.warmup,
+            seed: options.seed,
+            serial: options.serial,
+            engines: options.engine_words.clone(),
+        };
+        if options.hills {
+            // The hills cover the level's square instead of its tiles.
+            let hills = hills::Hills::generate(level.arena().half_side, options.seed);
+            println!(
+                "hills: {} polylines of {} segments in all, across a square of side {}",
+                hills.lines.len(),
+                hills.segments(),
+                2.0 * hills.half_side
+            );
+            characters::run(&character_options, characters::Ground::Hills(&hills));
+        } else {
+            characters::run(&character_options, characters::Ground::Tiles(level));
+        }
         return;
     }
     if options.queries {
@@ -947,7 +983,7 @@ fn level_summary(n: usize, level: &Level, runs: &mut [Run], rows: &[Row]) -> Str
             with.frame_ms / without.frame_ms,
         );
     }
-    let peers = ["avian2d", "bevy_rapier2d"]
+    let peers = ["avian2d", "bevy_rapier2d", RAPIER_COLLISION_ONLY]
         .iter()
         .filter_map(|name| row(name))
         .filter_map(|row| row.cost_ms.map(|cost| (row.engine, cost)))

@@ -15,7 +15,9 @@ use bevy_collide2d::geometry::Shape;
 use bevy_collide2d::prelude::*;
 
 use crate::level::Level;
-use crate::scene::{Arena, Body, BodyShape, EventTally, Mover, body_bundle, move_bodies};
+use crate::scene::{
+    Arena, Body, BodyShape, CompoundParts, EventTally, Mover, body_bundle, move_bodies,
+};
 
 pub fn setup(app: &mut App) {
     app.add_plugins(CollisionPlugin::default())
@@ -195,6 +197,9 @@ fn collider(shape: &BodyShape) -> Collider {
         BodyShape::Segment { a, b } => Collider::segment(a, b),
         BodyShape::Polygon(points) => {
             Collider::convex_polygon(points.as_slice()).expect("points on an ellipse")
+        }
+        BodyShape::Compound(CompoundParts(parts)) => {
+            Collider::compound(parts.map(|part| (part.pose(), collider(&part.shape.body_shape()))))
         }
     }
 }

@@ -32,11 +32,13 @@
 //!   `intersecting` flag comes from an exact boolean `intersection_test`, with
 //!   no prediction margin. Start/stop events fire when that flag flips, or on
 //!   pair removal while intersecting, if either collider has `COLLISION_EVENTS`.
-//! - The full physics pipeline runs (the default `SimulationMode::Full`, the
-//!   only behaviour before 0.37). 0.37's `SimulationMode::CollisionOnly`
-//!   (`src/plugin/configuration.rs`, `step_once` in `context/mod.rs`) runs
-//!   only rapier's `CollisionPipeline` (broad and narrow phase; no solver,
-//!   integration, CCD or islands) and would also fit a detection-only peer.
+//! - Two modes, two engines of the runner: `bevy_rapier2d` runs the full
+//!   physics pipeline (the default `SimulationMode::Full`, the only
+//!   behaviour before 0.37); `bevy_rapier2d, CollisionOnly` runs 0.37's
+//!   `SimulationMode::CollisionOnly` (`src/plugin/configuration.rs`,
+//!   `step_once` in `context/mod.rs`): only rapier's `CollisionPipeline`
+//!   (broad and narrow phase; no solver, integration, CCD or islands). The
+//!   faster of the two is the peer.
 //! - Writeback is left out (`with_physics_sets_systems`, the documented opt-out).
 //!   Detection doesn't need it, and it would rewrite our `Transform` from
 //!   rapier's 2D pose every frame, with float round-trip drift.
@@ -53,9 +55,17 @@ use bevy::prelude::*;
 use bevy_rapier2d::prelude::*;
 
 use crate::level::Level;
-use crate::scene::{Body, BodyShape, EventTally, STEP, body_bundle};
+use crate::scene::{Body, BodyShape, CompoundParts, EventTally, STEP, body_bundle};
 
 pub fn setup(app: &mut App) {
+    setup_in(app, SimulationMode::Full);
+}
+
+pub fn setup_collision_only(app: &mut App) {
+    setup_in(app, SimulationMode::CollisionOnly);
+}
+
+fn setup_in(app: &mut App, simulation_mode: SimulationMode) {
     app.add_plugins(
         RapierPhysicsPlugin::<NoUserData>::default()
             .with_custom_initialization(
@@ -63,6 +73,7 @@ pub fn setup(app: &mut App) {
                     integration_parameters: IntegrationParameters::default(),
                     rapier_configuration: RapierConfiguration {
                         gravity: Vec2::ZERO,
+                        simulation_mode,
                         ..RapierConfiguration::new(1.0)
                     },
                     broad_phase_optimization_strategy: BroadPhaseOptimizationStrategy::default(),
@@ -98,24 +109,7 @@ pub fn spawn(world: &mut World, bodies: &[Body]) -> Vec<Entity> {
     bodies
         .iter()
         .map(|body| {
-            let collider = match body.shape {
-                BodyShape::Circle { radius } => Collider::ball(radius),
-                // `cuboid` takes half extents in 2D.
-                BodyShape::Rect { half_size } => Collider::cuboid(half_size.x, half_size.y),
-                // Half the length between the cap centres, then the radius.
-                BodyShape::Capsule {
-                    radius,
-                    half_length,
-                } => Collider::capsule_y(half_length, radius),
-                BodyShape::Segment { a, b } => Collider::segment(a, b),
-                BodyShape::Polygon(points) => {
-                    let points = points.as_slice();
-                    let collider = Collider::convex_hull(points).expect("points on an ellipse");
-                    let kept = collider.raw.as_convex_polygon().map(|p| p.points().len());
-                    assert_eq!(kept, Some(points.len()), "rapier's hull differs from ours");
-                    collider
-                }
-            };
+            let collider = collider(&body.shape);
             world
                 .spawn((
                     body_bundle(body),
@@ -128,6 +122,33 @@ pub fn spawn(world: &mut World, bodies: &[Body]) -> Vec<Entity> {
                 .id()
         })
         .collect()
+}
+
+/// A body's collider.
+fn collider(shape: &BodyShape) -> Collider {
+    match *shape {
+        BodyShape::Circle { radius } => Collider::ball(radius),
+        // `cuboid` takes half extents in 2D.
+        BodyShape::Rect { half_size } => Collider::cuboid(half_size.x, half_size.y),
+        // Half the length between the cap centres, then the radius.
+        BodyShape::Capsule {
+            radius,
+            half_length,
+        } => Collider::capsule_y(half_length, radius),
+        BodyShape::Segment { a, b } => Collider::segment(a, b),
+        BodyShape::Polygon(points) => {
+            let points = points.as_slice();
+            let collider = Collider::convex_hull(points).expect("points on an ellipse");
+            let kept = collider.raw.as_convex_polygon().map(|p| p.points().len());
+            assert_eq!(kept, Some(points.len()), "rapier's hull differs from ours");
+            collider
+        }
+        BodyShape::Compound(CompoundParts(parts)) => Collider::compound(
+            (parts.iter())
+                .map(|part| (part.offset, part.angle, collider(&part.shape.body_shape())))
+                .collect(),
+        ),
+    }
 }
 
 /// The level's tiles as fixed bodies, one square collider each, with the

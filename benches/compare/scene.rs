@@ -6,7 +6,7 @@
 use bevy::prelude::*;
 use bevy::shape::Aabb2d;
 use bevy::time::TimeUpdateStrategy;
-use bevy_collide2d::geometry::{ConvexPolygon, Shape};
+use bevy_collide2d::geometry::{Compound, ConvexPolygon, Shape};
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 use std::time::Duration;
@@ -37,6 +37,50 @@ pub enum BodyShape {
     /// A convex polygon in local coordinates, its vertices counter-clockwise
     /// and all on its hull.
     Polygon(PolygonPoints),
+    /// Circles and rectangles at local poses, one collider (`--scene
+    /// compounds`).
+    Compound(CompoundParts),
+}
+
+/// The parts of a compound body, kept inline so that [`BodyShape`] stays
+/// `Copy`.
+#[derive(Clone, Copy, Debug)]
+pub struct CompoundParts(pub [CompoundPart; PARTS]);
+
+/// Parts per compound body.
+pub const PARTS: usize = 4;
+
+/// One part of a compound body: a circle or rectangle at a local pose.
+#[derive(Clone, Copy, Debug)]
+pub struct CompoundPart {
+    pub offset: Vec2,
+    pub angle: f32,
+    /// A `Circle` or a `Rect`.
+    pub shape: PartShape,
+}
+
+/// The shape of a compound's part.
+#[derive(Clone, Copy, Debug)]
+pub enum PartShape {
+    Circle { radius: f32 },
+    Rect { half_size: Vec2 },
+}
+
+impl CompoundPart {
+    /// The part's pose in its body.
+    pub fn pose(&self) -> Isometry2d {
+        Isometry2d::new(self.offset, Rot2::radians(self.angle))
+    }
+}
+
+impl PartShape {
+    /// The part's shape as a body of its own.
+    pub fn body_shape(self) -> BodyShape {
+        match self {
+            PartShape::Circle { radius } => BodyShape::Circle { radius },
+            PartShape::Rect { half_size } => BodyShape::Rect { half_size },
+        }
+    }
 }
 
 /// Up to 8 polygon vertices, kept inline so that [`BodyShape`] stays `Copy`.
@@ -61,6 +105,8 @@ pub enum SceneShapes {
     /// Circles, rectangles, capsules, segments and convex polygons, one
     /// fifth each, in turn.
     FiveShapes,
+    /// Compounds of four circles and rectangles each (`random_compound`).
+    Compounds,
 }
 
 impl SceneShapes {
@@ -68,6 +114,7 @@ impl SceneShapes {
         match name {
             "circles-rects" => Some(Self::CirclesRects),
             "five-shapes" => Some(Self::FiveShapes),
+            "compounds" => Some(Self::Compounds),
             _ => None,
         }
     }
@@ -76,6 +123,7 @@ impl SceneShapes {
         match self {
             Self::CirclesRects => "circles-rects",
             Self::FiveShapes => "five-shapes",
+            Self::Compounds => "compounds",
         }
     }
 }
@@ -140,11 +188,13 @@ pub fn generate_in(n: usize, seed: u64, scene: SceneShapes, arena: Arena) -> Vec
     let mut rng = ChaCha8Rng::seed_from_u64(seed);
     (0..n)
         .map(|i| {
-            let kinds = match scene {
-                SceneShapes::CirclesRects => 2,
-                SceneShapes::FiveShapes => 5,
+            // Which kind body `i` is: each scene's kinds in turn.
+            let kind = match scene {
+                SceneShapes::CirclesRects => i % 2,
+                SceneShapes::FiveShapes => i % 5,
+                SceneShapes::Compounds => 5,
             };
-            let shape = match i % kinds {
+            let shape = match kind {
                 0 => BodyShape::Circle {
                     radius: rng.random_range(2.0..=6.0),
                 },
@@ -164,7 +214,8 @@ pub fn generate_in(n: usize, seed: u64, scene: SceneShapes, arena: Arena) -> Vec
                         b: centre + half,
                     }
                 }
-                _ => BodyShape::Polygon(random_polygon(&mut rng)),
+                4 => BodyShape::Polygon(random_polygon(&mut rng)),
+                _ => BodyShape::Compound(random_compound(&mut rng)),
             };
             let h = arena.half_side;
             let speed = rng.random_range(20.0..=60.0);
@@ -183,6 +234,29 @@ pub fn generate_in(n: usize, seed: u64, scene: SceneShapes, arena: Arena) -> Vec
 /// A point up to 1 from the origin along each axis.
 fn small_offset(rng: &mut ChaCha8Rng) -> Vec2 {
     Vec2::new(rng.random_range(-1.0..=1.0), rng.random_range(-1.0..=1.0))
+}
+
+/// Four parts, each a circle of radius 1.5-3 or a rectangle of half sides
+/// 1-3 (half each, at random), turned at random and centred up to 4 from
+/// the body's origin: about the size of the other scenes' bodies (6-14
+/// across), so that the density is alike.
+fn random_compound(rng: &mut ChaCha8Rng) -> CompoundParts {
+    CompoundParts(std::array::from_fn(|_| {
+        let shape = if rng.random_bool(0.5) {
+            PartShape::Circle {
+                radius: rng.random_range(1.5..=3.0),
+            }
+        } else {
+            PartShape::Rect {
+                half_size: Vec2::new(rng.random_range(1.0..=3.0), rng.random_range(1.0..=3.0)),
+            }
+        };
+        CompoundPart {
+            offset: Vec2::new(rng.random_range(-4.0..=4.0), rng.random_range(-4.0..=4.0)),
+            angle: rng.random_range(0.0..std::f32::consts::TAU),
+            shape,
+        }
+    }))
 }
 
 /// 5 to 8 points on an ellipse (so all on their convex hull),
@@ -220,6 +294,9 @@ pub fn geometry_shape(shape: &BodyShape) -> Shape {
         BodyShape::Polygon(points) => Shape::Polygon(
             ConvexPolygon::new(points.as_slice()).expect("points on an ellipse have an area"),
         ),
+        BodyShape::Compound(CompoundParts(parts)) => Shape::Compound(Compound::new(
+            parts.map(|part| (part.pose(), geometry_shape(&part.shape.body_shape()))),
+        )),
     }
 }
 

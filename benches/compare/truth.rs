@@ -31,7 +31,7 @@ use bevy_collide2d::reference::{
     rects_touch,
 };
 
-use crate::scene::BodyShape;
+use crate::scene::{BodyShape, CompoundParts};
 
 /// The overlap test's view of a body: its shape in f64, scaled by the
 /// lengths of the matrix's x and y axes and turned as its x axis.
@@ -134,6 +134,7 @@ impl Placed {
                 let placed: Vec<DVec2> = points.as_slice().iter().map(|&p| pose.place(p)).collect();
                 rounded(Core64::new(&placed, 0.0))
             }
+            BodyShape::Compound(_) => unreachable!("compounds are taken apart first (`parts`)"),
         };
         Self {
             centre,
@@ -187,11 +188,51 @@ fn overlaps(a: &Placed, b: &Placed) -> bool {
 /// explaining a pair an engine called differently from the truth: a gap of
 /// a few 1e-6 is rounding, more is a wrong answer.
 pub fn gap(shapes: [BodyShape; 2], transforms: [&GlobalTransform; 2]) -> f64 {
-    let [a, b] = [0, 1].map(|k| {
-        let core = Placed::new(shapes[k], transforms[k]).core();
-        RefShape::from_core(core.points().to_vec(), core.radius)
-    });
-    RefPair::new(&a, &b).gap()
+    // Of two compounds, the nearest (or deepest) of their parts' gaps.
+    let [a, b] = [0, 1].map(|k| parts(&[Entity::PLACEHOLDER], &shapes[k..=k], &[*transforms[k]]));
+    let mut nearest = f64::INFINITY;
+    for (&shape_a, at_a) in a.1.iter().zip(&a.2) {
+        for (&shape_b, at_b) in b.1.iter().zip(&b.2) {
+            let [a, b] = [(shape_a, at_a), (shape_b, at_b)].map(|(shape, at)| {
+                let core = Placed::new(shape, at).core();
+                RefShape::from_core(core.points().to_vec(), core.radius)
+            });
+            nearest = nearest.min(RefPair::new(&a, &b).gap());
+        }
+    }
+    nearest
+}
+
+/// The bodies with every compound taken apart: each part a body of its own,
+/// with the compound's entity, at the compound's transform times the part's
+/// pose.
+type Parts = (Vec<Entity>, Vec<BodyShape>, Vec<GlobalTransform>);
+
+fn parts(entities: &[Entity], shapes: &[BodyShape], transforms: &[GlobalTransform]) -> Parts {
+    let mut found: Parts = Default::default();
+    for ((&entity, &shape), transform) in entities.iter().zip(shapes).zip(transforms) {
+        let BodyShape::Compound(CompoundParts(compound)) = shape else {
+            found.0.push(entity);
+            found.1.push(shape);
+            found.2.push(*transform);
+            continue;
+        };
+        for part in compound {
+            let local = Transform::from_translation(part.offset.extend(0.0))
+                .with_rotation(Quat::from_rotation_z(part.angle));
+            found.0.push(entity);
+            found.1.push(part.shape.body_shape());
+            found.2.push(transform.mul_transform(local));
+        }
+    }
+    found
+}
+
+/// Whether any body is a compound.
+fn has_compounds(shapes: &[BodyShape]) -> bool {
+    shapes
+        .iter()
+        .any(|shape| matches!(shape, BodyShape::Compound(_)))
 }
 
 /// Every overlapping pair among `entities[i]` with shape `shapes[i]` at
@@ -201,6 +242,14 @@ pub fn exact_pairs(
     shapes: &[BodyShape],
     transforms: &[GlobalTransform],
 ) -> Vec<(Entity, Entity)> {
+    if has_compounds(shapes) {
+        // Pairs of parts, one pair per two bodies, none within one.
+        let (entities, shapes, transforms) = parts(entities, shapes, transforms);
+        let mut pairs = exact_pairs(&entities, &shapes, &transforms);
+        pairs.retain(|pair| pair.0 != pair.1);
+        pairs.dedup();
+        return pairs;
+    }
     let placed: Vec<Placed> = shapes
         .iter()
         .zip(transforms)
@@ -338,6 +387,11 @@ impl StaticIndex {
         transforms: &[GlobalTransform],
         pairs: &mut Vec<(Entity, Entity)>,
     ) {
+        if has_compounds(shapes) {
+            // The caller sorts and dedups: several parts may touch one tile.
+            let (entities, shapes, transforms) = parts(entities, shapes, transforms);
+            return self.pairs_with(&entities, &shapes, &transforms, pairs);
+        }
         let mut candidates = Vec::new();
         for ((&entity, &shape), transform) in entities.iter().zip(shapes).zip(transforms) {
             let p = Placed::new(shape, transform);

@@ -180,7 +180,7 @@ impl ShapeRef<'_> {
                     Ok(())
                 }
             }
-            ShapeRef::Compound(compound) => validate_parts(compound.parts()),
+            ShapeRef::Compound(compound) => compound.validity(),
         }
     }
 }

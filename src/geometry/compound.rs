@@ -12,9 +12,10 @@ use bevy::math::{Isometry2d, Rot2, Vec2};
 use bevy::reflect::Reflect;
 use bevy::shape::Aabb2d;
 
-use super::checked::within_magnitude;
+use super::checked::{validate_parts, within_magnitude};
 use super::part_grid::PartGrid;
 use super::polyline::ChainSegment;
+use super::shape::parts_extent;
 use super::{Shape, ShapeError};
 use crate::util::prefetch::prefetch;
 
@@ -49,6 +50,12 @@ pub struct Compound {
 struct Parts {
     parts: Box<[CompoundPart]>,
     grid: Option<PartGrid>,
+    /// The parts checked once: they never change, and a check walks them
+    /// all (a polyline of a level has thousands).
+    validity: Result<(), ShapeError>,
+    /// The box around the parts unturned ([`parts_extent`] at the
+    /// identity): its centre and half extents.
+    local_extent: (Vec2, Vec2),
     /// A polyline's points (the last equal to the first when closed): part
     /// `i` is the segment from point `i` to `i + 1`.
     polyline: Option<Box<[Vec2]>>,
@@ -136,12 +143,42 @@ impl Compound {
 
     fn from_parts(parts: Vec<CompoundPart>, polyline: Option<Box<[Vec2]>>) -> Self {
         let grid = PartGrid::new((parts.iter()).map(|part| part.shape.aabb(part.pose)));
+        let validity = validate_parts(&parts);
+        let local_extent = match validity {
+            Ok(()) => parts_extent(&parts, Isometry2d::IDENTITY),
+            Err(_) => (Vec2::ZERO, Vec2::ZERO),
+        };
         Self {
             inner: Arc::new(Parts {
                 parts: parts.into(),
                 grid,
+                validity,
+                local_extent,
                 polyline,
             }),
+        }
+    }
+
+    /// Whether the parts are valid: at least one, each pose and shape
+    /// valid (checked once, when built).
+    pub(crate) fn validity(&self) -> Result<(), ShapeError> {
+        self.inner.validity
+    }
+
+    /// The centre (relative to `pose.translation`) and half extents of the
+    /// box around the parts at `pose`: from the box worked out when built
+    /// when `pose` does not turn them, part by part otherwise.
+    pub(crate) fn extent_at(&self, pose: Isometry2d) -> (Vec2, Vec2) {
+        if pose.rotation == Rot2::IDENTITY {
+            // Each part's own box is widened for rounding where it is;
+            // widen as much, so that the compound's holds theirs.
+            let (offset, extent) = self.inner.local_extent;
+            let centre = pose.translation + offset;
+            let slack =
+                (centre.abs().max_element() + 2.0 * extent.max_element()) * (8.0 * f32::EPSILON);
+            (offset, extent + slack)
+        } else {
+            parts_extent(self.parts(), pose)
         }
     }
 
@@ -538,5 +575,36 @@ mod tests {
             Shape::Compound(nan).validate(),
             Err(ShapeError::InvalidPose(_))
         ));
+    }
+
+    /// A compound's box, from the box worked out when built (unturned) or
+    /// part by part (turned), holds every part's box and is no larger than
+    /// the box around them by more than rounding.
+    #[test]
+    fn the_box_is_the_box_around_the_parts() {
+        let mut rng = StdRng::seed_from_u64(45);
+        for round in 0..2_000 {
+            let (parts, compound) = random_compound_of(&mut rng, 1..40, 20.0);
+            let mut pose = random_pose(&mut rng, 1e3);
+            if round % 2 == 0 {
+                pose.rotation = Rot2::IDENTITY;
+            }
+            let aabb = compound.aabb(pose);
+            let (mut lo, mut hi) = (Vec2::INFINITY, Vec2::NEG_INFINITY);
+            for (part_pose, shape) in &parts {
+                let part = shape.aabb(pose * *part_pose);
+                assert!(
+                    aabb.min.cmple(part.min).all() && aabb.max.cmpge(part.max).all(),
+                    "round {round}: {aabb:?} does not hold {part:?}"
+                );
+                (lo, hi) = (lo.min(part.min), hi.max(part.max));
+            }
+            let slack = 1e-4 * (1.0 + pose.translation.abs().max_element());
+            assert!(
+                (aabb.min - lo).abs().max_element() <= slack
+                    && (aabb.max - hi).abs().max_element() <= slack,
+                "round {round}: {aabb:?} vs {lo} {hi}"
+            );
+        }
     }
 }

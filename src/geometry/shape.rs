@@ -70,7 +70,7 @@ fn points_extent(points: &[Vec2], pose: Isometry2d) -> (Vec2, Vec2) {
 
 /// [`points_extent`] for a compound: the box around its parts' boxes.
 #[inline(never)]
-fn parts_extent(parts: &[CompoundPart], pose: Isometry2d) -> (Vec2, Vec2) {
+pub(super) fn parts_extent(parts: &[CompoundPart], pose: Isometry2d) -> (Vec2, Vec2) {
     let (lo, hi) = parts
         .iter()
         .fold((Vec2::INFINITY, Vec2::NEG_INFINITY), |(lo, hi), part| {
@@ -374,7 +374,7 @@ impl ShapeRef<'_> {
             }
             ShapeRef::Segment { a, b } => points_extent(&[a, b], pose),
             ShapeRef::Polygon(polygon) => points_extent(polygon.vertices(), pose),
-            ShapeRef::Compound(compound) => parts_extent(compound.parts(), pose),
+            ShapeRef::Compound(compound) => compound.extent_at(pose),
         };
         let centre = pose.translation + offset;
         // Rounding of `centre +- extent` and of the narrow-phase arithmetic is
