@@ -11,10 +11,10 @@ use crate::spatial_query::{QueryFilter, SpatialQuery};
 
 /// Lets pointers pick colliders: Bevy's pointer events ([`PointerOver`],
 /// [`PointerOut`], [`PointerClick`], [`PointerDrag`], ...) reach the
-/// colliders under the cursor, whether or
-/// not it has a sprite or mesh (an invisible trigger, a level editor's
-/// handles). Add it beside `DefaultPlugins` (which bring Bevy's picking
-/// when its `bevy_picking` feature is on) and [`CollisionPlugin`](crate::CollisionPlugin).
+/// colliders under the cursor, whether or not they have a sprite or mesh
+/// (an invisible trigger, a level editor's handles). Add it beside
+/// `DefaultPlugins` (which bring Bevy's picking when its `bevy_picking`
+/// feature is on) and [`CollisionPlugin`](crate::CollisionPlugin).
 ///
 /// ```no_run
 /// # use bevy::prelude::*;
