@@ -248,13 +248,13 @@ impl SpatialGrid {
     ///
     /// The moving box starts as `start` and moves by `direction * t` for `t`
     /// in `0..=max_distance` (which may be infinite). `visit(index)` is
-    /// called for every box of `aabbs` it overlaps on the way, and for some
-    /// boxes near the path, some of them more than once. It returns the `t`
+    /// called once for every box of `aabbs` it overlaps on the way, and for
+    /// some boxes near the path, each once too. It returns the `t`
     /// at which it found a hit in that box, if any: from then on, boxes
     /// farther along the path than the nearest hit so far are skipped.
     ///
-    /// Only the part of the path within the boxes' extent is walked, a few
-    /// cells at a time, so an infinite ray costs as much as one across the
+    /// Only the part of the path within the boxes' extent is walked, cell
+    /// by cell, so an infinite ray costs as much as one across the
     /// world; when that would look at more cells than a level has boxes, the
     /// level's boxes are tested directly. `aabbs` must be the boxes of the
     /// last [`SpatialGrid::overlapping_pairs`]; if their number differs, all

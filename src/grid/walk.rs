@@ -1,6 +1,8 @@
 //! Walks through a level: the filed boxes overlapping a region, and those
 //! met by a box moving along a path (ray and shape casts).
 
+use std::ops::ControlFlow;
+
 use bevy::math::{IVec2, Vec2};
 use bevy::shape::Aabb2d;
 
@@ -8,10 +10,9 @@ use super::cells::{FiledBox, Keying, OverlapTest, key_of};
 use super::level::Level;
 use crate::util::prefetch::prefetch;
 
-/// A walk along a path looks at pieces of this many cells at a time: longer
-/// pieces look at more cells beside a diagonal path, shorter ones at the same
-/// cells again from the next piece.
-pub(super) const CELLS_PER_PIECE: f32 = 2.0;
+/// Paths up to this many cells long are walked as one lookup of the box
+/// they sweep.
+const SHORT_PATH_CELLS: f32 = 2.0;
 
 /// Lookups covering more cells than this are not prefetched: they read
 /// long runs in order, and asking for every one would only crowd the cache.
@@ -29,6 +30,15 @@ impl Level {
         if filed == 0 {
             return None;
         }
+        let (min, max) = self.cells_to_look_in(query)?;
+        let covered = (max - min).as_i64vec2() + 1;
+        Some((covered.x * covered.y < filed as i64).then_some((min, max)))
+    }
+
+    /// The lowest and highest cell whose filed boxes may overlap `query`,
+    /// clipped to the filed cells of a dense grid (`None` if none is left).
+    #[inline]
+    fn cells_to_look_in(&self, query: &Aabb2d) -> Option<(IVec2, IVec2)> {
         let (mut min, mut max) = (self.to_cell(query.min) - 1, self.to_cell(query.max));
         if let Keying::Dense = self.keying {
             // Cells outside the filed range hold nothing.
@@ -38,8 +48,7 @@ impl Level {
                 return None;
             }
         }
-        let covered = (max - min).as_i64vec2() + 1;
-        Some((covered.x * covered.y < filed as i64).then_some((min, max)))
+        Some((min, max))
     }
 
     /// Calls `visit` with the sorted position of every filed box that
@@ -151,8 +160,15 @@ impl Level {
     }
 
     /// Calls `visit` with every filed box that `start`, moved by
-    /// `direction * t` for `t` up to `limit`, may meet, roughly nearest
-    /// first, by sorted position; `visit` lowers `limit` when it finds a hit.
+    /// `direction * t` for `t` up to `limit`, may meet, by sorted position,
+    /// each once, nearest rows first; `visit` lowers `limit` when it finds a
+    /// hit.
+    ///
+    /// A box filed in row `y` lies within rows `y..y + 2`, so the moving box
+    /// can meet it only while it overlaps that band. The walk goes row by
+    /// row along the path, and tests the boxes of each row's cells that the
+    /// moving box covers over its band against the box it covers there:
+    /// each cell is looked at once, and a dense grid's row is one run.
     pub(super) fn visit_along(
         &self,
         start: &Aabb2d,
@@ -169,16 +185,21 @@ impl Level {
         else {
             return;
         };
-        // Walk it in pieces, each covering about `cells` cells, unless that
-        // looks at more cells than there are boxes.
-        let piece = self.cell_size * CELLS_PER_PIECE;
-        // The widest a piece gets: the moving box, the piece, and the slack
-        // for rounding (large far from the origin).
-        let size = (start.max - start.min).max_element() + piece + 2.0 * path_slack(start, last);
-        let cells = (size * self.inverse_cell_size + 2.0).powi(2);
-        let pieces = ((last - first) / piece).ceil().max(1.0);
-        if pieces * cells >= filed as f32 {
-            let whole = OverlapTest::of_aabb(&swept_box(start, direction, first, last));
+        let whole = swept_box(start, direction, first, last);
+        // A short path (most shape casts of a character) is one lookup of
+        // the box it sweeps: rows cost more than they save there.
+        if last - first <= SHORT_PATH_CELLS * self.cell_size {
+            self.visit_filed_overlapping(&whole, |b| visit(b, limit));
+            return;
+        }
+        let slack = path_slack(start, last);
+        // Unless that looks at more cells than there are boxes: about the
+        // cells along the path times those across it.
+        let size = (start.max - start.min).max_element() + 2.0 * slack;
+        let along = (last - first) * (direction.x.abs() + direction.y.abs());
+        let cells = (along * self.inverse_cell_size + 2.0) * (size * self.inverse_cell_size + 3.0);
+        if cells >= filed as f32 {
+            let whole = OverlapTest::of_aabb(&whole);
             for b in 0..filed {
                 if whole.overlaps(&self.sorted_box[b]) {
                     visit(b, limit);
@@ -186,27 +207,108 @@ impl Level {
             }
             return;
         }
-        let pieces = pieces as u32;
-        for k in 0..pieces {
-            // Computed the same way at both ends, so that pieces meet exactly.
-            let from = first + k as f32 * piece;
+        let Some((min, max)) = self.cells_to_look_in(&whole) else {
+            return;
+        };
+        // The `t` (within `first..=last`) at which the moving box overlaps
+        // the band of rows where boxes filed in row `y` lie, widened for
+        // rounding.
+        let margin = slack + whole.min.abs().max(whole.max.abs()).max_element() * PATH_SLACK;
+        let row_band = |y: i32| -> Option<(f32, f32)> {
+            let (lo, hi) = (y as f32 * self.cell_size, (y + 2) as f32 * self.cell_size);
+            let (below, above) = (lo - margin - start.max.y, hi + margin - start.min.y);
+            let (enter, exit) = if direction.y == 0.0 {
+                if !(below <= 0.0 && 0.0 <= above) {
+                    return None;
+                }
+                (first, last)
+            } else {
+                let (a, b) = (below / direction.y, above / direction.y);
+                let (enter, exit) = if a <= b { (a, b) } else { (b, a) };
+                (enter.max(first), exit.min(last))
+            };
+            (enter <= exit).then_some((enter, exit))
+        };
+        for y in in_order(min.y, max.y, direction.y) {
+            let Some((from, to)) = row_band(y) else {
+                continue;
+            };
             if from > *limit {
                 break;
             }
-            let to = if k + 1 == pieces {
-                last
-            } else {
-                first + (k + 1) as f32 * piece
+            // The moving box over this band, and the cells of the row it
+            // covers.
+            let covered = swept_box(start, direction, from, to);
+            let (lo, hi) = (self.to_cell(covered.min).x - 1, self.to_cell(covered.max).x);
+            let (lo, hi) = (lo.max(min.x), hi.min(max.x));
+            if lo > hi {
+                continue;
+            }
+            let test = OverlapTest::of_aabb(&covered);
+            let mut test_boxes = |boxes: std::ops::Range<usize>, cell: Option<IVec2>| {
+                // Nearest first along the row too: a row's boxes are in
+                // cell order, so once one lies beyond where the moving box
+                // can be by `limit`, by more than the later cells' boxes
+                // can lie back from it (their min corners at most a cell
+                // below its min, their max corners at most two cells
+                // above its max), so do the rest.
+                let beyond = |b: &FiledBox, limit: f32| {
+                    if direction.x >= 0.0 {
+                        b.min().x - self.cell_size - margin > start.max.x + direction.x * limit
+                    } else {
+                        b.max().x + 2.0 * self.cell_size + margin
+                            < start.min.x + direction.x * limit
+                    }
+                };
+                let mut test_box = |b: usize| {
+                    // A hashed cell's run also holds other cells' boxes.
+                    if cell.is_some_and(|cell| !self.holds(b, cell)) {
+                        return ControlFlow::Continue(());
+                    }
+                    let filed = &self.sorted_box[b];
+                    if beyond(filed, *limit) {
+                        return ControlFlow::Break(());
+                    }
+                    if test.overlaps(filed) {
+                        visit(b, limit);
+                    }
+                    ControlFlow::Continue(())
+                };
+                if direction.x >= 0.0 {
+                    boxes.into_iter().try_for_each(&mut test_box)
+                } else {
+                    boxes.rev().try_for_each(&mut test_box)
+                }
             };
-            self.visit_filed_overlapping(&swept_box(start, direction, from, to), |b| {
-                visit(b, limit);
-            });
-            // Boxes not seen yet are met beyond `to`, after the nearest hit.
-            if *limit < to {
-                break;
+            if let Keying::Dense = self.keying {
+                // A row of dense cells is one run of keys.
+                let (first_cell, last_cell) = (IVec2::new(lo, y), IVec2::new(hi, y));
+                if let (Some(first_key), Some(last_key)) = (
+                    key_of(self.keying, first_cell, self.origin, self.span),
+                    key_of(self.keying, last_cell, self.origin, self.span),
+                ) {
+                    let start = self.key_starts[first_key as usize] as usize;
+                    let end = self.key_starts[last_key as usize + 1] as usize;
+                    let _ = test_boxes(start..end, None);
+                }
+                continue;
+            }
+            for x in in_order(lo, hi, direction.x) {
+                let cell = IVec2::new(x, y);
+                if test_boxes(self.run(cell), Some(cell)).is_break() {
+                    break;
+                }
             }
         }
     }
+}
+
+/// The cells from `lo` to `hi` (none if `hi < lo`), in the order a path
+/// going along `step` meets them.
+#[inline]
+fn in_order(lo: i32, hi: i32, step: f32) -> impl Iterator<Item = i32> {
+    let forward = step >= 0.0;
+    (0..=hi - lo).map(move |k| if forward { lo + k } else { hi - k })
 }
 
 /// Rounding of positions along a path, relative to the coordinates involved,

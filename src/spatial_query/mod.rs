@@ -398,8 +398,8 @@ impl SpatialQuery<'_, '_> {
 
     /// Calls `visit` with the index (in [`Self::colliders`]) of the
     /// colliders whose bounding boxes `start` meets when moved along
-    /// `direction` by up to `max_distance`, roughly nearest first (some more
-    /// than once, some a little off the path). `visit` returns the distance
+    /// `direction` by up to `max_distance`, roughly nearest first, each
+    /// once (some near the path). `visit` returns the distance
     /// of the hit it found in that collider, if any, after which farther
     /// colliders are skipped. See [`SpatialGrid::visit_along`].
     fn visit_along(

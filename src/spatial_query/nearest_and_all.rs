@@ -63,8 +63,7 @@ impl SpatialQuery<'_, '_> {
             } else {
                 max_distance
             };
-            let visited = hits.iter().any(|hit| hit.entity == target.entity);
-            if !visited && filter.accepts(target.entity, colliders.layers(index)) {
+            if filter.accepts(target.entity, colliders.layers(index)) {
                 let hit = shape.cast_ray(target.pose, origin, direction, limit);
                 if let Some(hit) = hit {
                     let hit = RayHit {
