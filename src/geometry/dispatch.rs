@@ -21,6 +21,7 @@
 use bevy::math::{Isometry2d, Vec2};
 use bevy::shape::Aabb2d;
 
+use super::pairs::Stick;
 use super::polyline::{ChainSegment, ghost_contact};
 use super::shape_ref::ShapeRef;
 use super::{Contact, convex, pairs};
@@ -131,6 +132,31 @@ pub(crate) trait PairOp: Copy {
             pb,
         )
     }
+
+    /// A circle, then a capsule or segment; `None` when the operation has
+    /// no test for it or its test leaves the pair to [`Self::general`].
+    #[inline(always)]
+    fn circle_stick(
+        self,
+        _radius: f32,
+        _pa: Self::Place,
+        _stick: Stick,
+        _pb: Self::Place,
+    ) -> Option<Self::Out> {
+        None
+    }
+
+    /// A capsule or segment, then a circle, as [`Self::circle_stick`].
+    #[inline(always)]
+    fn stick_circle(
+        self,
+        _stick: Stick,
+        _pa: Self::Place,
+        _radius: f32,
+        _pb: Self::Place,
+    ) -> Option<Self::Out> {
+        None
+    }
 }
 
 /// The kinds [`dispatch`] has hand-written tests for; every other kind is
@@ -139,6 +165,8 @@ pub(crate) trait PairOp: Copy {
 pub(crate) enum SpecialKind {
     Circle(f32),
     Rect(Vec2),
+    /// A capsule or a segment.
+    Stick(Stick),
     Other,
 }
 
@@ -158,6 +186,11 @@ impl<'a> PairShape<'a> for ShapeRef<'a> {
         match self {
             ShapeRef::Circle { radius } => SpecialKind::Circle(radius),
             ShapeRef::Rect { half_size } => SpecialKind::Rect(half_size),
+            ShapeRef::Capsule {
+                radius,
+                half_length,
+            } => SpecialKind::Stick(Stick::capsule(radius, half_length)),
+            ShapeRef::Segment { a, b } => SpecialKind::Stick(Stick::segment(a, b)),
             _ => SpecialKind::Other,
         }
     }
@@ -180,18 +213,24 @@ pub(crate) fn dispatch<'a, O: PairOp>(
     b: impl PairShape<'a>,
     pb: O::Place,
 ) -> O::Out {
-    use SpecialKind::{Circle, Rect};
-    match (a.special_kind(), b.special_kind()) {
-        (Circle(ra), Circle(rb)) => op.circle_circle(ra, pa, rb, pb),
-        (Circle(radius), Rect(half_size)) => op.circle_rect(radius, pa, half_size, pb),
-        (Rect(half_size), Circle(radius)) => op.rect_circle(half_size, pa, radius, pb),
-        (Rect(ha), Rect(hb)) => op.rect_rect(ha, pa, hb, pb),
-        _ => match (a.view(), b.view()) {
-            (a @ ShapeRef::Compound(_), b) | (a, b @ ShapeRef::Compound(_)) => {
-                over_parts(op, a, pa, b, pb)
-            }
-            (a, b) => op.general(a, pa, b, pb),
-        },
+    use SpecialKind::{Circle, Rect, Stick};
+    let special = match (a.special_kind(), b.special_kind()) {
+        (Circle(ra), Circle(rb)) => return op.circle_circle(ra, pa, rb, pb),
+        (Circle(radius), Rect(half_size)) => return op.circle_rect(radius, pa, half_size, pb),
+        (Rect(half_size), Circle(radius)) => return op.rect_circle(half_size, pa, radius, pb),
+        (Rect(ha), Rect(hb)) => return op.rect_rect(ha, pa, hb, pb),
+        (Circle(radius), Stick(stick)) => op.circle_stick(radius, pa, stick, pb),
+        (Stick(stick), Circle(radius)) => op.stick_circle(stick, pa, radius, pb),
+        _ => None,
+    };
+    if let Some(found) = special {
+        return found;
+    }
+    match (a.view(), b.view()) {
+        (a @ ShapeRef::Compound(_), b) | (a, b @ ShapeRef::Compound(_)) => {
+            over_parts(op, a, pa, b, pb)
+        }
+        (a, b) => op.general(a, pa, b, pb),
     }
 }
 
@@ -281,6 +320,28 @@ impl PairOp for IntersectsOp {
     fn rect_rect(self, ha: Vec2, pa: Isometry2d, hb: Vec2, pb: Isometry2d) -> bool {
         pairs::rect_rect_intersects(ha, pa, hb, pb)
     }
+
+    #[inline(always)]
+    fn circle_stick(
+        self,
+        radius: f32,
+        pa: Isometry2d,
+        stick: Stick,
+        pb: Isometry2d,
+    ) -> Option<bool> {
+        pairs::circle_stick_intersects(radius, pa.translation, stick, pb)
+    }
+
+    #[inline(always)]
+    fn stick_circle(
+        self,
+        stick: Stick,
+        pa: Isometry2d,
+        radius: f32,
+        pb: Isometry2d,
+    ) -> Option<bool> {
+        self.circle_stick(radius, pb, stick, pa)
+    }
 }
 
 /// The contact of two shapes at their poses, seen from the first
@@ -359,6 +420,29 @@ impl PairOp for ContactOp {
     #[inline(always)]
     fn rect_rect(self, ha: Vec2, pa: Isometry2d, hb: Vec2, pb: Isometry2d) -> Option<Contact> {
         pairs::rect_rect_contact(ha, pa, hb, pb)
+    }
+
+    #[inline(always)]
+    fn circle_stick(
+        self,
+        radius: f32,
+        pa: Isometry2d,
+        stick: Stick,
+        pb: Isometry2d,
+    ) -> Option<Option<Contact>> {
+        pairs::circle_stick_contact(radius, pa.translation, stick, pb)
+    }
+
+    #[inline(always)]
+    fn stick_circle(
+        self,
+        stick: Stick,
+        pa: Isometry2d,
+        radius: f32,
+        pb: Isometry2d,
+    ) -> Option<Option<Contact>> {
+        let found = self.circle_stick(radius, pb, stick, pa)?;
+        Some(found.map(Contact::flipped))
     }
 }
 

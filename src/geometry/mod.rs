@@ -39,6 +39,7 @@ pub(crate) use concave::convex_pieces;
 pub use contact::Contact;
 pub(crate) use dispatch::{ContactOp, PairShape, SpecialKind, dispatch};
 pub(crate) use dispatch::{contact_with_parts, prefetch_parts};
+pub(crate) use pairs::Stick;
 pub use pairs::{
     circle_circle_contact, circle_circle_intersects, circle_rect_contact, circle_rect_intersects,
     rect_rect_contact, rect_rect_intersects,

@@ -4,7 +4,8 @@ use bevy::shape::Aabb2d;
 
 use super::checked::ShapeError;
 use super::dispatch::PartPlace;
-use super::dispatch::{ContactOp, IntersectsOp, dispatch};
+use super::dispatch::{ContactOp, IntersectsOp, PairShape, SpecialKind, dispatch};
+use super::pairs::Stick;
 use super::shape_ref::ShapeRef;
 use super::{Compound, CompoundPart};
 use super::{Contact, ConvexPolygon, convex};
@@ -141,7 +142,7 @@ impl Shape {
     /// Whether this shape at `pose` and `other` at `other_pose` overlap or
     /// touch. Same answer as [`Shape::contact`]`.is_some()`, cheaper.
     pub fn intersects(&self, pose: Isometry2d, other: &Shape, other_pose: Isometry2d) -> bool {
-        self.as_ref().intersects(pose, other.as_ref(), other_pose)
+        dispatch(IntersectsOp, self, pose, other, other_pose)
     }
 
     /// The contact between this shape at `pose` and `other` at `other_pose`,
@@ -153,7 +154,7 @@ impl Shape {
         other: &Shape,
         other_pose: Isometry2d,
     ) -> Option<Contact> {
-        self.as_ref().contact(pose, other.as_ref(), other_pose)
+        dispatch(ContactOp, self, pose, other, other_pose)
     }
 
     /// The closest points of this shape at `pose` and `other` at
@@ -448,6 +449,31 @@ impl ShapeRef<'_> {
         other_pose: Isometry2d,
     ) -> Option<Contact> {
         dispatch(ContactOp, *self, pose, other, other_pose)
+    }
+}
+
+/// The pure API's shapes straight into [`dispatch`]: the hand-written pairs
+/// read their sizes from the shape itself, not from a [`ShapeRef`] built
+/// on the stack first (whose reads back stalled the circle and capsule
+/// tests).
+impl<'a> PairShape<'a> for &'a Shape {
+    #[inline(always)]
+    fn special_kind(self) -> SpecialKind {
+        match *self {
+            Shape::Circle { radius } => SpecialKind::Circle(radius),
+            Shape::Rect { half_size } => SpecialKind::Rect(half_size),
+            Shape::Capsule {
+                radius,
+                half_length,
+            } => SpecialKind::Stick(Stick::capsule(radius, half_length)),
+            Shape::Segment { a, b } => SpecialKind::Stick(Stick::segment(a, b)),
+            _ => SpecialKind::Other,
+        }
+    }
+
+    #[inline(always)]
+    fn view(self) -> ShapeRef<'a> {
+        self.as_ref()
     }
 }
 

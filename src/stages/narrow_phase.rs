@@ -12,7 +12,7 @@ use super::collisions::{Collisions, ContactPair, ContactParts, PairParts, PairPa
 use super::snapshot::{ColliderSnapshot, SnapshotCollider, SnapshotShape};
 use super::static_colliders::StaticColliders;
 use crate::geometry::{
-    Contact, ContactOp, PairShape, ShapeRef, SpecialKind, contact_with_parts, dispatch,
+    Contact, ContactOp, PairShape, ShapeRef, SpecialKind, Stick, contact_with_parts, dispatch,
     prefetch_parts, time_of_impact_from_apart,
 };
 use crate::util::parallel::{ChunkOutputs, RunChunks, Workers, for_each_chunk_mut};
@@ -133,6 +133,12 @@ impl<'a, C: ColliderSource<'a>> PairShape<'a> for PackedView<'a, C> {
         match *self.shape {
             SnapshotShape::Circle { radius } => SpecialKind::Circle(radius),
             SnapshotShape::Rect { half_size } => SpecialKind::Rect(half_size),
+            SnapshotShape::Capsule {
+                radius,
+                half_length,
+            } => SpecialKind::Stick(Stick::capsule(radius, half_length)),
+            // Segments are read from the points only when the general test
+            // needs them.
             _ => SpecialKind::Other,
         }
     }
