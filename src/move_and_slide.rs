@@ -797,7 +797,7 @@ impl<'a, 'w, 's> Slider<'a, 'w, 's> {
         let mut found = Vec::new();
         let query: Aabb2d = self.shape.aabb(pose);
         self.spatial
-            .visit_overlapping(&query, self.filter, |index| {
+            .visit_overlapping(&query, self.filter, |index, _| {
                 let (target, target_shape) = colliders.get(index);
                 if !self.filter.accepts(target.entity, colliders.layers(index))
                     || self.one_way_platform(target.entity).is_some()

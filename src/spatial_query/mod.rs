@@ -238,7 +238,7 @@ impl SpatialQuery<'_, '_> {
     ) -> Vec<Entity> {
         let mut hits = Vec::new();
         let colliders = self.colliders();
-        self.visit_overlapping(region, filter, |index| {
+        self.visit_overlapping(region, filter, |index, _| {
             let (target, shape) = colliders.get(index);
             if filter.accepts(target.entity, colliders.layers(index)) && keep(shape, target.pose) {
                 hits.push(target.entity);
@@ -381,18 +381,20 @@ impl SpatialQuery<'_, '_> {
         }
     }
 
-    /// Calls `visit` with the index (in [`Self::colliders`]) of every
-    /// collider whose bounding box overlaps `query`, each once, except
-    /// that the moving or the static colliders are skipped as a whole when
-    /// `filter`'s layers meet none of theirs.
+    /// Calls `visit` with the index (in [`Self::colliders`]) and the
+    /// bounding box of every collider whose box overlaps `query`, each once,
+    /// except that the moving or the static colliders are skipped as a
+    /// whole when `filter`'s layers meet none of theirs.
     pub(crate) fn visit_overlapping(
         &self,
         query: &Aabb2d,
         filter: &QueryFilter,
-        mut visit: impl FnMut(usize),
+        mut visit: impl FnMut(usize, &Aabb2d),
     ) {
         self.each_grid(filter, |grid, aabbs, first| {
-            grid.visit_overlapping(aabbs, query, |k| visit(first + k as usize));
+            grid.visit_overlapping(aabbs, query, |k| {
+                visit(first + k as usize, &aabbs[k as usize]);
+            });
         });
     }
 

@@ -111,7 +111,18 @@ impl SpatialQuery<'_, '_> {
         loop {
             let mut best: Option<PointProjection> = None;
             let region = Aabb2d::new(point, Vec2::splat(within));
-            self.visit_overlapping(&region, filter, |index| {
+            self.visit_overlapping(&region, filter, |index, aabb| {
+                // A collider whose box is farther than the best so far is
+                // farther too: skipped before its shape is read. Ties are
+                // tested (the lowest entity wins them), and the margin
+                // covers the box's rounding.
+                if let Some(best) = &best {
+                    let (gap, best_distance) = (aabb_distance(aabb, point), rank(best).0);
+                    let margin = (point.abs().max_element() + best_distance) * BOX_ROUNDING;
+                    if gap > best_distance + margin {
+                        return;
+                    }
+                }
                 let (target, shape) = colliders.get(index);
                 if !filter.accepts(target.entity, colliders.layers(index)) {
                     return;
@@ -157,4 +168,17 @@ impl SpatialQuery<'_, '_> {
         }
         self.entities_in(&region, filter, |_, _| true)
     }
+}
+
+/// Relative rounding of a box's distance to a point, as
+/// [`SpatialQuery::project_point`] allows for it.
+const BOX_ROUNDING: f32 = 16.0 * f32::EPSILON;
+
+/// How far `point` is from `aabb` (0 inside or on it).
+#[inline]
+fn aabb_distance(aabb: &Aabb2d, point: Vec2) -> f32 {
+    (aabb.min - point)
+        .max(point - aabb.max)
+        .max(Vec2::ZERO)
+        .length()
 }
