@@ -167,6 +167,29 @@ pub fn spawn_tiles(world: &mut World, level: &Level) -> Vec<Entity> {
         .collect()
 }
 
+/// The level as one static body whose collider is a compound of the
+/// merged rectangles ours builds for a `TilemapCollider`: avian2d's own
+/// way to make a tile map one entity.
+pub fn spawn_tilemap(world: &mut World, level: &Level) -> Vec<Entity> {
+    let rectangles = crate::level::merged_rectangles(level);
+    let parts = (rectangles.iter())
+        .map(|&(centre, half)| {
+            let rectangle = Collider::rectangle(2.0 * half.x, 2.0 * half.y);
+            (centre, Rotation::IDENTITY, rectangle)
+        })
+        .collect();
+    let origin = level.origin();
+    let map = world
+        .spawn((
+            Transform::from_translation(origin.extend(0.0)),
+            RigidBody::Static,
+            Collider::compound(parts),
+        ))
+        .id();
+    world.insert_resource(crate::level::PeerMap::new(map, origin, &rectangles));
+    Vec::new()
+}
+
 /// The touching pairs of the contact graph (the same set `Collisions::iter`
 /// yields). Pairs whose AABBs overlap but shapes don't are left out.
 pub fn touching_pairs(world: &mut World) -> Vec<(Entity, Entity)> {

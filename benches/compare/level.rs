@@ -84,3 +84,50 @@ pub fn spawn_plain_tiles(world: &mut World, level: &Level) -> Vec<Entity> {
         )
         .collect()
 }
+
+/// The level's merged rectangles, as ours builds them for a
+/// [`TilemapCollider`](bevy_collide2d::TilemapCollider) (rows of solid
+/// cells, then equal rows stacked): each centre relative to the map's
+/// origin, and its half size. The peers' compound maps get the same.
+pub fn merged_rectangles(level: &Level) -> Vec<(Vec2, Vec2)> {
+    let map = bevy_collide2d::TilemapCollider::from_cells(
+        Vec2::splat(level.tile),
+        UVec2::splat(level.size),
+        level.solid.iter().copied(),
+    );
+    let collider = map.collider().expect("a map with solid cells");
+    let bevy_collide2d::geometry::Shape::Compound(compound) = collider.shape() else {
+        panic!("a tile map built {collider:?}");
+    };
+    (compound.parts().iter())
+        .map(|part| match part.shape {
+            bevy_collide2d::geometry::Shape::Rect { half_size } => {
+                (part.pose.translation, half_size)
+            }
+            ref other => panic!("a tile map built {other:?}"),
+        })
+        .collect()
+}
+
+/// The rectangles of a peer's compound map, for the truth: its entity,
+/// and each rectangle's shape and world transform.
+#[derive(Resource, Clone)]
+pub struct PeerMap(pub Vec<(Entity, BodyShape, GlobalTransform)>);
+
+impl PeerMap {
+    /// The map `entity` at `origin` made of `rectangles`.
+    pub fn new(entity: Entity, origin: Vec2, rectangles: &[(Vec2, Vec2)]) -> Self {
+        Self(
+            (rectangles.iter())
+                .map(|&(centre, half_size)| {
+                    let at = Transform::from_translation((origin + centre).extend(0.0));
+                    (
+                        entity,
+                        BodyShape::Rect { half_size },
+                        GlobalTransform::from(at),
+                    )
+                })
+                .collect(),
+        )
+    }
+}

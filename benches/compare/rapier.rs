@@ -167,6 +167,26 @@ pub fn spawn_tiles(world: &mut World, level: &Level) -> Vec<Entity> {
         .collect()
 }
 
+/// The level as one fixed body whose collider is a compound of the merged
+/// rectangles ours builds for a `TilemapCollider`: rapier's own way to
+/// make a tile map one entity.
+pub fn spawn_tilemap(world: &mut World, level: &Level) -> Vec<Entity> {
+    let rectangles = crate::level::merged_rectangles(level);
+    let parts = (rectangles.iter())
+        .map(|&(centre, half)| (centre, 0.0, Collider::cuboid(half.x, half.y)))
+        .collect();
+    let origin = level.origin();
+    let map = world
+        .spawn((
+            Transform::from_translation(origin.extend(0.0)),
+            RigidBody::Fixed,
+            Collider::compound(parts),
+        ))
+        .id();
+    world.insert_resource(crate::level::PeerMap::new(map, origin, &rectangles));
+    Vec::new()
+}
+
 /// The intersecting pairs of the narrow phase's intersection graph, where all
 /// sensor pairs live. The graph also keeps pairs whose AABBs overlap but whose
 /// shapes don't, with `intersecting == false`; those are filtered out here.
