@@ -626,7 +626,7 @@ impl<'a, 'w, 's> Slider<'a, 'w, 's> {
         let (target, target_shape) = self.spatial.colliders().get(blocked.index);
         let down = Dir2::new_unchecked(-self.up);
         target_shape
-            .cast_ray(target.pose, origin, down, 2.0 * probe)
+            .cast_ray_valid(target.pose, origin, down, 2.0 * probe)
             .is_some_and(|ray| ray.distance > 0.0 && ray.normal.dot(self.up) >= self.min_ground_up)
     }
 

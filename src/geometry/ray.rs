@@ -81,6 +81,19 @@ impl ShapeRef<'_> {
         max_distance: f32,
     ) -> Option<RayIntersection> {
         validate_placement(*self, pose).ok()?;
+        self.cast_ray_valid(pose, origin, direction, max_distance)
+    }
+
+    /// [`Self::cast_ray`] for a shape and pose known to be valid (a
+    /// detection's snapshot checked them): the queries' rays skip the check.
+    #[inline]
+    pub(crate) fn cast_ray_valid(
+        &self,
+        pose: Isometry2d,
+        origin: Vec2,
+        direction: Dir2,
+        max_distance: f32,
+    ) -> Option<RayIntersection> {
         match *self {
             ShapeRef::Circle { radius } => {
                 ray_circle(origin, direction, max_distance, pose.translation, radius)

@@ -156,7 +156,7 @@ impl SpatialQuery<'_, '_> {
         let hit = self
             .nearest_along(start, direction, max_distance, filter, |index, limit| {
                 let (target, shape) = colliders.get(index);
-                let hit = shape.cast_ray(target.pose, origin, direction, limit)?;
+                let hit = shape.cast_ray_valid(target.pose, origin, direction, limit)?;
                 Some((hit.distance, (hit.point, hit.normal)))
             })
             .map(|(entity, distance, (point, normal))| RayHit {

@@ -64,7 +64,7 @@ impl SpatialQuery<'_, '_> {
                 max_distance
             };
             if filter.accepts(target.entity, colliders.layers(index)) {
-                let hit = shape.cast_ray(target.pose, origin, direction, limit);
+                let hit = shape.cast_ray_valid(target.pose, origin, direction, limit);
                 if let Some(hit) = hit {
                     let hit = RayHit {
                         entity: target.entity,
@@ -166,7 +166,17 @@ impl SpatialQuery<'_, '_> {
         if !(region.min.is_finite() && region.max.is_finite()) {
             return Vec::new();
         }
-        self.entities_in(&region, filter, |_, _| true)
+        // Boxes only: each collider's entity and layers are all it reads.
+        let colliders = self.colliders();
+        let mut hits = Vec::new();
+        self.visit_overlapping(&region, filter, |index, _| {
+            let entity = colliders.entity(index);
+            if filter.accepts(entity, colliders.layers(index)) {
+                hits.push(entity);
+            }
+        });
+        hits.sort_unstable();
+        hits
     }
 }
 

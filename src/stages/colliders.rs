@@ -2,6 +2,8 @@
 //! the spatial queries read them: [`DetectionColliders`], one index space
 //! over both, and [`ColliderSource`].
 
+use bevy::ecs::entity::Entity;
+
 use super::snapshot::{ColliderSnapshot, SnapshotCollider};
 use super::static_colliders::StaticColliders;
 use crate::components::CollisionLayers;
@@ -38,6 +40,13 @@ impl<'a> DetectionColliders<'a> {
         let (snapshot, at) = self.locate(index);
         let collider = &snapshot.colliders[at];
         (collider, snapshot.shape_of(&collider.shape))
+    }
+
+    /// Collider `index`'s entity.
+    #[inline]
+    pub(crate) fn entity(&self, index: usize) -> Entity {
+        let (snapshot, at) = self.locate(index);
+        snapshot.colliders[at].entity
     }
 
     /// Collider `index`'s layers.
