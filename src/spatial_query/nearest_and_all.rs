@@ -107,7 +107,10 @@ impl SpatialQuery<'_, '_> {
             let distance = if found.inside { 0.0 } else { found.distance };
             (distance, found.entity)
         };
-        let mut within = 16.0f32;
+        // Small first: a point inside or beside a collider (most, in a
+        // level) is answered by one lookup of a cell or two; growing by 4
+        // keeps the lookups of a far one few.
+        let mut within = 4.0f32;
         loop {
             let mut best: Option<PointProjection> = None;
             let region = Aabb2d::new(point, Vec2::splat(within));
