@@ -35,6 +35,7 @@ pub(crate) struct Core {
 }
 
 impl Core {
+    #[inline(always)]
     pub(crate) fn new(shape: ShapeRef<'_>, pose: Isometry2d) -> Self {
         let place = |p: Vec2| pose.rotation * p + pose.translation;
         match shape {
@@ -87,6 +88,7 @@ impl Core {
 
     /// The core in the shape's own frame: no point is moved, and a polygon's
     /// normals are copied as they are (their segments' are recomputed).
+    #[inline(always)]
     pub(crate) fn local(shape: ShapeRef<'_>) -> Self {
         match shape {
             ShapeRef::Polygon(polygon) => Self {
@@ -305,7 +307,7 @@ fn core_size(shape: ShapeRef<'_>) -> usize {
 /// The cores of `a` at `pa` and `b` at `pb`, in `a`'s frame: `a` as it is,
 /// `b` placed relative to it. Working near the origin keeps the precision
 /// that world coordinates of hundreds or thousands would cost.
-#[inline]
+#[inline(always)]
 fn relative_cores(
     a: ShapeRef<'_>,
     pa: Isometry2d,
