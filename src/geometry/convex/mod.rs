@@ -524,24 +524,34 @@ fn clipped_segment_middle(p0: Vec2, p1: Vec2, polygon: &Core) -> Option<Vec2> {
 /// The average of the corners of `subject`'s core clipped by `clip`'s edges
 /// (Sutherland-Hodgman).
 fn clipped_polygon_average(subject: &Core, clip: &Core) -> Option<Vec2> {
-    let mut polygon: SmallVec<[Vec2; 16]> = SmallVec::from_slice(&subject.points);
+    // Two buffers taking turns: a new one per edge was moved out whole.
+    let mut buffers: [SmallVec<[Vec2; 16]>; 2] =
+        [SmallVec::from_slice(&subject.points), SmallVec::new()];
+    let mut current = 0;
     for (&vertex, &normal) in clip.points.iter().zip(&clip.normals) {
         let limit = normal.dot(vertex);
-        let mut kept = SmallVec::new();
+        let [first, second] = &mut buffers;
+        let (polygon, kept) = if current == 0 {
+            (&*first, second)
+        } else {
+            (&*second, first)
+        };
+        kept.clear();
         let &last = polygon.last()?;
         let (mut previous, mut dp) = (last, last.dot(normal) - limit);
-        for &current in &polygon {
-            let dc = current.dot(normal) - limit;
+        for &point in polygon {
+            let dc = point.dot(normal) - limit;
             if (dp < 0.0 && dc > 0.0) || (dp > 0.0 && dc < 0.0) {
-                kept.push(previous + (current - previous) * (dp / (dp - dc)));
+                kept.push(previous + (point - previous) * (dp / (dp - dc)));
             }
             if dc <= 0.0 {
-                kept.push(current);
+                kept.push(point);
             }
-            (previous, dp) = (current, dc);
+            (previous, dp) = (point, dc);
         }
-        polygon = kept;
+        current = 1 - current;
     }
+    let polygon = &buffers[current];
     (!polygon.is_empty()).then(|| polygon.iter().copied().sum::<Vec2>() / polygon.len() as f32)
 }
 
