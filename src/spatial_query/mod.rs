@@ -239,9 +239,13 @@ impl SpatialQuery<'_, '_> {
         let mut hits = Vec::new();
         let colliders = self.colliders();
         self.visit_overlapping(region, filter, |index, _| {
-            let (target, shape) = colliders.get(index);
-            if filter.accepts(target.entity, colliders.layers(index)) && keep(shape, target.pose) {
-                hits.push(target.entity);
+            let entity = colliders.entity(index);
+            // The shape is read only for colliders the filter accepts.
+            if filter.accepts(entity, colliders.layers(index)) {
+                let (target, shape) = colliders.get(index);
+                if keep(shape, target.pose) {
+                    hits.push(entity);
+                }
             }
         });
         hits.sort_unstable();

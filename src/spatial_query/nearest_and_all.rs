@@ -169,17 +169,7 @@ impl SpatialQuery<'_, '_> {
         if !(region.min.is_finite() && region.max.is_finite()) {
             return Vec::new();
         }
-        // Boxes only: each collider's entity and layers are all it reads.
-        let colliders = self.colliders();
-        let mut hits = Vec::new();
-        self.visit_overlapping(&region, filter, |index, _| {
-            let entity = colliders.entity(index);
-            if filter.accepts(entity, colliders.layers(index)) {
-                hits.push(entity);
-            }
-        });
-        hits.sort_unstable();
-        hits
+        self.entities_in(&region, filter, |_, _| true)
     }
 }
 
