@@ -23,6 +23,7 @@ use crate::stages::broad_phase_grid::BroadPhaseGrid;
 use crate::stages::colliders::DetectionColliders;
 use crate::stages::snapshot::ColliderSnapshot;
 use crate::stages::static_colliders::StaticColliders;
+use crate::util::scratch::{scratch_items, with_scratch};
 
 /// Where a ray cast by [`SpatialQuery::cast_ray`] first hits a collider.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -38,6 +39,9 @@ pub struct RayHit {
     /// ray starts inside it (see [`RayIntersection`](crate::geometry::RayIntersection)).
     pub normal: Dir2,
 }
+
+// Answers are gathered in per-thread lists of these.
+scratch_items!(Entity, RayHit);
 
 /// Where a shape cast by [`SpatialQuery::cast_shape`] first touches a
 /// collider.
@@ -236,20 +240,21 @@ impl SpatialQuery<'_, '_> {
         filter: &QueryFilter,
         keep: impl Fn(ShapeRef<'_>, Isometry2d) -> bool,
     ) -> Vec<Entity> {
-        let mut hits = Vec::new();
         let colliders = self.colliders();
-        self.visit_overlapping(region, filter, |index, _| {
-            let entity = colliders.entity(index);
-            // The shape is read only for colliders the filter accepts.
-            if filter.accepts(entity, colliders.layers(index)) {
-                let (target, shape) = colliders.get(index);
-                if keep(shape, target.pose) {
-                    hits.push(entity);
+        with_scratch(|hits| {
+            self.visit_overlapping(region, filter, |index, _| {
+                let entity = colliders.entity(index);
+                // The shape is read only for colliders the filter accepts.
+                if filter.accepts(entity, colliders.layers(index)) {
+                    let (target, shape) = colliders.get(index);
+                    if keep(shape, target.pose) {
+                        hits.push(entity);
+                    }
                 }
-            }
-        });
-        hits.sort_unstable();
-        hits
+            });
+            hits.sort_unstable();
+            hits.to_vec()
+        })
     }
 
     /// The first collider that `collider`, moved from `pose` along

@@ -8,6 +8,7 @@ use bevy::shape::Aabb2d;
 
 use super::{QueryFilter, QueryRecord, RayHit, SpatialQuery};
 use crate::geometry::{MAX_MAGNITUDE, checked_ray};
+use crate::util::scratch::with_scratch;
 
 /// The nearest point of a collider to a point, found by
 /// [`SpatialQuery::project_point`].
@@ -41,12 +42,11 @@ impl SpatialQuery<'_, '_> {
         max_hits: usize,
         filter: &QueryFilter,
     ) -> Vec<RayHit> {
-        let mut hits: Vec<RayHit> = Vec::new();
         let Some(direction) = checked_ray(origin, direction, max_distance) else {
-            return hits;
+            return Vec::new();
         };
         if max_hits == 0 {
-            return hits;
+            return Vec::new();
         }
         let colliders = self.colliders();
         let start = Aabb2d {
@@ -54,32 +54,35 @@ impl SpatialQuery<'_, '_> {
             max: origin,
         };
         let order = |hit: &RayHit| (hit.distance, hit.entity);
-        self.visit_along(start, direction, max_distance, filter, |index| {
-            let (target, shape) = colliders.get(index);
-            let full = hits.len() == max_hits;
-            // Farther than the last of a full list: not needed.
-            let limit = if full {
-                hits[max_hits - 1].distance
-            } else {
-                max_distance
-            };
-            if filter.accepts(target.entity, colliders.layers(index)) {
-                let hit = shape.cast_ray_valid(target.pose, origin, direction, limit);
-                if let Some(hit) = hit {
-                    let hit = RayHit {
-                        entity: target.entity,
-                        distance: hit.distance,
-                        point: hit.point,
-                        normal: hit.normal,
-                    };
-                    let at = hits.partition_point(|kept| order(kept) < order(&hit));
-                    if at < max_hits {
-                        hits.insert(at, hit);
-                        hits.truncate(max_hits);
+        let hits = with_scratch(|hits: &mut Vec<RayHit>| {
+            self.visit_along(start, direction, max_distance, filter, |index| {
+                let (target, shape) = colliders.get(index);
+                let full = hits.len() == max_hits;
+                // Farther than the last of a full list: not needed.
+                let limit = if full {
+                    hits[max_hits - 1].distance
+                } else {
+                    max_distance
+                };
+                if filter.accepts(target.entity, colliders.layers(index)) {
+                    let hit = shape.cast_ray_valid(target.pose, origin, direction, limit);
+                    if let Some(hit) = hit {
+                        let hit = RayHit {
+                            entity: target.entity,
+                            distance: hit.distance,
+                            point: hit.point,
+                            normal: hit.normal,
+                        };
+                        let at = hits.partition_point(|kept| order(kept) < order(&hit));
+                        if at < max_hits {
+                            hits.insert(at, hit);
+                            hits.truncate(max_hits);
+                        }
                     }
                 }
-            }
-            (hits.len() == max_hits).then(|| hits[max_hits - 1].distance)
+                (hits.len() == max_hits).then(|| hits[max_hits - 1].distance)
+            });
+            hits.to_vec()
         });
         self.record_ray(origin, direction, max_distance, hits.iter());
         hits
