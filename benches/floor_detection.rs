@@ -135,8 +135,10 @@ fn run(n: usize, frames: usize, shapes: SceneShapes, swept: bool) -> ([f64; 5], 
             let contact = a.contact(poses[i], b, poses[j]).or_else(|| {
                 swept
                     .then(|| {
-                        let (sweep_a, sweep_b) =
-                            (Sweep::new(starts[i], poses[i]), Sweep::new(starts[j], poses[j]));
+                        let (sweep_a, sweep_b) = (
+                            Sweep::new(starts[i], poses[i]),
+                            Sweep::new(starts[j], poses[j]),
+                        );
                         time_of_impact(a, sweep_a, b, sweep_b)
                     })
                     .flatten()

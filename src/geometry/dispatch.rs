@@ -24,7 +24,7 @@ use bevy::shape::Aabb2d;
 use super::pairs::Stick;
 use super::polyline::{ChainSegment, ghost_contact};
 use super::shape_ref::ShapeRef;
-use super::{Contact, convex, pairs};
+use super::{Compound, Contact, convex, pairs};
 
 /// One operation on a pair of shapes, as [`dispatch`] takes it: one method
 /// per pair with a hand-written test, each `a` then `b` (`rect_circle` is
@@ -247,6 +247,20 @@ fn over_parts<O: PairOp>(
     pb: O::Place,
 ) -> O::Out {
     let mut found = op.apart();
+    if let (ShapeRef::Compound(ca), ShapeRef::Compound(cb)) = (a, b)
+        && let (Some(pose_a), Some(pose_b)) = (pa.pose(), pb.pose())
+    {
+        let (parts_a, parts_b) = (ca.parts(), cb.parts());
+        let small = Compound::visit_near_part_pairs(ca, pose_a, cb, pose_b, |i, j| {
+            let (part_a, part_b) = (&parts_a[i as usize], &parts_b[j as usize]);
+            let (place_a, place_b) = (pa.of_part(part_a.pose), pb.of_part(part_b.pose));
+            let next = dispatch(op, &part_a.shape, place_a, &part_b.shape, place_b);
+            found = op.better(found, next);
+        });
+        if small {
+            return found;
+        }
+    }
     match (a, b) {
         (ShapeRef::Compound(compound), _) => {
             let near = || pa.local_box(op.reach(b, pb, false));
@@ -473,6 +487,18 @@ pub(crate) fn contact_with_parts(
             deepest = Some(found);
         }
     };
+    if let (ShapeRef::Compound(ca), ShapeRef::Compound(cb)) = (a, b) {
+        let (parts_a, parts_b) = (ca.parts(), cb.parts());
+        let small = Compound::visit_near_part_pairs(ca, pa, cb, pb, |i, j| {
+            let (part_a, part_b) = (&parts_a[i as usize], &parts_b[j as usize]);
+            let (place_a, place_b) = (pa * part_a.pose, pb * part_b.pose);
+            let found = (part_a.shape.as_ref()).contact(place_a, part_b.shape.as_ref(), place_b);
+            keep(found.map(|contact| (contact, [Some(i), Some(j)])));
+        });
+        if small {
+            return deepest;
+        }
+    }
     match (a, b) {
         (ShapeRef::Compound(compound), _) => {
             let near = || pa.local_box(b.aabb(pb));
@@ -540,12 +566,20 @@ pub(crate) trait PartPlace: Copy + 'static {
     /// motion); `None` when there is no useful one (infinite, or the
     /// compound turns), meaning every part.
     fn local_box(self, world: Aabb2d) -> Option<Aabb2d>;
+
+    /// The pose, when the place is one (not a motion).
+    fn pose(self) -> Option<Isometry2d>;
 }
 
 impl PartPlace for Isometry2d {
     #[inline]
     fn of_part(self, part: Isometry2d) -> Self {
         self * part
+    }
+
+    #[inline]
+    fn pose(self) -> Option<Isometry2d> {
+        Some(self)
     }
 
     fn local_box(self, world: Aabb2d) -> Option<Aabb2d> {

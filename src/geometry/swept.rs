@@ -51,6 +51,10 @@ impl PartPlace for Sweep {
         Self::new(self.start * part, self.end * part)
     }
 
+    fn pose(self) -> Option<Isometry2d> {
+        None
+    }
+
     /// Without turning, what the compound sees moves in a straight line
     /// from its box at the start to its box at the end.
     fn local_box(self, world: Aabb2d) -> Option<Aabb2d> {
