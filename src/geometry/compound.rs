@@ -323,6 +323,9 @@ impl Compound {
             let scaled: Vec<Vec2> = points.iter().map(|&p| p * scale).collect();
             return Self::polyline(&scaled);
         }
+        if scale.x == scale.y && scale.x > 0.0 && self.inner.grid.is_none() {
+            return self.scaled_alike(scale.x);
+        }
         // Mirrored on one axis: the part's frame turns the other way.
         let mirrored = scale.x * scale.y < 0.0;
         let parts = self.parts().iter().map(|part| {
@@ -352,6 +355,46 @@ impl Compound {
         Ok(Self::from_flat(
             parts.collect::<Result<Vec<_>, ShapeError>>()?,
         ))
+    }
+}
+
+impl Compound {
+    /// [`Self::scaled`] by `factor` on both axes (positive), for a compound
+    /// without a grid: every part keeps its turn, and its box and circle
+    /// grow by `factor` too. The snapshot rescales a compound whenever its
+    /// `GlobalTransform`'s scale changes, and a spinning `Transform` drifts
+    /// from unit scale a little every frame, alike on both axes.
+    fn scaled_alike(&self, factor: f32) -> Result<Self, ShapeError> {
+        let parts = (self.parts().iter())
+            .map(|part| {
+                Ok(CompoundPart {
+                    pose: Isometry2d::new(part.pose.translation * factor, part.pose.rotation),
+                    shape: part.shape.scaled(Vec2::splat(factor))?,
+                })
+            })
+            .collect::<Result<Vec<_>, ShapeError>>()?;
+        let validity = validate_parts(&parts);
+        let local_extent = match (validity, self.inner.validity) {
+            (Ok(()), Ok(())) => {
+                let (offset, extent) = self.inner.local_extent;
+                (offset * factor, extent * factor)
+            }
+            (Ok(()), Err(_)) => parts_extent(&parts, Isometry2d::IDENTITY),
+            (Err(_), _) => (Vec2::ZERO, Vec2::ZERO),
+        };
+        let part_radii = (self.inner.part_radii)
+            .filter(|_| validity.is_ok())
+            .map(|radii| radii.map(|radius| radius * factor));
+        Ok(Self {
+            inner: Arc::new(Parts {
+                parts: parts.into(),
+                grid: None,
+                validity,
+                local_extent,
+                part_radii,
+                polyline: None,
+            }),
+        })
     }
 }
 
@@ -508,8 +551,32 @@ mod tests {
         let (mut touching, mut apart) = (0, 0);
         for case in 0..3000 {
             let (parts_a, a) = random_compound(&mut rng);
-            let (parts_b, b) = random_compound(&mut rng);
-            let (pa, pb) = (random_pose(&mut rng, 9.0), random_pose(&mut rng, 9.0));
+            let (mut parts_b, mut b) = random_compound(&mut rng);
+            let (pa, mut pb) = (random_pose(&mut rng, 9.0), random_pose(&mut rng, 9.0));
+            if case % 2 == 0 {
+                // Scaled alike on both axes: parts, box and circles grow.
+                let Shape::Compound(compound) = &b else {
+                    unreachable!()
+                };
+                let scaled = compound
+                    .scaled(Vec2::splat(rng.random_range(0.5..2.0)))
+                    .unwrap();
+                parts_b = (scaled.parts().iter())
+                    .map(|p| (p.pose, p.shape.clone()))
+                    .collect();
+                b = Shape::Compound(scaled);
+                if case % 4 == 0 {
+                    pb.rotation = Rot2::IDENTITY;
+                }
+                let aabb = b.aabb(pb);
+                for (q, part) in &parts_b {
+                    let part_box = part.aabb(pb * *q);
+                    assert!(
+                        aabb.min.cmple(part_box.min).all() && aabb.max.cmpge(part_box.max).all(),
+                        "case {case}: {aabb:?} does not hold {part_box:?}"
+                    );
+                }
+            }
             let what = format!("case {case}: {a:?} at {pa:?}, {b:?} at {pb:?}");
             let part_pairs = || {
                 (parts_a.iter().enumerate()).flat_map(|(i, (qa, sa))| {
