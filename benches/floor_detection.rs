@@ -7,7 +7,10 @@
 //!
 //! The bodies are the comparison's own (`compare/scene.rs`, same seed):
 //! `--scene circles-rects` (default), `five-shapes` or `compounds`, moving
-//! as there in steps of 1/60 s and wrapping at the edges. With `--swept`
+//! as there in steps of 1/60 s and wrapping at the edges; or `level`: the
+//! circles and rectangles (default N 1,000) over the level's 100,000 static
+//! tiles (548 x 548 cells of side 8), whose grid is built once, as a static
+//! collider's is, and looked up by each body's box every frame. With `--swept`
 //! every body is taken as `Swept`: its box covers its path over the step
 //! (`swept_aabb`) and each candidate gets the contact at the end of the
 //! step or, when apart there, the pure `time_of_impact` over the step.
@@ -19,7 +22,7 @@
 use std::hint::black_box;
 use std::time::Instant;
 
-use bevy::math::{Isometry2d, Rot2};
+use bevy::math::{Isometry2d, Rot2, Vec2};
 use bevy::shape::Aabb2d;
 use bevy_collide2d::geometry::{Contact, Shape, Sweep, swept_aabb, time_of_impact};
 use bevy_collide2d::internals::SpatialGrid;
@@ -27,6 +30,10 @@ use bevy_collide2d::internals::SpatialGrid;
 #[path = "compare/scene.rs"]
 #[allow(dead_code)]
 mod scene;
+
+#[path = "compare/level.rs"]
+#[allow(dead_code)]
+mod level;
 
 use scene::{Arena, SceneShapes};
 
@@ -41,28 +48,43 @@ struct Body {
 fn main() {
     let mut shapes = SceneShapes::CirclesRects;
     let mut swept = false;
+    let mut with_level = false;
     let mut counts: Vec<usize> = Vec::new();
     let mut args = std::env::args().skip(1);
     while let Some(arg) = args.next() {
         match arg.as_str() {
             "--scene" => {
                 let name = args.next().expect("--scene NAME");
-                shapes = SceneShapes::parse(&name)
-                    .expect("--scene: circles-rects, five-shapes or compounds");
+                with_level = name == "level";
+                if !with_level {
+                    shapes = SceneShapes::parse(&name)
+                        .expect("--scene: circles-rects, five-shapes, compounds or level");
+                }
             }
             "--swept" => swept = true,
             n => counts.push(n.parse().expect("N: a number")),
         }
     }
     if counts.is_empty() {
-        counts = vec![10_000, 100_000];
+        counts = if with_level {
+            vec![1000]
+        } else {
+            vec![10_000, 100_000]
+        };
     }
+    // The comparison's level: 548 x 548 cells of side 8, 100,000 solid.
+    let level = with_level.then(|| level::Level::generate(548, 100_000, 8.0, 1));
     for n in counts {
         let frames = if n >= 50_000 { 40 } else { 200 };
-        let ([all, boxes, grid, contacts, diff], pairs) = run(n, frames, shapes, swept);
+        let ([all, boxes, grid, contacts, diff], pairs) =
+            run(n, frames, shapes, swept, level.as_ref());
         println!(
             "{}{}, N = {n}: one detection without the ECS, one thread, median of {frames} frames: {all:.3} ms (boxes {boxes:.3}, candidate pairs {grid:.3}, contacts {contacts:.3}, sort and diff {diff:.3}; {pairs} touching pairs at the end)",
-            shapes.name(),
+            if level.is_some() {
+                "level"
+            } else {
+                shapes.name()
+            },
             if swept { ", all swept" } else { "" },
         );
     }
@@ -71,10 +93,30 @@ fn main() {
 /// The median time of one detection over `frames` frames (ms: all, then
 /// boxes, candidate pairs, contacts, sorting and diffing), and the number
 /// of touching pairs at the last.
-fn run(n: usize, frames: usize, shapes: SceneShapes, swept: bool) -> ([f64; 5], usize) {
-    let arena = Arena::for_count(n);
+/// With a level, the bodies move over its tiles, which stand still: their
+/// grid is built once, and each frame the bodies' boxes are looked up in it.
+fn run(
+    n: usize,
+    frames: usize,
+    shapes: SceneShapes,
+    swept: bool,
+    level: Option<&level::Level>,
+) -> ([f64; 5], usize) {
+    let arena = level.map_or(Arena::for_count(n), level::Level::arena);
     let half_side = arena.half_side;
-    let mut bodies: Vec<Body> = scene::generate_scene(n, 1, shapes)
+    let tile = level.map(|level| Shape::Rect {
+        half_size: Vec2::splat(level.tile / 2.0),
+    });
+    let tile_poses: Vec<Isometry2d> = (level.iter())
+        .flat_map(|level| level.centres())
+        .map(Isometry2d::from_translation)
+        .collect();
+    let tile_aabbs: Vec<Aabb2d> = (tile.iter())
+        .flat_map(|tile| tile_poses.iter().map(|&pose| tile.aabb(pose)))
+        .collect();
+    let mut tile_grid = SpatialGrid::default();
+    tile_grid.overlapping_pairs(&tile_aabbs, |_, _| false, &mut Vec::new());
+    let mut bodies: Vec<Body> = scene::generate_in(n, 1, shapes, arena)
         .into_iter()
         .map(|body| Body {
             shape: scene::geometry_shape(&body.shape),
@@ -127,10 +169,25 @@ fn run(n: usize, frames: usize, shapes: SceneShapes, swept: bool) -> ([f64; 5], 
         }
         marks[0] = Instant::now();
         grid.overlapping_pairs(&aabbs, |_, _| true, &mut candidates);
+        if level.is_some() {
+            // A tile `k` is body `n + k`.
+            for (i, aabb) in aabbs.iter().enumerate() {
+                tile_grid.visit_overlapping(&tile_aabbs, aabb, |k| {
+                    candidates.push((i as u32, n as u32 + k));
+                });
+            }
+        }
         marks[1] = Instant::now();
         contacts.clear();
         for &(i, j) in &candidates {
             let (i, j) = (i as usize, j as usize);
+            if j >= n {
+                let (tile, tile_pose) = (tile.as_ref().unwrap(), tile_poses[j - n]);
+                if let Some(contact) = bodies[i].shape.contact(poses[i], tile, tile_pose) {
+                    contacts.push(((i as u32, j as u32), contact));
+                }
+                continue;
+            }
             let (a, b) = (&bodies[i].shape, &bodies[j].shape);
             let contact = a.contact(poses[i], b, poses[j]).or_else(|| {
                 swept
