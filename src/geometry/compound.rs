@@ -283,9 +283,12 @@ impl Compound {
             let near_b = centres_b.iter().zip(radii_b).take(b.parts().len());
             for (j, (&centre_b, &radius_b)) in near_b.enumerate() {
                 let reach = radius_a + radius_b;
-                // Rounding of the centres and radii, relative to their size.
-                let slack = (centre_a.abs().max_element() + centre_b.abs().max_element() + reach)
-                    * (64.0 * f32::EPSILON);
+                // Rounding of the centres and radii, relative to their size;
+                // and rotations a little off unit length (allowed as
+                // normalized, up to 1e-4), which grow the parts as tested.
+                let slack = (centre_a.abs().max_element() + centre_b.abs().max_element())
+                    * (64.0 * f32::EPSILON)
+                    + reach * 1e-3;
                 if centre_a.distance_squared(centre_b) <= (reach + slack) * (reach + slack) {
                     visit(i as u32, j as u32);
                 }
@@ -601,9 +604,43 @@ mod tests {
             let with_parts = contact_with_parts(a.as_ref(), pa, b.as_ref(), pb);
             let expected = deepest.map(|(c, [i, j])| (c, [Some(i), Some(j)]));
             assert_eq!(with_parts, expected, "{what}");
+            // Cast: parts apart where they start may meet on the way.
+            let direction = Dir2::from_angle(rng.random_range(-3.2..3.2));
+            let nearest = part_pairs()
+                .filter_map(|(_, (qa, sa), (qb, sb))| cast_shape(sa, qa, direction, 20.0, sb, qb))
+                .map(|hit| hit.distance)
+                .min_by(f32::total_cmp);
+            let found = cast_shape(&a, pa, direction, 20.0, &b, pb);
+            assert_eq!(
+                found.map(|hit| hit.distance),
+                nearest,
+                "{what}, cast {direction:?}"
+            );
             if any { touching += 1 } else { apart += 1 }
         }
         assert!(touching > 500 && apart > 500, "{touching} / {apart}");
+    }
+
+    /// Two small compounds apart where a cast starts: their parts' circles
+    /// do not meet there, and the cast still finds the hit on the way.
+    #[test]
+    fn a_compound_cast_at_a_compound_hits_parts_apart_at_the_start() {
+        let ball = |x: f32| {
+            let part = (Isometry2d::from_xy(x, 0.0), Shape::Circle { radius: 1.0 });
+            Shape::Compound(Compound::new([part]))
+        };
+        let hit = cast_shape(
+            &ball(0.0),
+            Isometry2d::IDENTITY,
+            Dir2::X,
+            20.0,
+            &ball(10.0),
+            Isometry2d::IDENTITY,
+        );
+        assert!(
+            hit.is_some_and(|hit| (hit.distance - 8.0).abs() < 1e-4),
+            "{hit:?}"
+        );
     }
 
     #[test]

@@ -40,6 +40,11 @@ pub(crate) trait PairOp: Copy {
     /// What the operation finds.
     type Out: Copy;
 
+    /// Whether it looks at the shapes only where they are (no motion, no
+    /// cast): then two parts apart there cannot count, and two small
+    /// compounds test only their parts whose bounding circles meet.
+    const AT_PLACE: bool = false;
+
     /// What it finds for shapes that are apart (a compound without parts).
     fn apart(self) -> Self::Out;
 
@@ -247,7 +252,8 @@ fn over_parts<O: PairOp>(
     pb: O::Place,
 ) -> O::Out {
     let mut found = op.apart();
-    if let (ShapeRef::Compound(ca), ShapeRef::Compound(cb)) = (a, b)
+    if O::AT_PLACE
+        && let (ShapeRef::Compound(ca), ShapeRef::Compound(cb)) = (a, b)
         && let (Some(pose_a), Some(pose_b)) = (pa.pose(), pb.pose())
     {
         let (parts_a, parts_b) = (ca.parts(), cb.parts());
@@ -293,6 +299,7 @@ fn over_parts<O: PairOp>(
 pub(crate) struct IntersectsOp;
 
 impl PairOp for IntersectsOp {
+    const AT_PLACE: bool = true;
     type Place = Isometry2d;
     type Out = bool;
 
@@ -364,6 +371,7 @@ impl PairOp for IntersectsOp {
 pub(crate) struct ContactOp;
 
 impl PairOp for ContactOp {
+    const AT_PLACE: bool = true;
     type Place = Isometry2d;
     type Out = Option<Contact>;
 
