@@ -359,9 +359,7 @@ impl Compound {
             parts.collect::<Result<Vec<_>, ShapeError>>()?,
         ))
     }
-}
 
-impl Compound {
     /// [`Self::scaled`] by `factor` on both axes (positive), for a compound
     /// without a grid: every part keeps its turn, and its box and circle
     /// grow by `factor` too. The snapshot rescales a compound whenever its
