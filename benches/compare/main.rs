@@ -16,7 +16,9 @@
 //!                                 collider `Swept`, `mixed` ours with one
 //!                                 in a hundred `Swept`, `ours` every other
 //!                                 variant of ours; any other word picks
-//!                                 the engines whose name has it)
+//!                                 the engines whose name has it, and
+//!                                 `=name` the one of that exact name,
+//!                                 commas included)
 //!   --threads T                   compute task pool threads (default: Bevy's)
 //!   --no-check                    skip the per-frame pair check against the truth
 //!   --seed S                      scene seed (default 1)
@@ -367,14 +369,27 @@ fn parse_options() -> Options {
             "--seed" => options.seed = value().parse().expect("--seed: a number"),
             "--engines" => {
                 let wanted = value();
-                let wanted: Vec<&str> = wanted.split(',').map(str::trim).collect();
+                // An exact name may hold ", ": a piece after `=name` that
+                // starts with a space belongs to it.
+                let mut wanted_names: Vec<String> = Vec::new();
+                for piece in wanted.split(',') {
+                    match wanted_names.last_mut() {
+                        Some(last) if last.starts_with('=') && piece.starts_with(' ') => {
+                            last.push(',');
+                            last.push_str(piece);
+                        }
+                        _ => wanted_names.push(piece.trim().to_string()),
+                    }
+                }
+                let wanted: Vec<&str> = wanted_names.iter().map(String::as_str).collect();
                 options.engine_words = Some(wanted.iter().map(|w| w.to_string()).collect());
                 options.engines = Some(
                     ENGINES
                         .iter()
                         .filter(|engine| {
                             wanted.iter().any(|w| {
-                                engine.name.contains(w)
+                                w.strip_prefix('=') == Some(engine.name)
+                                    || (!w.starts_with('=') && engine.name.contains(w))
                                     || (*w == "ours"
                                         && engine.name.starts_with(OURS)
                                         && ![SWEPT, MIXED].contains(&engine.name))
