@@ -14,9 +14,14 @@
 //! every body is taken as `Swept`: its box covers its path over the step
 //! (`swept_aabb`) and each candidate gets the contact at the end of the
 //! step or, when apart there, the pure `time_of_impact` over the step.
+//! With `--grid-order` the bodies are first sorted by the cell of side 16
+//! they start in, row by row, as the app's snapshot lays colliders out by
+//! its grid (they drift from it as they move). With `--cold` a 64 MB buffer is read before each frame, so that the frame
+//! starts with caches as the comparison leaves them: there the other apps'
+//! frames run between two of ours and evict what detection keeps.
 //!
 //! ```text
-//! cargo run --release -p bevy_collide2d_benches --bin floor_detection -- [--scene S] [--swept] [N...]
+//! cargo run --release -p bevy_collide2d_benches --bin floor_detection -- [--scene S] [--swept] [--cold] [--grid-order] [N...]
 //! ```
 
 use std::hint::black_box;
@@ -47,7 +52,7 @@ struct Body {
 
 fn main() {
     let mut shapes = SceneShapes::CirclesRects;
-    let mut swept = false;
+    let mut options = Options::default();
     let mut with_level = false;
     let mut counts: Vec<usize> = Vec::new();
     let mut args = std::env::args().skip(1);
@@ -61,7 +66,9 @@ fn main() {
                         .expect("--scene: circles-rects, five-shapes, compounds or level");
                 }
             }
-            "--swept" => swept = true,
+            "--swept" => options.swept = true,
+            "--cold" => options.cold = true,
+            "--grid-order" => options.grid_order = true,
             n => counts.push(n.parse().expect("N: a number")),
         }
     }
@@ -76,32 +83,57 @@ fn main() {
     let level = with_level.then(|| level::Level::generate(548, 100_000, 8.0, 1));
     for n in counts {
         let frames = if n >= 50_000 { 40 } else { 200 };
-        let ([all, boxes, grid, contacts, diff], pairs) =
-            run(n, frames, shapes, swept, level.as_ref());
+        let ([all, boxes, grid, contacts, diff, tiles], pairs) =
+            run(n, frames, shapes, level.as_ref(), options);
+        let of_tiles = if level.is_some() {
+            format!(", of which the tiles' lookups and contacts {tiles:.3}")
+        } else {
+            String::new()
+        };
         println!(
-            "{}{}, N = {n}: one detection without the ECS, one thread, median of {frames} frames: {all:.3} ms (boxes {boxes:.3}, candidate pairs {grid:.3}, contacts {contacts:.3}, sort and diff {diff:.3}; {pairs} touching pairs at the end)",
+            "{}{}{}, N = {n}: one detection without the ECS, one thread, median of {frames} frames: {all:.3} ms (boxes {boxes:.3}, candidate pairs {grid:.3}, contacts {contacts:.3}, sort and diff {diff:.3}{of_tiles}; {pairs} touching pairs at the end)",
             if level.is_some() {
                 "level"
             } else {
                 shapes.name()
             },
-            if swept { ", all swept" } else { "" },
+            if options.swept { ", all swept" } else { "" },
+            match (options.grid_order, options.cold) {
+                (true, true) => ", grid order, cold caches",
+                (true, false) => ", grid order",
+                (false, true) => ", cold caches",
+                (false, false) => "",
+            },
         );
     }
 }
 
+/// How `run` treats the bodies and the caches.
+#[derive(Clone, Copy, Default)]
+struct Options {
+    /// Every body `Swept`.
+    swept: bool,
+    /// Caches emptied before each frame.
+    cold: bool,
+    /// Bodies sorted by the cell they start in.
+    grid_order: bool,
+}
+
 /// The median time of one detection over `frames` frames (ms: all, then
-/// boxes, candidate pairs, contacts, sorting and diffing), and the number
-/// of touching pairs at the last.
+/// boxes, candidate pairs, contacts, sorting and diffing, and the tiles'
+/// part of candidate pairs and contacts), and the number of touching pairs
+/// at the last.
 /// With a level, the bodies move over its tiles, which stand still: their
 /// grid is built once, and each frame the bodies' boxes are looked up in it.
 fn run(
     n: usize,
     frames: usize,
     shapes: SceneShapes,
-    swept: bool,
     level: Option<&level::Level>,
-) -> ([f64; 5], usize) {
+    options: Options,
+) -> ([f64; 6], usize) {
+    let swept = options.swept;
+    let mut evictor = vec![0u8; if options.cold { 64 << 20 } else { 0 }];
     let arena = level.map_or(Arena::for_count(n), level::Level::arena);
     let half_side = arena.half_side;
     let tile = level.map(|level| Shape::Rect {
@@ -123,6 +155,10 @@ fn run(
             body,
         })
         .collect();
+    if options.grid_order {
+        let cell = |v: f32| ((v + half_side) / 16.0).floor() as i64;
+        bodies.sort_by_key(|b| (cell(b.body.position.y), cell(b.body.position.x)));
+    }
     let pose = |body: &scene::Body| Isometry2d::new(body.position, Rot2::radians(body.angle));
     let mut grid = SpatialGrid::default();
     let mut aabbs: Vec<Aabb2d> = Vec::with_capacity(n);
@@ -154,8 +190,11 @@ fn run(
                 start.translation[axis] += wrapped;
             }
         }
+        evict_caches(&mut evictor);
         let start = Instant::now();
-        let mut marks = [start; 4];
+        // Boxes, moving pairs, tile lookups, moving contacts, tile contacts,
+        // sort and diff: each ends at its mark.
+        let mut marks = [start; 6];
         poses.clear();
         aabbs.clear();
         for (k, body) in bodies.iter().enumerate() {
@@ -169,6 +208,8 @@ fn run(
         }
         marks[0] = Instant::now();
         grid.overlapping_pairs(&aabbs, |_, _| true, &mut candidates);
+        let moving_candidates = candidates.len();
+        marks[1] = Instant::now();
         if level.is_some() {
             // A tile `k` is body `n + k`.
             for (i, aabb) in aabbs.iter().enumerate() {
@@ -177,9 +218,13 @@ fn run(
                 });
             }
         }
-        marks[1] = Instant::now();
+        marks[2] = Instant::now();
         contacts.clear();
-        for &(i, j) in &candidates {
+        // The moving pairs first, then the tiles' (after them in `candidates`).
+        for (k, &(i, j)) in candidates.iter().enumerate() {
+            if k == moving_candidates {
+                marks[3] = Instant::now();
+            }
             let (i, j) = (i as usize, j as usize);
             if j >= n {
                 let (tile, tile_pose) = (tile.as_ref().unwrap(), tile_poses[j - n]);
@@ -205,22 +250,26 @@ fn run(
                 contacts.push(((i.min(j), i.max(j)), contact));
             }
         }
-        marks[2] = Instant::now();
+        marks[4] = Instant::now();
+        if moving_candidates == candidates.len() {
+            marks[3] = marks[4];
+        }
         contacts.sort_unstable_by_key(|(pair, _)| *pair);
         current.clear();
         current.extend(contacts.iter().map(|(pair, _)| *pair));
         diff(&previous, &current, &mut changes);
         black_box((&contacts, &changes));
         std::mem::swap(&mut previous, &mut current);
-        marks[3] = Instant::now();
+        marks[5] = Instant::now();
         if frame >= WARMUP {
             let ms = |from: Instant, to: Instant| (to - from).as_secs_f64() * 1e3;
             times.push([
-                ms(start, marks[3]),
+                ms(start, marks[5]),
                 ms(start, marks[0]),
-                ms(marks[0], marks[1]),
-                ms(marks[1], marks[2]),
-                ms(marks[2], marks[3]),
+                ms(marks[0], marks[2]),
+                ms(marks[2], marks[4]),
+                ms(marks[4], marks[5]),
+                ms(marks[1], marks[2]) + ms(marks[3], marks[4]),
             ]);
         }
     }
@@ -230,6 +279,15 @@ fn run(
         column[column.len() / 2]
     });
     (medians, previous.len())
+}
+
+/// Writes one byte per cache line of `buffer` (empty: nothing), leaving the
+/// caches full of it instead of detection's data.
+fn evict_caches(buffer: &mut [u8]) {
+    for line in buffer.chunks_mut(64) {
+        line[0] = line[0].wrapping_add(1);
+    }
+    black_box(buffer);
 }
 
 /// The pairs only in `current` (started, `true`) or only in `previous`
