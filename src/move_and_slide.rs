@@ -368,7 +368,24 @@ struct Slider<'a, 'w, 's> {
     /// Whether any collider is a [`OneWayPlatform`]:
     /// most worlds have none, and then no hit needs looking up.
     one_way: bool,
+    /// The colliders around the motion, once gathered ([`Nearby`]).
+    nearby: Option<Nearby>,
 }
+
+/// The colliders the filter accepts whose boxes overlap `region`, gathered
+/// once per call after depenetrating: the call's casts (the ground below,
+/// each slide, each step, the snap) are short and near one another, and
+/// looking through a handful of boxes costs less than walking the grids
+/// for each. A cast whose path leaves `region` walks the grids as before.
+struct Nearby {
+    region: Aabb2d,
+    /// Each collider's index in [`SpatialQuery::colliders`], entity and box.
+    colliders: Vec<(usize, Entity, Aabb2d)>,
+}
+
+/// [`Nearby`] reaches this many times the collider's size beyond it at
+/// most: a longer motion (a teleport) gathers nothing and casts as before.
+const NEARBY_REACH: f32 = 4.0;
 
 impl<'a, 'w, 's> Slider<'a, 'w, 's> {
     /// The slider of `collider` from `pose`, and the pose checked; `None`
@@ -417,6 +434,7 @@ impl<'a, 'w, 's> Slider<'a, 'w, 's> {
             min_ground_up: config.max_slope.cos() - 1e-5,
             foot_reach: -upright.min.y,
             one_way: !spatial.one_way_platforms.is_empty(),
+            nearby: None,
         }
     }
 
@@ -430,6 +448,21 @@ impl<'a, 'w, 's> Slider<'a, 'w, 's> {
     ) -> MoveAndSlideOutput {
         let mut hits = Vec::new();
         let at = self.depenetrate(start, &mut hits);
+        let gathered = Self {
+            nearby: self.gather(at, motion),
+            ..*self
+        };
+        gathered.run_from(at, motion, hits, on_hit)
+    }
+
+    /// [`Self::run`] after depenetrating to `at`.
+    fn run_from(
+        &self,
+        at: Vec2,
+        motion: Vec2,
+        mut hits: Vec<SlideHit>,
+        on_hit: &mut impl FnMut(&SlideHit, &mut Vec2),
+    ) -> MoveAndSlideOutput {
         // Only stepping and snapping ask whether it starts on the ground.
         let starts_on_ground = (self.step_height > 0.0 || self.snap_to_ground > 0.0)
             && self.ground_below(at, 2.0 * self.skin).is_some();
@@ -691,40 +724,37 @@ impl<'a, 'w, 's> Slider<'a, 'w, 's> {
     /// platforms crossed from their open side.
     fn cast(&self, at: Vec2, direction: Dir2, max_distance: f32) -> Option<Blocked> {
         let pose = Isometry2d::new(at, self.rotation);
-        let colliders = self.spatial.colliders();
         let start = self.shape.aabb(pose);
-        let (entity, distance, (point, normal, index)) = self.spatial.nearest_along(
-            start,
-            direction,
-            max_distance,
-            self.filter,
-            |index, _| {
-                let (target, target_shape) = colliders.get(index);
-                // The whole way, as `cast_shape` does, so that the result
-                // does not depend on the order of the search.
-                let hit = cast_shape_of(
-                    self.shape,
-                    pose,
-                    direction,
-                    max_distance,
-                    target_shape,
-                    target.pose,
-                )?;
-                if -hit.normal.dot(*direction) <= GRAZE {
-                    return None;
-                }
-                if let Some(platform) = self.one_way_platform(target.entity) {
-                    let open_side = target.pose.rotation * platform.normal.as_vec2();
-                    let blocks = direction.dot(open_side) < 0.0
-                        && hit.normal.dot(open_side) > 0.0
-                        && !(hit.distance == 0.0 && self.overlaps(pose, target_shape, target.pose));
-                    if !blocks {
-                        return None;
+        let path = swept_box(start, direction, max_distance);
+        let (entity, distance, (point, normal, index)) = match &self.nearby {
+            Some(nearby) if contains(&nearby.region, &path) => {
+                // As `nearest_along`: the nearest hit, equal distances to the
+                // lowest entity, whatever the order looked in.
+                let mut nearest: Option<(Entity, f32, (Vec2, Dir2, usize))> = None;
+                for &(index, entity, aabb) in &nearby.colliders {
+                    if !overlap(&aabb, &path) {
+                        continue;
+                    }
+                    let Some((distance, hit)) = self.hit(pose, direction, max_distance, index)
+                    else {
+                        continue;
+                    };
+                    if nearest.is_none_or(|(best_entity, best, _)| {
+                        distance < best || (distance == best && entity < best_entity)
+                    }) {
+                        nearest = Some((entity, distance, hit));
                     }
                 }
-                Some((hit.distance, (hit.point, hit.normal, index)))
-            },
-        )?;
+                nearest?
+            }
+            _ => self.spatial.nearest_along(
+                start,
+                direction,
+                max_distance,
+                self.filter,
+                |index, _| self.hit(pose, direction, max_distance, index),
+            )?,
+        };
         Some(Blocked {
             hit: SlideHit {
                 entity,
@@ -733,6 +763,74 @@ impl<'a, 'w, 's> Slider<'a, 'w, 's> {
             },
             distance,
             index,
+        })
+    }
+
+    /// The hit of the collider at `pose` moved along `direction` by up to
+    /// `max_distance` in collider `index`, if it blocks: its distance, point,
+    /// normal and `index`.
+    fn hit(
+        &self,
+        pose: Isometry2d,
+        direction: Dir2,
+        max_distance: f32,
+        index: usize,
+    ) -> Option<(f32, (Vec2, Dir2, usize))> {
+        let (target, target_shape) = self.spatial.colliders().get(index);
+        // The whole way, as `cast_shape` does, so that the result does not
+        // depend on the order of the search.
+        let hit = cast_shape_of(
+            self.shape,
+            pose,
+            direction,
+            max_distance,
+            target_shape,
+            target.pose,
+        )?;
+        if -hit.normal.dot(*direction) <= GRAZE {
+            return None;
+        }
+        if let Some(platform) = self.one_way_platform(target.entity) {
+            let open_side = target.pose.rotation * platform.normal.as_vec2();
+            let blocks = direction.dot(open_side) < 0.0
+                && hit.normal.dot(open_side) > 0.0
+                && !(hit.distance == 0.0 && self.overlaps(pose, target_shape, target.pose));
+            if !blocks {
+                return None;
+            }
+        }
+        Some((hit.distance, (hit.point, hit.normal, index)))
+    }
+
+    /// The colliders the filter accepts around the collider at `at` and
+    /// what `motion`, steps and the snap can reach from there ([`Nearby`]);
+    /// `None` for a motion too long for it to pay.
+    fn gather(&self, at: Vec2, motion: Vec2) -> Option<Nearby> {
+        let own = self.shape.aabb(Isometry2d::new(at, self.rotation));
+        let size = (own.max - own.min).max_element();
+        let reach =
+            2.0 * motion.length() + self.step_height + self.snap_to_ground + 4.0 * self.skin;
+        // Also false for a NaN reach: nothing is gathered then.
+        let short = reach <= NEARBY_REACH * size;
+        if !short {
+            return None;
+        }
+        let region = Aabb2d {
+            min: own.min - Vec2::splat(reach),
+            max: own.max + Vec2::splat(reach),
+        };
+        let colliders = self.spatial.colliders();
+        let mut found = Vec::new();
+        self.spatial
+            .visit_overlapping(&region, self.filter, |index, aabb| {
+                let entity = colliders.get(index).0.entity;
+                if self.filter.accepts(entity, colliders.layers(index)) {
+                    found.push((index, entity, *aabb));
+                }
+            });
+        Some(Nearby {
+            region,
+            colliders: found,
         })
     }
 
@@ -811,5 +909,131 @@ impl<'a, 'w, 's> Slider<'a, 'w, 's> {
         // The search order is the grid's; the pushes must not depend on it.
         found.sort_unstable_by_key(|(entity, _)| *entity);
         found
+    }
+}
+
+/// The box that `start` sweeps moved along `direction` by up to
+/// `max_distance`, widened for rounding.
+fn swept_box(start: Aabb2d, direction: Dir2, max_distance: f32) -> Aabb2d {
+    let end = direction * max_distance;
+    let (min, max) = (
+        start.min + end.min(Vec2::ZERO),
+        start.max + end.max(Vec2::ZERO),
+    );
+    let slack = (min.abs().max(max.abs()).max_element() + max_distance) * (16.0 * f32::EPSILON);
+    Aabb2d {
+        min: min - Vec2::splat(slack),
+        max: max + Vec2::splat(slack),
+    }
+}
+
+/// Whether `outer` holds all of `inner`.
+fn contains(outer: &Aabb2d, inner: &Aabb2d) -> bool {
+    outer.min.cmple(inner.min).all() && inner.max.cmple(outer.max).all()
+}
+
+/// Whether two boxes overlap or touch.
+fn overlap(a: &Aabb2d, b: &Aabb2d) -> bool {
+    a.min.cmple(b.max).all() && b.min.cmple(a.max).all()
+}
+
+#[cfg(test)]
+mod tests {
+    use bevy::ecs::system::SystemState;
+    use rand::{Rng, SeedableRng, rngs::StdRng};
+
+    use super::*;
+    use crate::components::StaticCollider;
+    use crate::plugin::CollisionPlugin;
+
+    /// Casts through the colliders gathered around a call find what casts
+    /// through the grids find: random calls among tiles, a ramp, turned
+    /// moving boxes and one-way platforms, short motions and long ones,
+    /// with and without steps and snapping, end the same either way.
+    #[test]
+    fn gathered_casts_find_what_the_grids_find() {
+        let mut rng = StdRng::seed_from_u64(3);
+        let mut app = App::new();
+        app.add_plugins((MinimalPlugins, TransformPlugin, CollisionPlugin::default()));
+        let world = app.world_mut();
+        for x in 0..40 {
+            world.spawn((
+                Transform::from_xyz(x as f32 * 8.0, 0.0, 0.0),
+                Collider::rect(8.0, 8.0),
+                StaticCollider,
+            ));
+        }
+        for _ in 0..60 {
+            let at = Vec3::new(
+                rng.random_range(0.0..320.0),
+                rng.random_range(8.0..80.0),
+                0.0,
+            );
+            let tile = (Transform::from_translation(at), Collider::rect(8.0, 8.0));
+            match rng.random_range(0..4) {
+                0 => world.spawn((tile, StaticCollider)),
+                1 => world.spawn((tile, OneWayPlatform::default())),
+                2 => world.spawn((
+                    tile.0
+                        .with_rotation(Quat::from_rotation_z(rng.random_range(0.0..3.0))),
+                    Collider::capsule(2.0, 6.0),
+                )),
+                _ => world.spawn(tile),
+            };
+        }
+        let ramp =
+            Collider::convex_polygon(&[Vec2::ZERO, Vec2::new(60.0, 0.0), Vec2::new(60.0, 30.0)])
+                .unwrap();
+        world.spawn((Transform::from_xyz(200.0, 4.0, 0.0), ramp, StaticCollider));
+        app.update();
+        let mut state: SystemState<SpatialQuery> = SystemState::new(app.world_mut());
+        let spatial = state.get(app.world()).unwrap();
+        let filter = QueryFilter::default();
+        let (mut gathered_calls, mut compared) = (0, 0);
+        for case in 0..3000 {
+            let collider = match case % 3 {
+                0 => Collider::capsule(3.0, 4.0),
+                1 => Collider::circle(rng.random_range(1.0..5.0)),
+                _ => Collider::rect(rng.random_range(2.0..10.0), rng.random_range(2.0..10.0)),
+            };
+            let pose = Isometry2d::new(
+                Vec2::new(rng.random_range(-10.0..330.0), rng.random_range(4.0..90.0)),
+                Rot2::radians(if case % 4 == 0 {
+                    rng.random_range(0.0..1.0)
+                } else {
+                    0.0
+                }),
+            );
+            let reach = if case % 10 == 0 { 200.0 } else { 8.0 };
+            let motion = Vec2::new(
+                rng.random_range(-reach..reach),
+                rng.random_range(-reach..reach),
+            );
+            let config = MoveAndSlideConfig {
+                step_height: if rng.random_bool(0.5) { 4.0 } else { 0.0 },
+                snap_to_ground: if rng.random_bool(0.5) { 4.0 } else { 0.0 },
+                ..default()
+            };
+            let out = spatial.move_and_slide(&collider, pose, motion, &config, &filter);
+            // The same call, every cast walking the grids.
+            let Some((slider, pose)) = Slider::checked(&spatial, &collider, pose, &config, &filter)
+            else {
+                continue;
+            };
+            gathered_calls += usize::from(slider.gather(pose.translation, motion).is_some());
+            let mut hits = Vec::new();
+            let at = slider.depenetrate(pose.translation, &mut hits);
+            let mut walked = slider.run_from(at, motion, hits, &mut |_, _| {});
+            walked.moved = walked.translation - pose.translation;
+            assert_eq!(
+                out, walked,
+                "case {case}: {collider:?} at {pose:?} by {motion}"
+            );
+            compared += usize::from(!out.hits.is_empty());
+        }
+        assert!(
+            gathered_calls > 2000 && compared > 1000,
+            "{gathered_calls} {compared}"
+        );
     }
 }
