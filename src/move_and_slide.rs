@@ -372,15 +372,17 @@ struct Slider<'a, 'w, 's> {
     nearby: Option<Nearby>,
 }
 
-/// The colliders the filter accepts whose boxes overlap `region`, gathered
-/// once per call after depenetrating: the call's casts (the ground below,
-/// each slide, each step, the snap) are short and near one another, and
-/// looking through a handful of boxes costs less than walking the grids
-/// for each. A cast whose path leaves `region` walks the grids as before.
+/// The colliders whose boxes overlap `region`, gathered once per call after
+/// depenetrating: the call's casts (the ground below, each slide, each
+/// step, the snap) are short and near one another, and looking through a
+/// handful of boxes costs less than walking the grids for each. A cast
+/// whose path leaves `region` walks the grids as before.
 struct Nearby {
     region: Aabb2d,
-    /// Each collider's index in [`SpatialQuery::colliders`], entity and box.
-    colliders: Vec<(usize, Entity, Aabb2d)>,
+    /// Each collider's index in [`SpatialQuery::colliders`] and box. The
+    /// filter is asked only for those on a cast's path: reading a
+    /// collider's entity is a cache miss.
+    colliders: Vec<(usize, Aabb2d)>,
 }
 
 /// [`Nearby`] reaches this many times the collider's size beyond it at
@@ -730,9 +732,14 @@ impl<'a, 'w, 's> Slider<'a, 'w, 's> {
             Some(nearby) if contains(&nearby.region, &path) => {
                 // As `nearest_along`: the nearest hit, equal distances to the
                 // lowest entity, whatever the order looked in.
+                let colliders = self.spatial.colliders();
                 let mut nearest: Option<(Entity, f32, (Vec2, Dir2, usize))> = None;
-                for &(index, entity, aabb) in &nearby.colliders {
+                for &(index, aabb) in &nearby.colliders {
                     if !overlap(&aabb, &path) {
+                        continue;
+                    }
+                    let entity = colliders.entity(index);
+                    if !self.filter.accepts(entity, colliders.layers(index)) {
                         continue;
                     }
                     let Some((distance, hit)) = self.hit(pose, direction, max_distance, index)
@@ -802,9 +809,9 @@ impl<'a, 'w, 's> Slider<'a, 'w, 's> {
         Some((hit.distance, (hit.point, hit.normal, index)))
     }
 
-    /// The colliders the filter accepts around the collider at `at` and
-    /// what `motion`, steps and the snap can reach from there ([`Nearby`]);
-    /// `None` for a motion too long for it to pay.
+    /// The colliders around the collider at `at` and what `motion`, steps
+    /// and the snap can reach from there ([`Nearby`]); `None` for a motion
+    /// too long for it to pay.
     fn gather(&self, at: Vec2, motion: Vec2) -> Option<Nearby> {
         let own = self.shape.aabb(Isometry2d::new(at, self.rotation));
         let size = (own.max - own.min).max_element();
@@ -819,19 +826,11 @@ impl<'a, 'w, 's> Slider<'a, 'w, 's> {
             min: own.min - Vec2::splat(reach),
             max: own.max + Vec2::splat(reach),
         };
-        let colliders = self.spatial.colliders();
-        let mut found = Vec::new();
-        self.spatial
-            .visit_overlapping(&region, self.filter, |index, aabb| {
-                let entity = colliders.get(index).0.entity;
-                if self.filter.accepts(entity, colliders.layers(index)) {
-                    found.push((index, entity, *aabb));
-                }
-            });
-        Some(Nearby {
-            region,
-            colliders: found,
-        })
+        let mut colliders = Vec::new();
+        (self.spatial).visit_overlapping(&region, self.filter, |index, aabb| {
+            colliders.push((index, *aabb));
+        });
+        Some(Nearby { region, colliders })
     }
 
     /// The one-way platform on `entity`, if it is one.
