@@ -372,11 +372,11 @@ struct Slider<'a, 'w, 's> {
     nearby: Option<Nearby>,
 }
 
-/// The colliders whose boxes overlap `region`, gathered once per call after
-/// depenetrating: the call's casts (the ground below, each slide, each
-/// step, the snap) are short and near one another, and looking through a
-/// handful of boxes costs less than walking the grids for each. A cast
-/// whose path leaves `region` walks the grids as before.
+/// The colliders whose boxes overlap `region`, gathered once per call: the
+/// call's lookups (the contacts it is pushed out of, the ground below,
+/// each slide, each step, the snap) are short and near one another, and
+/// looking through a handful of boxes costs less than walking the grids
+/// for each. A lookup that leaves `region` walks the grids as before.
 struct Nearby {
     region: Aabb2d,
     /// Each collider's index in [`SpatialQuery::colliders`] and box. The
@@ -448,12 +448,12 @@ impl<'a, 'w, 's> Slider<'a, 'w, 's> {
         motion: Vec2,
         on_hit: &mut impl FnMut(&SlideHit, &mut Vec2),
     ) -> MoveAndSlideOutput {
-        let mut hits = Vec::new();
-        let at = self.depenetrate(start, &mut hits);
         let gathered = Self {
-            nearby: self.gather(at, motion),
+            nearby: self.gather(start, motion),
             ..*self
         };
+        let mut hits = Vec::new();
+        let at = gathered.depenetrate(start, &mut hits);
         gathered.run_from(at, motion, hits, on_hit)
     }
 
@@ -893,21 +893,34 @@ impl<'a, 'w, 's> Slider<'a, 'w, 's> {
         let colliders = self.spatial.colliders();
         let mut found = Vec::new();
         let query: Aabb2d = self.shape.aabb(pose);
-        self.spatial
-            .visit_overlapping(&query, self.filter, |index, _| {
-                let (target, target_shape) = colliders.get(index);
-                if !self.filter.accepts(target.entity, colliders.layers(index))
-                    || self.one_way_platform(target.entity).is_some()
-                {
-                    return;
-                }
-                if let Some(contact) = self.shape.contact(pose, target_shape, target.pose) {
-                    found.push((target.entity, contact));
-                }
-            });
+        self.visit_overlapping(&query, |index| {
+            let (target, target_shape) = colliders.get(index);
+            if !self.filter.accepts(target.entity, colliders.layers(index))
+                || self.one_way_platform(target.entity).is_some()
+            {
+                return;
+            }
+            if let Some(contact) = self.shape.contact(pose, target_shape, target.pose) {
+                found.push((target.entity, contact));
+            }
+        });
         // The search order is the grid's; the pushes must not depend on it.
         found.sort_unstable_by_key(|(entity, _)| *entity);
         found
+    }
+
+    /// Calls `visit` with the index of each collider whose box overlaps
+    /// `query` (and maybe some others), from the gathered ones when `query`
+    /// lies in their region, else from the grids.
+    fn visit_overlapping(&self, query: &Aabb2d, mut visit: impl FnMut(usize)) {
+        match &self.nearby {
+            Some(nearby) if contains(&nearby.region, query) => {
+                (nearby.colliders.iter())
+                    .filter(|(_, aabb)| overlap(aabb, query))
+                    .for_each(|&(index, _)| visit(index));
+            }
+            _ => (self.spatial).visit_overlapping(query, self.filter, |index, _| visit(index)),
+        }
     }
 }
 
