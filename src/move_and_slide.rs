@@ -17,7 +17,7 @@
 
 use bevy::math::{Dir2, Isometry2d, Rot2, Vec2};
 use bevy::prelude::*;
-use bevy::shape::Aabb2d;
+use bevy::shape::{Aabb2d, BoundingVolume, IntersectsVolume};
 use smallvec::SmallVec;
 
 use crate::components::{Collider, OneWayPlatform};
@@ -372,11 +372,13 @@ struct Slider<'a, 'w, 's> {
     nearby: Option<Nearby>,
 }
 
-/// The colliders whose boxes overlap `region`, gathered once per call: the
-/// call's lookups (the contacts it is pushed out of, the ground below,
-/// each slide, each step, the snap) are short and near one another, and
-/// looking through a handful of boxes costs less than walking the grids
-/// for each. A lookup that leaves `region` walks the grids as before.
+/// The colliders whose boxes overlap `region` (in the sets the filter's
+/// layers can meet, as every lookup of the call skips the others),
+/// gathered once per call: the call's lookups (the contacts it is pushed
+/// out of, the ground below, each slide, each step, the snap) are short and
+/// near one another, and looking through a handful of boxes costs less
+/// than walking the grids for each. A lookup that leaves `region` walks the
+/// grids as before, with the same result.
 struct Nearby {
     region: Aabb2d,
     /// Each collider's index in [`SpatialQuery::colliders`] and box. The
@@ -388,6 +390,11 @@ struct Nearby {
 /// [`Nearby`] reaches this many times the collider's size beyond it at
 /// most: a longer motion (a teleport) gathers nothing and casts as before.
 const NEARBY_REACH: f32 = 4.0;
+
+/// [`Nearby`] holds at most this many colliders: among tiles much smaller
+/// than the collider, each cast would look through more than the grids
+/// show it, and the call walks the grids instead.
+const NEARBY_MOST: usize = 64;
 
 impl<'a, 'w, 's> Slider<'a, 'w, 's> {
     /// The slider of `collider` from `pose`, and the pose checked; `None`
@@ -727,15 +734,19 @@ impl<'a, 'w, 's> Slider<'a, 'w, 's> {
     fn cast(&self, at: Vec2, direction: Dir2, max_distance: f32) -> Option<Blocked> {
         let pose = Isometry2d::new(at, self.rotation);
         let start = self.shape.aabb(pose);
-        let path = swept_box(start, direction, max_distance);
+        // Only colliders whose boxes meet the path are cast at, either
+        // way: the grids also hand on boxes near it, where a cast's
+        // rounding far from the origin could find a hit the gathered
+        // colliders would not.
+        let path = path_box(start, direction, max_distance);
+        let colliders = self.spatial.colliders();
         let (entity, distance, (point, normal, index)) = match &self.nearby {
-            Some(nearby) if contains(&nearby.region, &path) => {
+            Some(nearby) if nearby.region.contains(&path) => {
                 // As `nearest_along`: the nearest hit, equal distances to the
                 // lowest entity, whatever the order looked in.
-                let colliders = self.spatial.colliders();
                 let mut nearest: Option<(Entity, f32, (Vec2, Dir2, usize))> = None;
                 for &(index, aabb) in &nearby.colliders {
-                    if !overlap(&aabb, &path) {
+                    if !aabb.intersects(&path) {
                         continue;
                     }
                     let entity = colliders.entity(index);
@@ -759,7 +770,11 @@ impl<'a, 'w, 's> Slider<'a, 'w, 's> {
                 direction,
                 max_distance,
                 self.filter,
-                |index, _| self.hit(pose, direction, max_distance, index),
+                |index, _| {
+                    (colliders.aabb(index).intersects(&path))
+                        .then(|| self.hit(pose, direction, max_distance, index))
+                        .flatten()
+                },
             )?,
         };
         Some(Blocked {
@@ -811,7 +826,7 @@ impl<'a, 'w, 's> Slider<'a, 'w, 's> {
 
     /// The colliders around the collider at `at` and what `motion`, steps
     /// and the snap can reach from there ([`Nearby`]); `None` for a motion
-    /// too long for it to pay.
+    /// too long, or too many colliders around, for it to pay.
     fn gather(&self, at: Vec2, motion: Vec2) -> Option<Nearby> {
         let own = self.shape.aabb(Isometry2d::new(at, self.rotation));
         let size = (own.max - own.min).max_element();
@@ -830,7 +845,7 @@ impl<'a, 'w, 's> Slider<'a, 'w, 's> {
         (self.spatial).visit_overlapping(&region, self.filter, |index, aabb| {
             colliders.push((index, *aabb));
         });
-        Some(Nearby { region, colliders })
+        (colliders.len() <= NEARBY_MOST).then_some(Nearby { region, colliders })
     }
 
     /// The one-way platform on `entity`, if it is one.
@@ -910,13 +925,14 @@ impl<'a, 'w, 's> Slider<'a, 'w, 's> {
     }
 
     /// Calls `visit` with the index of each collider whose box overlaps
-    /// `query` (and maybe some others), from the gathered ones when `query`
-    /// lies in their region, else from the grids.
+    /// `query` (in the sets the filter's layers can meet), from the
+    /// gathered ones when `query` lies in their region, else from the
+    /// grids.
     fn visit_overlapping(&self, query: &Aabb2d, mut visit: impl FnMut(usize)) {
         match &self.nearby {
-            Some(nearby) if contains(&nearby.region, query) => {
+            Some(nearby) if nearby.region.contains(query) => {
                 (nearby.colliders.iter())
-                    .filter(|(_, aabb)| overlap(aabb, query))
+                    .filter(|(_, aabb)| aabb.intersects(query))
                     .for_each(|&(index, _)| visit(index));
             }
             _ => (self.spatial).visit_overlapping(query, self.filter, |index, _| visit(index)),
@@ -925,8 +941,8 @@ impl<'a, 'w, 's> Slider<'a, 'w, 's> {
 }
 
 /// The box that `start` sweeps moved along `direction` by up to
-/// `max_distance`, widened for rounding.
-fn swept_box(start: Aabb2d, direction: Dir2, max_distance: f32) -> Aabb2d {
+/// `max_distance` (a cast's path), widened for rounding.
+fn path_box(start: Aabb2d, direction: Dir2, max_distance: f32) -> Aabb2d {
     let end = direction * max_distance;
     let (min, max) = (
         start.min + end.min(Vec2::ZERO),
@@ -939,29 +955,21 @@ fn swept_box(start: Aabb2d, direction: Dir2, max_distance: f32) -> Aabb2d {
     }
 }
 
-/// Whether `outer` holds all of `inner`.
-fn contains(outer: &Aabb2d, inner: &Aabb2d) -> bool {
-    outer.min.cmple(inner.min).all() && inner.max.cmple(outer.max).all()
-}
-
-/// Whether two boxes overlap or touch.
-fn overlap(a: &Aabb2d, b: &Aabb2d) -> bool {
-    a.min.cmple(b.max).all() && b.min.cmple(a.max).all()
-}
-
 #[cfg(test)]
 mod tests {
     use bevy::ecs::system::SystemState;
     use rand::{Rng, SeedableRng, rngs::StdRng};
 
     use super::*;
-    use crate::components::StaticCollider;
+    use crate::components::{CollisionLayers, StaticCollider};
     use crate::plugin::CollisionPlugin;
 
-    /// Casts through the colliders gathered around a call find what casts
-    /// through the grids find: random calls among tiles, a ramp, turned
-    /// moving boxes and one-way platforms, short motions and long ones,
-    /// with and without steps and snapping, end the same either way.
+    /// Lookups through the colliders gathered around a call find what
+    /// lookups through the grids find: random calls among tiles, a ramp,
+    /// turned moving capsules on a layer of their own and one-way platforms,
+    /// short motions and long ones, with and without steps and snapping,
+    /// with filters that exclude entities, leave out the moving colliders
+    /// by layer or ask a predicate, end the same either way.
     #[test]
     fn gathered_casts_find_what_the_grids_find() {
         let mut rng = StdRng::seed_from_u64(3);
@@ -985,10 +993,13 @@ mod tests {
             match rng.random_range(0..4) {
                 0 => world.spawn((tile, StaticCollider)),
                 1 => world.spawn((tile, OneWayPlatform::default())),
+                // Moving capsules on a layer of their own, which a filter
+                // can leave out as a whole.
                 2 => world.spawn((
                     tile.0
                         .with_rotation(Quat::from_rotation_z(rng.random_range(0.0..3.0))),
                     Collider::capsule(2.0, 6.0),
+                    CollisionLayers::new(0b10, u32::MAX),
                 )),
                 _ => world.spawn(tile),
             };
@@ -998,11 +1009,20 @@ mod tests {
                 .unwrap();
         world.spawn((Transform::from_xyz(200.0, 4.0, 0.0), ramp, StaticCollider));
         app.update();
+        let entities: Vec<Entity> = (app.world_mut().query_filtered::<Entity, With<Collider>>())
+            .iter(app.world())
+            .collect();
         let mut state: SystemState<SpatialQuery> = SystemState::new(app.world_mut());
         let spatial = state.get(app.world()).unwrap();
-        let filter = QueryFilter::default();
+        let filters = [
+            QueryFilter::default(),
+            QueryFilter::default().with_excluded(entities.iter().copied().step_by(3)),
+            QueryFilter::default().with_layers(CollisionLayers::new(0b1, 0b1)),
+            QueryFilter::default().with_predicate(|entity| entity.index_u32() % 2 == 0),
+        ];
         let (mut gathered_calls, mut compared) = (0, 0);
-        for case in 0..3000 {
+        for case in 0..4000 {
+            let filter = &filters[case % filters.len()];
             let collider = match case % 3 {
                 0 => Collider::capsule(3.0, 4.0),
                 1 => Collider::circle(rng.random_range(1.0..5.0)),
@@ -1026,9 +1046,9 @@ mod tests {
                 snap_to_ground: if rng.random_bool(0.5) { 4.0 } else { 0.0 },
                 ..default()
             };
-            let out = spatial.move_and_slide(&collider, pose, motion, &config, &filter);
-            // The same call, every cast walking the grids.
-            let Some((slider, pose)) = Slider::checked(&spatial, &collider, pose, &config, &filter)
+            let out = spatial.move_and_slide(&collider, pose, motion, &config, filter);
+            // The same call, every lookup walking the grids.
+            let Some((slider, pose)) = Slider::checked(&spatial, &collider, pose, &config, filter)
             else {
                 continue;
             };
@@ -1044,7 +1064,7 @@ mod tests {
             compared += usize::from(!out.hits.is_empty());
         }
         assert!(
-            gathered_calls > 2000 && compared > 1000,
+            gathered_calls > 2500 && compared > 1500,
             "{gathered_calls} {compared}"
         );
     }

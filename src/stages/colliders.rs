@@ -3,6 +3,7 @@
 //! over both, and [`ColliderSource`].
 
 use bevy::ecs::entity::Entity;
+use bevy::shape::Aabb2d;
 
 use super::snapshot::{ColliderSnapshot, SnapshotCollider};
 use super::static_colliders::StaticColliders;
@@ -47,6 +48,13 @@ impl<'a> DetectionColliders<'a> {
     pub(crate) fn entity(&self, index: usize) -> Entity {
         let (snapshot, at) = self.locate(index);
         snapshot.colliders[at].entity
+    }
+
+    /// Collider `index`'s bounding box.
+    #[inline]
+    pub(crate) fn aabb(&self, index: usize) -> &'a Aabb2d {
+        let (snapshot, at) = self.locate(index);
+        &snapshot.aabbs[at]
     }
 
     /// Collider `index`'s layers.
