@@ -19,7 +19,7 @@ mod quick;
 
 use super::pairs::within;
 use super::{Contact, ShapeRef};
-use quick::{contact_along, quick_contact};
+use quick::{contact_along, quick_contact, stick_area_intersects};
 
 type Points = SmallVec<[Vec2; 8]>;
 
@@ -159,9 +159,7 @@ impl Core {
     /// The core's features for closest points: its point, its segment, or
     /// its edges.
     fn features(&self) -> impl Iterator<Item = (Vec2, Vec2)> + '_ {
-        let n = self.points.len();
-        let edges = if n <= 2 { 1 } else { n };
-        (0..edges).map(move |i| (self.points[i], self.points[(i + 1) % n]))
+        features(&self.points)
     }
 
     /// The point of the core farthest along `direction`.
@@ -228,6 +226,56 @@ fn best_axis_within(a: &Core, b: &Core, limit: f32) -> Result<Option<(f32, Vec2,
 /// be level with each other's line and still apart).
 fn cores_overlap(a: &Core, b: &Core, separation: f32) -> bool {
     separation < 0.0 || (separation <= 0.0 && (a.has_area() || b.has_area()))
+}
+
+/// The features of a core with these points: its point, its segment, or
+/// its edges.
+fn features(points: &[Vec2]) -> impl Iterator<Item = (Vec2, Vec2)> + '_ {
+    let n = points.len();
+    let edges = if n <= 2 { 1 } else { n };
+    (0..edges).map(move |i| (points[i], points[(i + 1) % n]))
+}
+
+/// The point of segment `s0..s1` (or of the point `s0`) nearest to `p`.
+#[inline]
+fn nearest_on_segment(p: Vec2, s0: Vec2, s1: Vec2) -> Vec2 {
+    let d = s1 - s0;
+    let length_squared = d.length_squared();
+    let t = if length_squared > 0.0 {
+        (d.dot(p - s0) / length_squared).clamp(0.0, 1.0)
+    } else {
+        0.0
+    };
+    s0 + d * t
+}
+
+/// The closest points of two cores that do not overlap (the cores with
+/// these points) and their squared distance. Apart, two convex cores are
+/// nearest at a point of one of them: every point of each against every
+/// feature of the other, a projection each, is cheaper than segment
+/// against segment (and wrong for crossing cores: see [`closest_points`]).
+#[inline]
+fn closest_points_apart(a: &[Vec2], b: &[Vec2]) -> (f32, Vec2, Vec2) {
+    let mut best = (f32::INFINITY, a[0], b[0]);
+    for &p in a {
+        for (b0, b1) in features(b) {
+            let q = nearest_on_segment(p, b0, b1);
+            let distance_squared = (q - p).length_squared();
+            if distance_squared < best.0 {
+                best = (distance_squared, p, q);
+            }
+        }
+    }
+    for &q in b {
+        for (a0, a1) in features(a) {
+            let p = nearest_on_segment(q, a0, a1);
+            let distance_squared = (q - p).length_squared();
+            if distance_squared < best.0 {
+                best = (distance_squared, p, q);
+            }
+        }
+    }
+    best
 }
 
 /// The closest points of the two cores (apart or not), by comparing every
@@ -317,9 +365,8 @@ fn relative_cores(
     (Core::local(a), Core::new(b, pa.inverse() * pb))
 }
 
-/// [`intersects`] of two shapes placed by their poses, in the frame of the
-/// one with more points, so that fewer are moved. Out of line, so that the
-/// hand-written pairs inline where the shapes are dispatched.
+/// [`intersects`] of two shapes placed by their poses. Out of line, so
+/// that the hand-written pairs inline where the shapes are dispatched.
 #[inline(never)]
 pub(crate) fn intersects_at(
     a: ShapeRef<'_>,
@@ -327,6 +374,21 @@ pub(crate) fn intersects_at(
     b: ShapeRef<'_>,
     pb: Isometry2d,
 ) -> bool {
+    use ShapeRef::{Capsule, Polygon, Rect, Segment};
+    let stick_area = match (a, b) {
+        (Capsule { .. } | Segment { .. }, Rect { .. } | Polygon(_))
+        | (Rect { .. } | Polygon(_), Capsule { .. } | Segment { .. }) => {
+            stick_area_intersects(a, pa, b, pb)
+        }
+        _ => None,
+    };
+    stick_area.unwrap_or_else(|| general_intersects_at(a, pa, b, pb))
+}
+
+/// [`intersects`] of two shapes placed by their poses, in the frame of the
+/// one with more points, so that fewer are moved.
+#[inline(never)]
+fn general_intersects_at(a: ShapeRef<'_>, pa: Isometry2d, b: ShapeRef<'_>, pb: Isometry2d) -> bool {
     if let Some(decided) = quick_contact(a, pa, b, pb, false) {
         return decided.is_some();
     }
@@ -408,8 +470,7 @@ pub(crate) fn intersects(a: &Core, b: &Core) -> bool {
         Ok(Some((separation, ..))) if cores_overlap(a, b, separation) => return true,
         Ok(_) => {}
     }
-    let (p, q) = closest_points(a, b);
-    (q - p).length_squared() <= radii * radii
+    closest_points_apart(&a.points, &b.points).0 <= radii * radii
 }
 
 /// The contact of the shapes, seen from `a`, or `None` when they are apart.
@@ -438,8 +499,8 @@ pub(crate) fn contact(a: &Core, b: &Core) -> Option<Contact> {
             depth,
         ));
     }
-    let (p, q) = closest_points(a, b);
-    ((q - p).length_squared() <= radii * radii).then(|| rounded_contact(a, b, p, q, axis))
+    let (distance_squared, p, q) = closest_points_apart(&a.points, &b.points);
+    (distance_squared <= radii * radii).then(|| rounded_contact(a, b, p, q, axis))
 }
 
 /// The contact of shapes whose cores are apart (or touch) with closest
@@ -571,7 +632,7 @@ pub(crate) fn closest_surface_points(a: &Core, b: &Core) -> Option<(Vec2, Vec2, 
     if intersects(a, b) {
         return None;
     }
-    let (p, q) = closest_points(a, b);
+    let (_, p, q) = closest_points_apart(&a.points, &b.points);
     let offset = q - p;
     let distance = offset.length();
     // Apart by a rounding error while the closest points coincide: the
@@ -687,6 +748,85 @@ mod tests {
         // In line but apart: no contact.
         let c = segment(Vec2::new(2.5, 0.0), Vec2::new(3.0, 0.0));
         assert!(super::contact(&a, &c).is_none() && !intersects(&a, &c));
+    }
+
+    /// The stick-against-area shortcut answers as the general test to the
+    /// bit: random capsules and segments against rectangles and polygons,
+    /// placed apart, overlapping and moved to touching (within rounding).
+    #[test]
+    fn stick_against_area_answers_as_the_general_test() {
+        use crate::geometry::{ConvexPolygon, Shape};
+        let mut state = 0x9e37_79b9_7f4a_7c15u64;
+        let mut random = move |low: f32, high: f32| {
+            state ^= state << 13;
+            state ^= state >> 7;
+            state ^= state << 17;
+            low + (high - low) * (state >> 40) as f32 / (1u64 << 24) as f32
+        };
+        let (mut touching, mut apart) = (0, 0);
+        for i in 0..6000 {
+            let stick = if i % 2 == 0 {
+                Shape::Capsule {
+                    radius: random(0.1, 3.0),
+                    half_length: random(0.0, 4.0),
+                }
+            } else {
+                let a = Vec2::new(random(-5.0, 5.0), random(-5.0, 5.0));
+                Shape::Segment {
+                    a,
+                    b: a + Vec2::new(random(-6.0, 6.0), random(-6.0, 6.0)),
+                }
+            };
+            let area = if i % 3 == 0 {
+                Shape::Rect {
+                    half_size: Vec2::new(random(0.5, 6.0), random(0.5, 6.0)),
+                }
+            } else {
+                let points: Vec<Vec2> = (0..7)
+                    .map(|_| Vec2::new(random(-6.0, 6.0), random(-6.0, 6.0)))
+                    .collect();
+                match ConvexPolygon::new(&points) {
+                    Ok(polygon) => Shape::Polygon(polygon),
+                    Err(_) => continue,
+                }
+            };
+            let far = if i % 5 == 0 { 3000.0 } else { 0.0 };
+            let pose = |random: &mut dyn FnMut(f32, f32) -> f32| {
+                let at = Vec2::new(random(-9.0, 9.0) + far, random(-9.0, 9.0) - far);
+                Isometry2d::new(at, Rot2::radians(random(-4.0, 4.0)))
+            };
+            let (p_area, mut p_stick) = (pose(&mut random), pose(&mut random));
+            let (stick, area) = (stick.as_ref(), area.as_ref());
+            // Every third pair slid along its gap until the two touch.
+            if i % 3 == 1
+                && let Some((p, q, _)) = closest_surface_points_at(stick, p_stick, area, p_area)
+            {
+                p_stick.translation += (q - p) * (1.0 + random(-1e-6, 1e-6));
+            }
+            let general = {
+                let (core_area, core_stick) = relative_cores(area, p_area, stick, p_stick);
+                intersects(&core_area, &core_stick)
+            };
+            for shortcut in [
+                stick_area_intersects(stick, p_stick, area, p_area),
+                stick_area_intersects(area, p_area, stick, p_stick),
+            ] {
+                assert_eq!(
+                    shortcut,
+                    Some(general),
+                    "{stick:?} {p_stick:?} {area:?} {p_area:?}"
+                );
+            }
+            if general {
+                touching += 1;
+            } else {
+                apart += 1;
+            }
+        }
+        assert!(
+            touching > 1000 && apart > 1000,
+            "{touching} touching, {apart} apart"
+        );
     }
 
     #[test]

@@ -4,7 +4,7 @@
 
 use bevy::math::{Dir2, Isometry2d, Vec2};
 
-use super::closest_points_on_segments;
+use super::{closest_points_apart, closest_points_on_segments};
 use crate::geometry::pairs::within;
 use crate::geometry::shape_ref::PolygonRef;
 use crate::geometry::{Contact, ShapeRef};
@@ -93,11 +93,18 @@ pub(super) fn quick_contact(
                 .iter()
                 .fold(0.0f32, |m, v| m.max(v.abs().max_element()));
             let noise = 64.0 * f32::EPSILON * largest;
-            // Within rounding of touching (or NaN): the general test decides.
-            if within(distance_squared, noise * noise) || distance_squared.is_nan() {
+            let radii = sa.radius + sb.radius;
+            if distance_squared.is_nan() {
                 return None;
             }
-            let radii = sa.radius + sb.radius;
+            if within(distance_squared, noise * noise) {
+                // Touching or crossing to within rounding. Shapes rounded by
+                // more than that overlap whatever it did, and segments whose
+                // ends are each clearly on both sides of the other cross; the
+                // rest, and every contact, the general test decides.
+                let clearly = !want_contact && (radii > 2.0 * noise || crossing(sa, sb, noise));
+                return clearly.then_some(Some(Contact::TOUCHING));
+            }
             if !within(distance_squared, radii * radii) {
                 return Some(None);
             }
@@ -114,6 +121,90 @@ pub(super) fn quick_contact(
             ))))
         }
     }
+}
+
+/// Whether the segment cores of `a` and `b` cross, each one's ends more
+/// than `noise` from the other's line and on both sides of it.
+#[inline]
+fn crossing(a: Stick, b: Stick, noise: f32) -> bool {
+    let straddles = |s: Stick, t: Stick| {
+        let d = s.b - s.a;
+        let limit = noise * noise * d.length_squared();
+        let (side0, side1) = (d.perp_dot(t.a - s.a), d.perp_dot(t.b - s.a));
+        side0 * side1 < 0.0 && side0 * side0 > limit && side1 * side1 > limit
+    };
+    straddles(a, b) && straddles(b, a)
+}
+
+/// [`super::intersects`] of a capsule or segment against a rectangle or
+/// polygon, without building their cores: the same separating axes (the
+/// area's edge normals, then the stick's), and, when those leave the cores
+/// apart by less than the radius, the same closest points, in the same
+/// frame (the area's), so the answer is the general test's to the bit.
+/// `None` for any other pair of kinds.
+#[inline(never)]
+pub(super) fn stick_area_intersects(
+    a: ShapeRef<'_>,
+    pa: Isometry2d,
+    b: ShapeRef<'_>,
+    pb: Isometry2d,
+) -> Option<bool> {
+    let is_stick = |shape| matches!(shape, ShapeRef::Capsule { .. } | ShapeRef::Segment { .. });
+    let (stick, stick_pose, area, area_pose) = if is_stick(a) {
+        (a, pa, b, pb)
+    } else if is_stick(b) {
+        (b, pb, a, pa)
+    } else {
+        return None;
+    };
+    let rect;
+    let (vertices, normals) = match area {
+        ShapeRef::Rect { half_size: h } => {
+            rect = [
+                Vec2::new(-h.x, -h.y),
+                Vec2::new(h.x, -h.y),
+                Vec2::new(h.x, h.y),
+                Vec2::new(-h.x, h.y),
+            ];
+            (&rect[..], &[Vec2::NEG_Y, Vec2::X, Vec2::Y, Vec2::NEG_X][..])
+        }
+        ShapeRef::Polygon(polygon) => (polygon.vertices(), polygon.normals()),
+        _ => return None,
+    };
+    let stick = Stick::of(stick, area_pose.inverse() * stick_pose)?;
+    let ends = [stick.a, stick.b];
+    let edge = stick.b - stick.a;
+    // As `Core::segment`: a stick too short for a normal is its first end.
+    let stick_normal = Vec2::new(edge.y, -edge.x).try_normalize();
+    let points = if stick_normal.is_some() {
+        &ends[..]
+    } else {
+        &ends[..1]
+    };
+    let radius = stick.radius;
+    let mut best = f32::NEG_INFINITY;
+    for (&vertex, &normal) in vertices.iter().zip(normals) {
+        let separation = (points.iter()).fold(f32::INFINITY, |m, &p| m.min(normal.dot(p - vertex)));
+        if !within(separation, radius) {
+            return Some(false);
+        }
+        best = best.max(separation);
+    }
+    if let Some(normal) = stick_normal {
+        for (vertex, normal) in [(stick.a, normal), (stick.b, -normal)] {
+            let separation =
+                (vertices.iter()).fold(f32::INFINITY, |m, &p| m.min(normal.dot(p - vertex)));
+            if !within(separation, radius) {
+                return Some(false);
+            }
+            best = best.max(separation);
+        }
+    }
+    // The area's normals make the axes complete: none apart, the cores meet.
+    if best <= 0.0 {
+        return Some(true);
+    }
+    Some(closest_points_apart(vertices, points).0 <= radius * radius)
 }
 
 /// The contact of shapes whose cores are `distance` apart along `normal`
