@@ -130,6 +130,42 @@ fn a_transformed_static_compound_is_where_it_is_drawn() {
     assert_eq!(colliding(&app, ball), [wall]);
 }
 
+/// A moving compound's scale is read every frame: scaled up, across
+/// another scaled value, and back to none.
+#[test]
+fn a_compound_follows_its_scale_from_frame_to_frame() {
+    let mut app = test_app();
+    let mut log = MessageLog::default();
+    let wall = spawn_at(&mut app, l_wall(), 0.0, 0.0);
+    // 4 above the floor's top (5) while unscaled.
+    let ball = spawn_at(&mut app, Collider::circle(5.0), 20.0, 14.0);
+    let scale_wall = |app: &mut App, y: f32| {
+        app.world_mut().get_mut::<Transform>(wall).unwrap().scale = Vec3::new(1.0, y, 1.0);
+        app.update();
+    };
+    let depth = |app: &App| {
+        let collisions = app.world().resource::<Collisions>();
+        collisions.get(wall, ball).map(|contact| contact.depth)
+    };
+    app.update();
+    assert!(log.read(&app).is_empty());
+    let mut events = Vec::new();
+    for (scale, expected) in [(2.0, 1.0), (1.9, 0.5), (2.2, 2.0)] {
+        scale_wall(&mut app, scale);
+        events.extend(log.read(&app));
+        let found = depth(&app);
+        assert!(
+            found.is_some_and(|found| (found - expected).abs() < 1e-4),
+            "scale {scale}: {found:?}"
+        );
+    }
+    assert_eq!(events.len(), 1, "one Started: {events:?}");
+    scale_wall(&mut app, 1.0);
+    assert_eq!(depth(&app), None);
+    let (a, b) = ordered(wall, ball);
+    assert_eq!(log.read(&app), [CollisionEvent::Ended { a, b }]);
+}
+
 /// A fast swept ball cannot pass through a thin part of a compound.
 #[test]
 fn a_swept_ball_stops_at_a_thin_part() {

@@ -310,6 +310,13 @@ impl Compound {
         }
     }
 
+    /// Whether `other` is this very compound (a clone of it), not only
+    /// equal to it.
+    #[inline]
+    pub(crate) fn same_parts(&self, other: &Self) -> bool {
+        Arc::ptr_eq(&self.inner, &other.inner)
+    }
+
     /// The compound under a transform's `scale.xy`: each part's position
     /// times `scale` (signs included), and each part scaled along its own
     /// axes by how much `scale` stretches them, by the rule for its kind

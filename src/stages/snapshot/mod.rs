@@ -6,6 +6,7 @@
 
 mod layout;
 mod read;
+mod rescaled;
 
 use bevy::math::{Isometry2d, Vec2};
 use bevy::prelude::*;
@@ -69,6 +70,8 @@ pub(crate) enum SnapshotShape {
 pub(crate) struct ShapeTables {
     pub(crate) points: Vec<Vec2>,
     pub(crate) compounds: Vec<Compound>,
+    /// The scaled compounds, kept from detection to detection.
+    rescaled: rescaled::RescaledCompounds,
 }
 
 /// This detection's colliders as plain data, one index per collider. Rebuilt

@@ -413,7 +413,7 @@ fn apply_notes(
                 scale,
             } => {
                 let collider = &tables[table as usize].colliders[row as usize];
-                if let Err(error) = scale_points(snapshot, position, collider, scale) {
+                if let Err(error) = scale_points(snapshot, position, entity, collider, scale) {
                     skipped.push(position);
                     let unusable = collider.unusable(error, scale);
                     if let Reading::Invalid(error) = Reading::skipped(unusable) {
@@ -435,6 +435,7 @@ fn apply_notes(
             }
         }
     }
+    snapshot.tables.rescaled.finish_detection();
     remove_positions(&mut snapshot.staged, skipped);
     invalid_points
 }
@@ -444,17 +445,19 @@ fn apply_notes(
 fn scale_points(
     snapshot: &mut ColliderSnapshot,
     position: usize,
+    entity: Entity,
     collider: &Collider,
     scale: Vec2,
 ) -> Result<(), ShapeError> {
     let tables = &mut snapshot.tables;
     snapshot.staged[position].collider.shape = match collider.shape() {
         Shape::Compound(compound) => {
-            // Unscaled, the collider's own parts are shared, not copied.
+            // Unscaled, the collider's own parts are shared, not copied;
+            // scaled, the ones rescaled for it before, while its scale holds.
             let scaled = if scale == Vec2::ONE {
                 compound.clone()
             } else {
-                compound.scaled(scale)?
+                tables.rescaled.scaled(entity, compound, scale)?
             };
             ShapeRef::Compound(&scaled).validate()?;
             tables.compounds.push(scaled);
