@@ -229,10 +229,9 @@ impl Collider {
     /// `scale.xy`, and each part is scaled along its own axes by how much the
     /// scale stretches them, by its own kind's rule. A turned part under a
     /// scale that differs per axis keeps its kind (a rectangle stays a
-    /// rectangle) rather than shearing. Detection rescales the parts when
-    /// the scale moves by more than one part in about a million (2^-20)
-    /// from the one they were rescaled for, not every frame: a `Transform`
-    /// spun by `rotate_z` drifts its scale by a float step every few frames.
+    /// rectangle) rather than shearing. Detection rescales the parts only
+    /// when the scale changes (a `Transform` spun by `rotate_z` drifts its
+    /// scale by a float step every frame or two, so those are rescaled).
     ///
     /// For a collider whose parts act differently (a hitbox and a feet
     /// sensor with other layers), use child entities and a

@@ -1,19 +1,12 @@
 //! The compounds the snapshot rescales, kept from one detection to the
-//! next: rebuilding every part of a compound every frame cost more than all
-//! of its tests.
+//! next while their scale holds: rebuilding every part of a compound every
+//! frame costs more than all of its tests.
 
 use bevy::ecs::entity::EntityHashMap;
 use bevy::math::Vec2;
 use bevy::prelude::Entity;
 
 use crate::geometry::{Compound, ShapeError};
-
-/// How far a collider's scale may move, relative to the one its compound
-/// was rescaled for, before the compound is rescaled again: 2^-20, about
-/// eight float steps. A spinning `Transform`'s quaternion drifts off unit
-/// length, so its `GlobalTransform`'s scale moves by about 1e-9 a frame;
-/// rescaled every frame, every such compound was rebuilt every frame.
-pub(crate) const SCALE_TOLERANCE: f32 = 1.0 / (1 << 20) as f32;
 
 /// One collider's rescaled compound: built from `source` at `scale`, last
 /// used by detection number `used`.
@@ -34,8 +27,9 @@ pub(crate) struct RescaledCompounds {
 
 impl RescaledCompounds {
     /// `compound` under `entity`'s `scale`: the one kept for it when built
-    /// from the same compound at a scale within [`SCALE_TOLERANCE`], else
-    /// rescaled now (and kept).
+    /// from the same compound at the same scale, else rescaled now (and
+    /// kept). The very same scale, not a nearby one: detection sees what
+    /// `Collider::world_shape` gives, to the bit.
     pub(crate) fn scaled(
         &mut self,
         entity: Entity,
@@ -44,7 +38,7 @@ impl RescaledCompounds {
     ) -> Result<Compound, ShapeError> {
         if let Some(kept) = self.kept.get_mut(&entity)
             && kept.source.same_parts(compound)
-            && close(kept.scale, scale)
+            && kept.scale == scale
         {
             kept.used = self.detection;
             return Ok(kept.scaled.clone());
@@ -69,15 +63,6 @@ impl RescaledCompounds {
     }
 }
 
-/// Whether `scale` is within [`SCALE_TOLERANCE`] of `kept` on both axes
-/// (the same signs; never for NaN).
-fn close(kept: Vec2, scale: Vec2) -> bool {
-    (kept - scale)
-        .abs()
-        .cmple(kept.abs() * SCALE_TOLERANCE)
-        .all()
-}
-
 #[cfg(test)]
 mod tests {
     use bevy::math::Isometry2d;
@@ -96,22 +81,20 @@ mod tests {
     }
 
     #[test]
-    fn kept_while_the_scale_stays_within_tolerance() {
+    fn kept_while_the_scale_stays_the_same() {
         let (compound, entity) = (l_shape(), Entity::from_raw_u32(7).unwrap());
         let mut kept = RescaledCompounds::default();
         let first = kept.scaled(entity, &compound, Vec2::splat(2.0)).unwrap();
         assert_eq!(first, compound.scaled(Vec2::splat(2.0)).unwrap());
         kept.finish_detection();
-        // A drift of a few float steps: the very same parts.
-        let drifted = Vec2::splat(2.0 * (1.0 + 4.0 * f32::EPSILON));
-        let again = kept.scaled(entity, &compound, drifted).unwrap();
+        let again = kept.scaled(entity, &compound, Vec2::splat(2.0)).unwrap();
         assert!(again.same_parts(&first));
         kept.finish_detection();
-        // Beyond the tolerance, on one axis only: rescaled.
-        let stretched = Vec2::new(2.0, 2.0 * (1.0 + 4.0 * SCALE_TOLERANCE));
-        let rescaled = kept.scaled(entity, &compound, stretched).unwrap();
+        // One float step off on one axis: rescaled, exactly.
+        let drifted = Vec2::new(2.0, 2.0f32.next_up());
+        let rescaled = kept.scaled(entity, &compound, drifted).unwrap();
         assert!(!rescaled.same_parts(&first));
-        assert_eq!(rescaled, compound.scaled(stretched).unwrap());
+        assert_eq!(rescaled, compound.scaled(drifted).unwrap());
         // Mirrored: rescaled.
         let mirrored = kept
             .scaled(entity, &compound, Vec2::new(-2.0, 2.0))
@@ -142,13 +125,5 @@ mod tests {
             "a's compound was not used last detection"
         );
         assert!(kept.kept.contains_key(&b));
-    }
-
-    #[test]
-    fn a_nan_scale_is_never_close() {
-        assert!(close(Vec2::ONE, Vec2::ONE));
-        assert!(!close(Vec2::ONE, Vec2::new(1.0, f32::NAN)));
-        assert!(!close(Vec2::NAN, Vec2::NAN));
-        assert!(!close(Vec2::ONE, Vec2::new(1.0, -1.0)));
     }
 }
