@@ -151,6 +151,18 @@ pub(crate) trait PairOp: Copy {
         None
     }
 
+    /// A capsule or segment, then a rectangle, as [`Self::circle_stick`].
+    #[inline(always)]
+    fn stick_rect(
+        self,
+        _stick: Stick,
+        _pa: Self::Place,
+        _half_size: Vec2,
+        _pb: Self::Place,
+    ) -> Option<Self::Out> {
+        None
+    }
+
     /// A capsule or segment, then a circle, as [`Self::circle_stick`].
     #[inline(always)]
     fn stick_circle(
@@ -226,6 +238,7 @@ pub(crate) fn dispatch<'a, O: PairOp>(
         (Rect(ha), Rect(hb)) => return op.rect_rect(ha, pa, hb, pb),
         (Circle(radius), Stick(stick)) => op.circle_stick(radius, pa, stick, pb),
         (Stick(stick), Circle(radius)) => op.stick_circle(stick, pa, radius, pb),
+        (Stick(stick), Rect(half_size)) => op.stick_rect(stick, pa, half_size, pb),
         _ => None,
     };
     if let Some(found) = special {

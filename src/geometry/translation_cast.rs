@@ -29,6 +29,7 @@ use smallvec::SmallVec;
 use super::ShapeRef;
 use super::convex::Core;
 use super::dispatch::{PairOp, dispatch};
+use super::pairs::Stick;
 use super::polyline::{ChainSegment, GhostRule};
 
 use TranslationCast::{AtStart, Hit, Miss};
@@ -134,6 +135,85 @@ pub(super) fn circle_into_box(
 ) -> Option<TranslationCast> {
     let origin = pb.inverse_mul(pa).translation;
     let d = pb.rotation.inverse() * direction.as_vec2();
+    let Some((distance, normal)) = ray_into_rounded_box(origin, d, max_distance, half, radius)?
+    else {
+        return Some(TranslationCast::Miss);
+    };
+    let centre = origin + d * distance;
+    box_hit(pb, distance, centre - normal * radius, normal)
+}
+
+/// A capsule (or segment) cast against a box it lies along, the cast of
+/// every upright character against every tile: the box grown by the core
+/// along that axis is a box, so the cast is [`circle_into_box`]'s ray
+/// against it, its point moved back onto the real box. `None` when the
+/// stick is turned against the box, has no radius, or starts touching or
+/// inside it: the general cast takes those.
+pub(super) fn stick_into_box(
+    stick: Stick,
+    pa: Isometry2d,
+    direction: Dir2,
+    max_distance: f32,
+    half: Vec2,
+    pb: Isometry2d,
+) -> Option<TranslationCast> {
+    if stick.radius.is_nan() || stick.radius <= 0.0 {
+        return None;
+    }
+    let relative = pb.inverse_mul(pa);
+    let core = relative.rotation * (0.5 * (stick.b - stick.a));
+    // Lying exactly along one of the box's axes, or not handled here.
+    let along = match (core.x == 0.0, core.y == 0.0) {
+        (true, _) => Vec2::Y,
+        (false, true) => Vec2::X,
+        (false, false) => return None,
+    };
+    let half_length = core.abs().max_element();
+    let origin = relative.transform_point(0.5 * (stick.a + stick.b));
+    let d = pb.rotation.inverse() * direction.as_vec2();
+    let grown = half + along * half_length;
+    let Some((distance, normal)) =
+        ray_into_rounded_box(origin, d, max_distance, grown, stick.radius)?
+    else {
+        return Some(TranslationCast::Miss);
+    };
+    let centre = origin + d * distance;
+    let on_grown = centre - normal * stick.radius;
+    let u = on_grown.dot(along);
+    let point = if normal.dot(along) == 0.0 {
+        // The stick's side on a face along it: the middle of what touches,
+        // as the general cast places parallel edges.
+        let (c, h) = (centre.dot(along), half.dot(along));
+        let middle = 0.5 * ((c - half_length).max(-h) + (c + half_length).min(h));
+        on_grown + along * (middle - u)
+    } else {
+        // An end on a face or a corner: back by the core's half length.
+        on_grown - along * half_length.copysign(u)
+    };
+    box_hit(pb, distance, point, normal)
+}
+
+/// A hit at `distance` on the box placed by `pb`, at `point` with outward
+/// `normal` (both in the box's frame).
+fn box_hit(pb: Isometry2d, distance: f32, point: Vec2, normal: Vec2) -> Option<TranslationCast> {
+    Some(TranslationCast::Hit {
+        distance,
+        point: pb.transform_point(point),
+        normal: Dir2::new(pb.rotation * normal).ok()?,
+    })
+}
+
+/// A ray from `origin` along unit `d`, up to `max_distance`, against the box
+/// `[-half, half]` rounded by `radius`: `Some(Some((distance, normal)))`
+/// where it enters, `Some(None)` when it misses, `None` when the origin is
+/// already within `radius` of the box.
+fn ray_into_rounded_box(
+    origin: Vec2,
+    d: Vec2,
+    max_distance: f32,
+    half: Vec2,
+    radius: f32,
+) -> Option<Option<(f32, Vec2)>> {
     let outside = (origin.abs() - half).max(Vec2::ZERO);
     if outside.length_squared() <= radius * radius {
         return None;
@@ -148,7 +228,7 @@ pub(super) fn circle_into_box(
         let (o, dir, g) = (origin[axis], d[axis], grown[axis]);
         if dir == 0.0 {
             if o.abs() > g {
-                return Some(TranslationCast::Miss);
+                return Some(None);
             }
             continue;
         }
@@ -161,44 +241,33 @@ pub(super) fn circle_into_box(
         exit = exit.min(far);
     }
     if enter > exit {
-        return Some(TranslationCast::Miss);
+        return Some(None);
     }
     let entry = origin + d * enter;
     let beyond = entry.abs().cmpgt(half);
-    let (distance, normal) = if beyond.all() {
-        // In a corner's region: the rounded boundary there is the circle of
-        // the corner, which the ray meets or misses. Solved from the entry
-        // point, near the corner: from the origin, far away, the quadratic
-        // would cancel to nothing.
-        let corner = half * entry.signum();
-        let from = entry - corner;
-        let b = from.dot(d);
-        let c = from.length_squared() - radius * radius;
-        let discriminant = b * b - c;
-        if discriminant < 0.0 {
-            return Some(TranslationCast::Miss);
-        }
-        let t = enter - b - discriminant.sqrt();
-        if !(0.0..=max_distance).contains(&t) {
-            return Some(TranslationCast::Miss);
-        }
-        let at = entry + d * (t - enter);
-        (
-            t,
-            ((at - corner) / radius)
-                .normalize_or(entry.signum() * core::f32::consts::FRAC_1_SQRT_2),
-        )
-    } else {
-        (enter, face)
-    };
-    let centre = origin + d * distance;
-    let point = pb.transform_point(centre - normal * radius);
-    let normal = Dir2::new(pb.rotation * normal).ok()?;
-    Some(TranslationCast::Hit {
-        distance,
-        point,
-        normal,
-    })
+    if !beyond.all() {
+        return Some(Some((enter, face)));
+    }
+    // In a corner's region: the rounded boundary there is the circle of
+    // the corner, which the ray meets or misses. Solved from the entry
+    // point, near the corner: from the origin, far away, the quadratic
+    // would cancel to nothing.
+    let corner = half * entry.signum();
+    let from = entry - corner;
+    let b = from.dot(d);
+    let c = from.length_squared() - radius * radius;
+    let discriminant = b * b - c;
+    if discriminant < 0.0 {
+        return Some(None);
+    }
+    let t = enter - b - discriminant.sqrt();
+    if !(0.0..=max_distance).contains(&t) {
+        return Some(None);
+    }
+    let at = entry + d * (t - enter);
+    let normal =
+        ((at - corner) / radius).normalize_or(entry.signum() * core::f32::consts::FRAC_1_SQRT_2);
+    Some(Some((t, normal)))
 }
 
 /// The part of the difference's core where the rounded boundary is met.
@@ -611,6 +680,18 @@ impl PairOp for TranslationCastOp {
             pb,
         )
     }
+
+    /// [`stick_into_box`], or the general cast.
+    #[inline(always)]
+    fn stick_rect(
+        self,
+        stick: Stick,
+        pa: Isometry2d,
+        half_size: Vec2,
+        pb: Isometry2d,
+    ) -> Option<TranslationCast> {
+        stick_into_box(stick, pa, self.direction, self.max_distance, half_size, pb)
+    }
 }
 
 #[cfg(test)]
@@ -680,5 +761,89 @@ mod tests {
         assert!((distance - expected).abs() < 1e-6, "{distance}");
         assert!(normal.y > 0.0 && normal.x < 0.0);
         assert_eq!(cast(Vec2::new(0.0, 2.5), Vec2::X), TranslationCast::Miss);
+    }
+
+    /// The capsule-into-box cast answers as the general one: random
+    /// capsules lying along random boxes (both upright, or both turned
+    /// alike), cast every way from around them.
+    #[test]
+    fn stick_into_box_matches_the_general_cast() {
+        let mut state = 0x2545_f491_4f6c_dd1du64;
+        let mut random = move |low: f32, high: f32| {
+            state ^= state << 13;
+            state ^= state >> 7;
+            state ^= state << 17;
+            low + (high - low) * (state >> 40) as f32 / (1u64 << 24) as f32
+        };
+        let (mut hits, mut misses) = (0, 0);
+        for i in 0..20_000 {
+            let (radius, half_length) = (random(0.5, 4.0), random(0.0, 6.0));
+            let half = Vec2::new(random(0.5, 20.0), random(0.5, 20.0));
+            let turn = match i % 3 {
+                0 => Rot2::IDENTITY,
+                1 => Rot2 { cos: 0.0, sin: 1.0 },
+                _ => Rot2::radians(random(-3.0, 3.0)),
+            };
+            let box_pose =
+                Isometry2d::new(Vec2::new(random(-50.0, 50.0), random(-50.0, 50.0)), turn);
+            let offset = Vec2::new(random(-40.0, 40.0), random(-40.0, 40.0));
+            let quarter = if i % 2 == 0 {
+                Rot2::IDENTITY
+            } else {
+                Rot2 { cos: 0.0, sin: 1.0 }
+            };
+            let pa = Isometry2d::new(box_pose.translation + offset, turn * quarter);
+            let direction = Dir2::from_xy(random(-1.0, 1.0), random(-1.0, 1.0)).unwrap_or(Dir2::X);
+            let max_distance = random(0.0, 80.0);
+            let capsule = ShapeRef::Capsule {
+                radius,
+                half_length,
+            };
+            let stick = Stick::capsule(radius, half_length);
+            let general = cast_translation_convex(
+                capsule,
+                pa,
+                direction,
+                max_distance,
+                ShapeRef::Rect { half_size: half },
+                box_pose,
+            );
+            let Some(ours) = stick_into_box(stick, pa, direction, max_distance, half, box_pose)
+            else {
+                // Only a start in contact, or a turn not exactly along the
+                // box, is left to the general cast.
+                let relative = box_pose.inverse_mul(pa).rotation * Vec2::Y;
+                assert!(
+                    matches!(general, AtStart { .. }) || (relative.x != 0.0 && relative.y != 0.0),
+                    "{general:?}"
+                );
+                continue;
+            };
+            let context = format!(
+                "{capsule:?} at {pa:?} along {direction:?} by {max_distance} into {half} at {box_pose:?}"
+            );
+            match (ours, general) {
+                (Miss, Miss) => misses += 1,
+                (
+                    Hit {
+                        distance,
+                        point,
+                        normal,
+                    },
+                    Hit {
+                        distance: d,
+                        point: p,
+                        normal: n,
+                    },
+                ) => {
+                    hits += 1;
+                    assert!((distance - d).abs() < 1e-3, "{distance} {d}: {context}");
+                    assert!(normal.dot(*n) > 1.0 - 1e-4, "{normal:?} {n:?}: {context}");
+                    assert!(point.distance(p) < 1e-2, "{point} {p}: {context}");
+                }
+                other => panic!("{other:?}: {context}"),
+            }
+        }
+        assert!(hits > 2000 && misses > 2000, "{hits} hits, {misses} misses");
     }
 }
