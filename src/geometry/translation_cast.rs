@@ -768,13 +768,9 @@ mod tests {
     /// alike), cast every way from around them.
     #[test]
     fn stick_into_box_matches_the_general_cast() {
-        let mut state = 0x2545_f491_4f6c_dd1du64;
-        let mut random = move |low: f32, high: f32| {
-            state ^= state << 13;
-            state ^= state >> 7;
-            state ^= state << 17;
-            low + (high - low) * (state >> 40) as f32 / (1u64 << 24) as f32
-        };
+        use rand::{Rng, SeedableRng, rngs::StdRng};
+        let mut rng = StdRng::seed_from_u64(0x2545_f491_4f6c_dd1d);
+        let mut random = move |low: f32, high: f32| rng.random_range(low..high);
         let (mut hits, mut misses) = (0, 0);
         for i in 0..20_000 {
             let (radius, half_length) = (random(0.5, 4.0), random(0.0, 6.0));

@@ -756,13 +756,9 @@ mod tests {
     #[test]
     fn stick_against_area_answers_as_the_general_test() {
         use crate::geometry::{ConvexPolygon, Shape};
-        let mut state = 0x9e37_79b9_7f4a_7c15u64;
-        let mut random = move |low: f32, high: f32| {
-            state ^= state << 13;
-            state ^= state >> 7;
-            state ^= state << 17;
-            low + (high - low) * (state >> 40) as f32 / (1u64 << 24) as f32
-        };
+        use rand::{Rng, SeedableRng, rngs::StdRng};
+        let mut rng = StdRng::seed_from_u64(0x9e37_79b9_7f4a_7c15);
+        let mut random = move |low: f32, high: f32| rng.random_range(low..high);
         let (mut touching, mut apart) = (0, 0);
         for i in 0..6000 {
             let stick = if i % 2 == 0 {
