@@ -825,6 +825,63 @@ mod tests {
         );
     }
 
+    /// Far from the origin, rotated, `intersects` and `contact` still give
+    /// the same yes or no (a review found crossing segments near 1e6 that
+    /// the shortcut for sticks within rounding called crossing and the
+    /// general test, placing them by `pa.inverse() * pb`, apart).
+    #[test]
+    fn far_from_the_origin_intersects_agrees_with_contact() {
+        use crate::geometry::{ConvexPolygon, Shape};
+        use rand::{Rng, SeedableRng, rngs::StdRng};
+        let mut rng = StdRng::seed_from_u64(11);
+        let shape = |rng: &mut StdRng| match rng.random_range(0..4) {
+            0 => Shape::Segment {
+                a: Vec2::new(rng.random_range(-6.0..0.0), rng.random_range(-6.0..6.0)),
+                b: Vec2::new(rng.random_range(0.0..6.0), rng.random_range(-6.0..6.0)),
+            },
+            1 => Shape::Capsule {
+                radius: rng.random_range(0.01..2.0),
+                half_length: rng.random_range(0.0..5.0),
+            },
+            2 => Shape::Rect {
+                half_size: Vec2::new(rng.random_range(0.5..5.0), rng.random_range(0.5..5.0)),
+            },
+            _ => Shape::Polygon(
+                ConvexPolygon::new(&[
+                    Vec2::new(-3.0, -2.0),
+                    Vec2::new(4.0, -1.0),
+                    Vec2::new(0.0, 3.0),
+                ])
+                .unwrap(),
+            ),
+        };
+        let (mut touching, mut apart) = (0, 0);
+        for _ in 0..20_000 {
+            let (a, b) = (shape(&mut rng), shape(&mut rng));
+            let far = Vec2::new(rng.random_range(1e4..2e6), rng.random_range(-2e6..-1e4));
+            let pa = Isometry2d::new(far, Rot2::radians(rng.random_range(-3.2..3.2)));
+            let near = Vec2::new(rng.random_range(-8.0..8.0), rng.random_range(-8.0..8.0));
+            let pb = Isometry2d::new(far + near, Rot2::radians(rng.random_range(-3.2..3.2)));
+            for (a, pa, b, pb) in [(&a, pa, &b, pb), (&b, pb, &a, pa)] {
+                let contact = a.contact(pa, b, pb);
+                assert_eq!(
+                    a.intersects(pa, b, pb),
+                    contact.is_some(),
+                    "{a:?} at {pa:?}, {b:?} at {pb:?}: {contact:?}"
+                );
+                if contact.is_some() {
+                    touching += 1;
+                } else {
+                    apart += 1;
+                }
+            }
+        }
+        assert!(
+            touching > 5000 && apart > 5000,
+            "{touching} touching, {apart} apart"
+        );
+    }
+
     #[test]
     fn rotated_core_is_placed_by_its_pose() {
         let capsule = Core::new(

@@ -101,8 +101,14 @@ pub(super) fn quick_contact(
                 // Touching or crossing to within rounding. Shapes rounded by
                 // more than that overlap whatever it did, and segments whose
                 // ends are each clearly on both sides of the other cross; the
-                // rest, and every contact, the general test decides.
-                let clearly = !want_contact && (radii > 2.0 * noise || crossing(sa, sb, noise));
+                // rest, and every contact, the general test decides. It
+                // places them by `pa.inverse() * pb`, which rounds at the
+                // size of the translations: the margin covers that too.
+                let far = pa.translation.abs().max(pb.translation.abs()).max_element();
+                let margin = noise.max(64.0 * f32::EPSILON * far);
+                let clearly = !want_contact
+                    && radii >= 0.0
+                    && (radii > 2.0 * margin || crossing(sa, sb, margin));
                 return clearly.then_some(Some(Contact::TOUCHING));
             }
             if !within(distance_squared, radii * radii) {
