@@ -23,6 +23,22 @@ use quick::{contact_along, quick_contact, stick_area_intersects};
 
 type Points = SmallVec<[Vec2; 8]>;
 
+/// A rectangle's corners, counter-clockwise from the one below left: its
+/// core's points.
+#[inline(always)]
+fn rect_corners(h: Vec2) -> [Vec2; 4] {
+    [
+        Vec2::new(-h.x, -h.y),
+        Vec2::new(h.x, -h.y),
+        Vec2::new(h.x, h.y),
+        Vec2::new(-h.x, h.y),
+    ]
+}
+
+/// The outward normals of a rectangle's edges, edge `i` from corner `i` of
+/// [`rect_corners`].
+const RECT_NORMALS: [Vec2; 4] = [Vec2::NEG_Y, Vec2::X, Vec2::Y, Vec2::NEG_X];
+
 /// A shape's core in world space.
 pub(crate) struct Core {
     /// One point, the two ends of a segment, or a polygon's vertices
@@ -42,19 +58,9 @@ impl Core {
             ShapeRef::Circle { radius } => Self::point(pose.translation, radius),
             // From arrays, not iterators: a copy into the inline storage,
             // where collecting grows the vector step by step.
-            ShapeRef::Rect { half_size: h } => Self {
-                points: SmallVec::from_slice(
-                    &[
-                        Vec2::new(-h.x, -h.y),
-                        Vec2::new(h.x, -h.y),
-                        Vec2::new(h.x, h.y),
-                        Vec2::new(-h.x, h.y),
-                    ]
-                    .map(place),
-                ),
-                normals: SmallVec::from_slice(
-                    &[Vec2::NEG_Y, Vec2::X, Vec2::Y, Vec2::NEG_X].map(|n| pose.rotation * n),
-                ),
+            ShapeRef::Rect { half_size } => Self {
+                points: SmallVec::from_slice(&rect_corners(half_size).map(place)),
+                normals: SmallVec::from_slice(&RECT_NORMALS.map(|n| pose.rotation * n)),
                 radius: 0.0,
             },
             ShapeRef::Capsule {
@@ -96,14 +102,9 @@ impl Core {
                 normals: SmallVec::from_slice(polygon.normals()),
                 radius: 0.0,
             },
-            ShapeRef::Rect { half_size: h } => Self {
-                points: SmallVec::from_slice(&[
-                    Vec2::new(-h.x, -h.y),
-                    Vec2::new(h.x, -h.y),
-                    Vec2::new(h.x, h.y),
-                    Vec2::new(-h.x, h.y),
-                ]),
-                normals: SmallVec::from_slice(&[Vec2::NEG_Y, Vec2::X, Vec2::Y, Vec2::NEG_X]),
+            ShapeRef::Rect { half_size } => Self {
+                points: SmallVec::from_slice(&rect_corners(half_size)),
+                normals: SmallVec::from_slice(&RECT_NORMALS),
                 radius: 0.0,
             },
             _ => Self::new(shape, Isometry2d::IDENTITY),

@@ -4,7 +4,7 @@
 
 use bevy::math::{Dir2, Isometry2d, Vec2};
 
-use super::{closest_points_apart, closest_points_on_segments};
+use super::{RECT_NORMALS, closest_points_apart, closest_points_on_segments, rect_corners};
 use crate::geometry::pairs::within;
 use crate::geometry::shape_ref::PolygonRef;
 use crate::geometry::{Contact, ShapeRef};
@@ -165,14 +165,9 @@ pub(super) fn stick_area_intersects(
     };
     let rect;
     let (vertices, normals) = match area {
-        ShapeRef::Rect { half_size: h } => {
-            rect = [
-                Vec2::new(-h.x, -h.y),
-                Vec2::new(h.x, -h.y),
-                Vec2::new(h.x, h.y),
-                Vec2::new(-h.x, h.y),
-            ];
-            (&rect[..], &[Vec2::NEG_Y, Vec2::X, Vec2::Y, Vec2::NEG_X][..])
+        ShapeRef::Rect { half_size } => {
+            rect = rect_corners(half_size);
+            (&rect[..], &RECT_NORMALS[..])
         }
         ShapeRef::Polygon(polygon) => (polygon.vertices(), polygon.normals()),
         _ => return None,
