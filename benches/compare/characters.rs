@@ -47,6 +47,8 @@ use bevy::prelude::*;
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 
+mod floor;
+
 use crate::hills::Hills;
 use crate::level::Level;
 use crate::scene::{Arena, base_app};
@@ -524,6 +526,8 @@ pub struct CharacterOptions {
     pub warmup: usize,
     pub seed: u64,
     pub serial: bool,
+    /// Also run the floor model (`floor.rs`) after the engines.
+    pub floor: bool,
     /// Words picking engines by name (`None`: all); the baseline always runs.
     pub engines: Option<Vec<String>>,
 }
@@ -707,9 +711,17 @@ pub fn run(options: &CharacterOptions, ground: Ground) {
             run
         })
         .collect();
+    // The floor model takes its turn in the rotation, so that it meets the
+    // caches as the engines leave them.
+    let mut floor = options
+        .floor
+        .then(|| floor::Floor::new(ground, &characters));
     for _ in 0..options.warmup {
         for run in &mut runs {
             run.app.update();
+        }
+        if let Some(floor) = &mut floor {
+            floor.frame(false);
         }
     }
     for run in &mut runs {
@@ -717,9 +729,12 @@ pub fn run(options: &CharacterOptions, ground: Ground) {
         run.app.world_mut().resource_mut::<MoveTimes>().0.clear();
     }
     for frame in 0..options.frames {
-        let count = runs.len();
+        let count = runs.len() + usize::from(floor.is_some());
         for k in 0..count {
-            runs[(frame + k) % count].timed_update();
+            match runs.get_mut((frame + k) % count) {
+                Some(run) => run.timed_update(),
+                None => floor.as_mut().unwrap().frame(true),
+            }
         }
         for run in &mut runs {
             run.check(ground, &solid);
@@ -800,6 +815,20 @@ pub fn run(options: &CharacterOptions, ground: Ground) {
                 medians.join(", ")
             );
         }
+    }
+    if let Some(floor) = &floor {
+        let floor = floor.result();
+        println!(
+            "floor (one thread, no ECS, `characters/floor.rs`, in the same rotation): {:.2} ms per frame (lookups {:.2}, casts {:.2}, detection {:.2}); grounded {:.0} of {}, ran {:.1} units/character/s, {} contacts deeper than {OVERLAP_TOLERANCE}",
+            floor.frame_ms,
+            floor.lookups_ms,
+            floor.casts_ms,
+            floor.detection_ms,
+            floor.grounded_mean,
+            options.n,
+            floor.ran_per_second,
+            floor.overlapping_contacts,
+        );
     }
     if let Some(ours) = ours {
         for run in runs

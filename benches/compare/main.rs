@@ -61,6 +61,9 @@
 //!   --serial                      characters: the `Update` systems of ours
 //!                                 and avian2d move the characters one by
 //!                                 one instead of with `par_iter_mut`
+//!   --floor                       characters, hills: also run the floor
+//!                                 model (`characters/floor.rs`: the least
+//!                                 controller, one thread, no ECS)
 //! ```
 //!
 //! `--scene level`: the movers wrap in the level's square (side C * T,
@@ -312,6 +315,8 @@ struct Options {
     characters: bool,
     /// `--serial` (characters).
     serial: bool,
+    /// `--floor` (characters, hills).
+    floor: bool,
     /// `--scene queries` (with `level` set).
     queries: bool,
     /// `--scene hills`: the characters on polyline hills.
@@ -336,6 +341,7 @@ fn parse_options() -> Options {
         static_fraction: None,
         characters: false,
         serial: false,
+        floor: false,
         queries: false,
         hills: false,
         batch: 1_000,
@@ -438,6 +444,7 @@ fn parse_options() -> Options {
             }
             "--no-check" => options.check = false,
             "--serial" => options.serial = true,
+            "--floor" => options.floor = true,
             other => panic!("unknown option {other}; see the doc comment of compare/main.rs"),
         }
     }
@@ -772,6 +779,7 @@ fn main() {
             warmup: options.warmup,
             seed: options.seed,
             serial: options.serial,
+            floor: options.floor,
             engines: options.engine_words.clone(),
         };
         if options.hills {
