@@ -69,11 +69,17 @@ fn bench_casts(c: &mut Criterion) {
     let rect = Shape::Rect {
         half_size: Vec2::new(3.0, 1.0),
     };
+    // A polyline's segment, the ground a character is cast along.
+    let segment = Shape::Segment {
+        a: Vec2::new(-4.0, -0.5),
+        b: Vec2::new(4.0, 0.5),
+    };
     let pairs = [
         ("circle-rect", circle, rect.clone()),
-        ("capsule-rect", capsule, rect.clone()),
+        ("capsule-rect", capsule.clone(), rect.clone()),
         ("rect-polygon", rect, hexagon()),
         ("polygon-polygon", hexagon(), hexagon()),
+        ("capsule-segment", capsule, segment),
     ];
     for (name, shape, target) in pairs {
         let cases = casts(&shape, &target, &mut rng);

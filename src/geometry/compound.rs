@@ -374,25 +374,9 @@ impl Compound {
     /// from unit scale a little every frame, alike on both axes.
     fn scaled_alike(&self, factor: f32) -> Result<Self, ShapeError> {
         let parts = (self.parts().iter())
-            .map(|part| {
-                Ok(CompoundPart {
-                    pose: Isometry2d::new(part.pose.translation * factor, part.pose.rotation),
-                    shape: part.shape.scaled(Vec2::splat(factor))?,
-                })
-            })
+            .map(|part| part.scaled_alike(factor))
             .collect::<Result<Vec<_>, ShapeError>>()?;
-        let validity = validate_parts(&parts);
-        let local_extent = match (validity, self.inner.validity) {
-            (Ok(()), Ok(())) => {
-                let (offset, extent) = self.inner.local_extent;
-                (offset * factor, extent * factor)
-            }
-            (Ok(()), Err(_)) => parts_extent(&parts, Isometry2d::IDENTITY),
-            (Err(_), _) => (Vec2::ZERO, Vec2::ZERO),
-        };
-        let part_radii = (self.inner.part_radii)
-            .filter(|_| validity.is_ok())
-            .map(|radii| radii.map(|radius| radius * factor));
+        let (validity, local_extent, part_radii) = self.inner.scaled_alike_summary(&parts, factor);
         Ok(Self {
             inner: Arc::new(Parts {
                 parts: parts.into(),
@@ -403,6 +387,87 @@ impl Compound {
                 polyline: None,
             }),
         })
+    }
+
+    /// Makes this compound `source` scaled by `factor` on both axes, as
+    /// [`Self::scaled`] would, in its own memory: for a compound that only
+    /// this one holds, with as many parts as `source`, all of kinds without
+    /// memory of their own (circles, rectangles, capsules, segments), and a
+    /// positive `factor`. `Ok(false)`, unchanged, otherwise; on an error it
+    /// may be changed and must be dropped. The snapshot rescales every
+    /// spinning compound every frame or two: no allocation then.
+    pub(crate) fn rescale_alike_in_place(
+        &mut self,
+        source: &Self,
+        factor: f32,
+    ) -> Result<bool, ShapeError> {
+        let plain = |parts: &[CompoundPart]| {
+            (parts.iter()).all(|part| {
+                matches!(
+                    part.shape,
+                    Shape::Circle { .. }
+                        | Shape::Rect { .. }
+                        | Shape::Capsule { .. }
+                        | Shape::Segment { .. }
+                )
+            })
+        };
+        let from = &*source.inner;
+        let usable =
+            factor > 0.0 && from.grid.is_none() && from.polyline.is_none() && plain(&from.parts);
+        let Some(into) = Arc::get_mut(&mut self.inner) else {
+            return Ok(false);
+        };
+        if !usable || into.parts.len() != from.parts.len() || !plain(&into.parts) {
+            return Ok(false);
+        }
+        for (part, source_part) in into.parts.iter_mut().zip(&from.parts) {
+            *part = source_part.scaled_alike(factor)?;
+        }
+        let (validity, local_extent, part_radii) = from.scaled_alike_summary(&into.parts, factor);
+        (into.grid, into.polyline) = (None, None);
+        (into.validity, into.local_extent, into.part_radii) = (validity, local_extent, part_radii);
+        Ok(true)
+    }
+}
+
+impl CompoundPart {
+    /// The part of a compound scaled by `factor` on both axes (positive).
+    fn scaled_alike(&self, factor: f32) -> Result<Self, ShapeError> {
+        Ok(CompoundPart {
+            pose: Isometry2d::new(self.pose.translation * factor, self.pose.rotation),
+            shape: self.shape.scaled(Vec2::splat(factor))?,
+        })
+    }
+}
+
+impl Parts {
+    /// What a compound of `parts`, these parts scaled by `factor` on both
+    /// axes, knows of them: their validity, their box and their circles,
+    /// grown by `factor` from these parts' own when both are valid.
+    #[allow(clippy::type_complexity)]
+    fn scaled_alike_summary(
+        &self,
+        parts: &[CompoundPart],
+        factor: f32,
+    ) -> (
+        Result<(), ShapeError>,
+        (Vec2, Vec2),
+        Option<[f32; SMALL_COMPOUND]>,
+    ) {
+        let validity = validate_parts(parts);
+        let local_extent = match (validity, self.validity) {
+            (Ok(()), Ok(())) => {
+                let (offset, extent) = self.local_extent;
+                (offset * factor, extent * factor)
+            }
+            (Ok(()), Err(_)) => parts_extent(parts, Isometry2d::IDENTITY),
+            (Err(_), _) => (Vec2::ZERO, Vec2::ZERO),
+        };
+        let part_radii = (self.part_radii)
+            .filter(|_| validity.is_ok())
+            .map(|radii| radii.map(|radius| radius * factor));
+        (validity, local_extent, part_radii)
     }
 }
 
@@ -798,5 +863,62 @@ mod tests {
                 "round {round}: {aabb:?} vs {lo} {hi}"
             );
         }
+    }
+
+    /// Rescaled in its own memory, a compound is what `scaled` builds, to
+    /// the bit (parts, validity, box, part circles); shared, or with a
+    /// polygon part, it is left alone.
+    #[test]
+    fn rescaled_in_place_as_scaled_builds_it() {
+        let mut rng = StdRng::seed_from_u64(46);
+        let (mut in_place, mut left) = (0, 0);
+        for round in 0..2_000 {
+            let parts: Vec<_> = (0..rng.random_range(1..6))
+                .map(|_| {
+                    let kind = Kind::ALL[rng.random_range(0..4 + usize::from(round % 4 == 0))];
+                    let mut shape = random_shape_of(&mut rng, kind, 4.0);
+                    if round % 9 == 0
+                        && let Shape::Circle { radius } = &mut shape
+                    {
+                        *radius = -*radius;
+                    }
+                    (random_pose(&mut rng, 6.0), shape)
+                })
+                .collect();
+            let source = Compound::new(parts);
+            let (first, next) = (rng.random_range(0.1..4.0), rng.random_range(0.1..4.0));
+            let Ok(mut target) = source.scaled(Vec2::splat(first)) else {
+                continue;
+            };
+            let address = target.parts().as_ptr();
+            let shared = (round % 5 == 0).then(|| target.clone());
+            let expected = source.scaled(Vec2::splat(next));
+            match target.rescale_alike_in_place(&source, next) {
+                Ok(true) => {
+                    in_place += 1;
+                    assert!(shared.is_none());
+                    assert_eq!(target.parts().as_ptr(), address, "round {round}: moved");
+                    let expected = expected.unwrap();
+                    let (got, want) = (&*target.inner, &*expected.inner);
+                    assert_eq!(got.parts, want.parts, "round {round}");
+                    assert_eq!(got.validity, want.validity, "round {round}");
+                    assert_eq!(got.local_extent, want.local_extent, "round {round}");
+                    assert_eq!(got.part_radii, want.part_radii, "round {round}");
+                    assert!(got.grid.is_none() && got.polyline.is_none());
+                }
+                Ok(false) => {
+                    left += 1;
+                    let polygon =
+                        (source.parts().iter()).any(|part| matches!(part.shape, Shape::Polygon(_)));
+                    assert!(shared.is_some() || polygon, "round {round}");
+                    assert_eq!(target, source.scaled(Vec2::splat(first)).unwrap());
+                }
+                Err(error) => assert_eq!(Err(error), expected.map(|_| ()), "round {round}"),
+            }
+        }
+        assert!(
+            in_place > 1_000 && left > 300,
+            "{in_place} in place, {left} left"
+        );
     }
 }

@@ -38,10 +38,18 @@ impl RescaledCompounds {
     ) -> Result<Compound, ShapeError> {
         if let Some(kept) = self.kept.get_mut(&entity)
             && kept.source.same_parts(compound)
-            && kept.scale == scale
         {
-            kept.used = self.detection;
-            return Ok(kept.scaled.clone());
+            // Drifted alike on both axes (a spinning `Transform`): the same
+            // memory, rescaled. (Failing half-way, it is not marked used, so
+            // this detection's end forgets it.)
+            let kept_as_is = kept.scale == scale
+                || (scale.x == scale.y
+                    && kept.scaled.rescale_alike_in_place(compound, scale.x) == Ok(true));
+            if kept_as_is {
+                kept.scale = scale;
+                kept.used = self.detection;
+                return Ok(kept.scaled.clone());
+            }
         }
         let scaled = compound.scaled(scale)?;
         let rescaled = Rescaled {
@@ -100,6 +108,28 @@ mod tests {
             .scaled(entity, &compound, Vec2::new(-2.0, 2.0))
             .unwrap();
         assert_eq!(mirrored, compound.scaled(Vec2::new(-2.0, 2.0)).unwrap());
+    }
+
+    #[test]
+    fn drifted_alike_on_both_axes_it_is_rescaled_in_the_same_memory() {
+        let (compound, entity) = (l_shape(), Entity::from_raw_u32(3).unwrap());
+        let mut kept = RescaledCompounds::default();
+        let first = kept
+            .scaled(entity, &compound, Vec2::splat(1.0f32.next_up()))
+            .unwrap();
+        let address = first.parts().as_ptr();
+        // The snapshot drops its copies before the next detection.
+        drop(first);
+        kept.finish_detection();
+        let drifted = Vec2::splat(1.0f32.next_down());
+        let rescaled = kept.scaled(entity, &compound, drifted).unwrap();
+        assert_eq!(rescaled.parts().as_ptr(), address);
+        assert_eq!(rescaled, compound.scaled(drifted).unwrap());
+        // Still held elsewhere: rescaled into new memory, exactly.
+        kept.finish_detection();
+        let again = kept.scaled(entity, &compound, Vec2::splat(2.0)).unwrap();
+        assert!(!again.same_parts(&rescaled));
+        assert_eq!(again, compound.scaled(Vec2::splat(2.0)).unwrap());
     }
 
     #[test]
