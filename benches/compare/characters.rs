@@ -819,7 +819,7 @@ pub fn run(options: &CharacterOptions, ground: Ground) {
     if let Some(floor) = &floor {
         let floor = floor.result();
         println!(
-            "floor (one thread, no ECS, `characters/floor.rs`, in the same rotation): {:.2} ms per frame (lookups {:.2}, casts {:.2}, detection {:.2}); grounded {:.0} of {}, ran {:.1} units/character/s, {} contacts deeper than {OVERLAP_TOLERANCE}",
+            "floor (one thread, no ECS, `characters/floor.rs`, in the same rotation): {:.2} ms per frame (lookups {:.2}, casts {:.2}, detection {:.2}); grounded {:.0} of {}, ran {:.1} units/character/s, {} character-frames inside the ground > {OVERLAP_TOLERANCE}",
             floor.frame_ms,
             floor.lookups_ms,
             floor.casts_ms,
@@ -827,7 +827,7 @@ pub fn run(options: &CharacterOptions, ground: Ground) {
             floor.grounded_mean,
             options.n,
             floor.ran_per_second,
-            floor.overlapping_contacts,
+            floor.overlapping,
         );
     }
     if let Some(ours) = ours {

@@ -374,87 +374,88 @@ impl Compound {
     /// from unit scale a little every frame, alike on both axes.
     fn scaled_alike(&self, factor: f32) -> Result<Self, ShapeError> {
         let parts = (self.parts().iter())
-            .map(|part| part.scaled_alike(factor))
+            .map(|part| {
+                Ok(CompoundPart {
+                    pose: Isometry2d::new(part.pose.translation * factor, part.pose.rotation),
+                    shape: part.shape.scaled(Vec2::splat(factor))?,
+                })
+            })
             .collect::<Result<Vec<_>, ShapeError>>()?;
-        let (validity, local_extent, part_radii) = self.inner.scaled_alike_summary(&parts, factor);
+        let summary = self.inner.summary_scaled_alike(&parts, factor);
         Ok(Self {
             inner: Arc::new(Parts {
                 parts: parts.into(),
                 grid: None,
-                validity,
-                local_extent,
-                part_radii,
+                validity: summary.validity,
+                local_extent: summary.local_extent,
+                part_radii: summary.part_radii,
                 polyline: None,
             }),
         })
     }
 
     /// Makes this compound `source` scaled by `factor` on both axes, as
-    /// [`Self::scaled`] would, in its own memory: for a compound that only
-    /// this one holds, with as many parts as `source`, all of kinds without
-    /// memory of their own (circles, rectangles, capsules, segments), and a
-    /// positive `factor`. `Ok(false)`, unchanged, otherwise; on an error it
-    /// may be changed and must be dropped. The snapshot rescales every
-    /// spinning compound every frame or two: no allocation then.
-    pub(crate) fn rescale_alike_in_place(
-        &mut self,
-        source: &Self,
-        factor: f32,
-    ) -> Result<bool, ShapeError> {
-        let plain = |parts: &[CompoundPart]| {
-            (parts.iter()).all(|part| {
-                matches!(
-                    part.shape,
-                    Shape::Circle { .. }
-                        | Shape::Rect { .. }
-                        | Shape::Capsule { .. }
-                        | Shape::Segment { .. }
-                )
-            })
-        };
+    /// [`Self::scaled`] builds it, in its own memory; `false`, unchanged,
+    /// unless nothing else holds this compound, `factor` is positive, and
+    /// `source` has no grid, is no polyline, and has as many parts as this
+    /// one, all circles, rectangles, capsules or segments (owning no memory,
+    /// they are written over without an allocation, and scaling them cannot
+    /// fail). The snapshot rescales every spinning compound every frame or
+    /// two; this one must have been built from `source`, so its parts are
+    /// of the same kinds.
+    pub(crate) fn rescale_alike_in_place(&mut self, source: &Self, factor: f32) -> bool {
         let from = &*source.inner;
-        let usable =
-            factor > 0.0 && from.grid.is_none() && from.polyline.is_none() && plain(&from.parts);
-        let Some(into) = Arc::get_mut(&mut self.inner) else {
-            return Ok(false);
+        let plain = (from.parts.iter()).all(|part| {
+            matches!(
+                part.shape,
+                Shape::Circle { .. }
+                    | Shape::Rect { .. }
+                    | Shape::Capsule { .. }
+                    | Shape::Segment { .. }
+            )
+        });
+        let usable = factor > 0.0 && from.grid.is_none() && from.polyline.is_none() && plain;
+        let Some(into) = Arc::get_mut(&mut self.inner).filter(|_| usable) else {
+            return false;
         };
-        if !usable || into.parts.len() != from.parts.len() || !plain(&into.parts) {
-            return Ok(false);
+        if into.parts.len() != from.parts.len() {
+            return false;
         }
         for (part, source_part) in into.parts.iter_mut().zip(&from.parts) {
-            *part = source_part.scaled_alike(factor)?;
+            *part = CompoundPart {
+                pose: Isometry2d::new(
+                    source_part.pose.translation * factor,
+                    source_part.pose.rotation,
+                ),
+                // As `Shape::scaled` for these kinds, which never fails.
+                shape: source_part
+                    .shape
+                    .as_ref()
+                    .scaled_in_place(Vec2::splat(factor))
+                    .to_owned(),
+            };
         }
-        let (validity, local_extent, part_radii) = from.scaled_alike_summary(&into.parts, factor);
+        let summary = from.summary_scaled_alike(&into.parts, factor);
         (into.grid, into.polyline) = (None, None);
-        (into.validity, into.local_extent, into.part_radii) = (validity, local_extent, part_radii);
-        Ok(true)
+        into.validity = summary.validity;
+        into.local_extent = summary.local_extent;
+        into.part_radii = summary.part_radii;
+        true
     }
 }
 
-impl CompoundPart {
-    /// The part of a compound scaled by `factor` on both axes (positive).
-    fn scaled_alike(&self, factor: f32) -> Result<Self, ShapeError> {
-        Ok(CompoundPart {
-            pose: Isometry2d::new(self.pose.translation * factor, self.pose.rotation),
-            shape: self.shape.scaled(Vec2::splat(factor))?,
-        })
-    }
+/// What a compound knows of its parts besides them.
+struct PartsSummary {
+    validity: Result<(), ShapeError>,
+    local_extent: (Vec2, Vec2),
+    part_radii: Option<[f32; SMALL_COMPOUND]>,
 }
 
 impl Parts {
-    /// What a compound of `parts`, these parts scaled by `factor` on both
-    /// axes, knows of them: their validity, their box and their circles,
-    /// grown by `factor` from these parts' own when both are valid.
-    #[allow(clippy::type_complexity)]
-    fn scaled_alike_summary(
-        &self,
-        parts: &[CompoundPart],
-        factor: f32,
-    ) -> (
-        Result<(), ShapeError>,
-        (Vec2, Vec2),
-        Option<[f32; SMALL_COMPOUND]>,
-    ) {
+    /// The summary of `parts`, these parts scaled by `factor` on both axes:
+    /// their validity, and their box and circles grown by `factor` from
+    /// these parts' own when both are valid.
+    fn summary_scaled_alike(&self, parts: &[CompoundPart], factor: f32) -> PartsSummary {
         let validity = validate_parts(parts);
         let local_extent = match (validity, self.validity) {
             (Ok(()), Ok(())) => {
@@ -467,7 +468,11 @@ impl Parts {
         let part_radii = (self.part_radii)
             .filter(|_| validity.is_ok())
             .map(|radii| radii.map(|radius| radius * factor));
-        (validity, local_extent, part_radii)
+        PartsSummary {
+            validity,
+            local_extent,
+            part_radii,
+        }
     }
 }
 
@@ -481,7 +486,7 @@ mod tests {
     use super::*;
     use crate::geometry::dispatch::contact_with_parts;
     use crate::geometry::reference_tests::{Kind, random_shape_of};
-    use crate::geometry::{Contact, Sweep, cast_shape, time_of_impact};
+    use crate::geometry::{Contact, MAX_MAGNITUDE, Sweep, cast_shape, time_of_impact};
 
     fn random_pose(rng: &mut StdRng, spread: f32) -> Isometry2d {
         Isometry2d::new(
@@ -866,58 +871,84 @@ mod tests {
     }
 
     /// Rescaled in its own memory, a compound is what `scaled` builds, to
-    /// the bit (parts, validity, box, part circles); shared, or with a
-    /// polygon part, it is left alone.
+    /// the bit (parts, validity, box, part circles), whatever it was built
+    /// at before; shared, with a polygon part or a part grid, or under a
+    /// factor that is not positive, it is left alone.
     #[test]
     fn rescaled_in_place_as_scaled_builds_it() {
+        let bits = |compound: &Compound| {
+            let inner = &*compound.inner;
+            format!(
+                "{:?} {:?} {:?} {:?} {} {}",
+                inner.parts,
+                inner.validity,
+                inner.local_extent,
+                inner.part_radii,
+                inner.grid.is_some(),
+                inner.polyline.is_some()
+            )
+        };
         let mut rng = StdRng::seed_from_u64(46);
         let (mut in_place, mut left) = (0, 0);
-        for round in 0..2_000 {
-            let parts: Vec<_> = (0..rng.random_range(1..6))
+        for round in 0..3_000 {
+            let count = if round % 50 == 0 { 40..60 } else { 1..6 };
+            let mut parts: Vec<_> = (0..rng.random_range(count))
                 .map(|_| {
                     let kind = Kind::ALL[rng.random_range(0..4 + usize::from(round % 4 == 0))];
-                    let mut shape = random_shape_of(&mut rng, kind, 4.0);
-                    if round % 9 == 0
-                        && let Shape::Circle { radius } = &mut shape
-                    {
-                        *radius = -*radius;
-                    }
-                    (random_pose(&mut rng, 6.0), shape)
+                    (
+                        random_pose(&mut rng, 6.0),
+                        random_shape_of(&mut rng, kind, 4.0),
+                    )
                 })
                 .collect();
+            match round % 9 {
+                // Invalid, and still invalid scaled.
+                0 => parts[0].1 = Shape::Circle { radius: -1.0 },
+                // Too large, but valid scaled down.
+                1 => {
+                    parts[0].1 = Shape::Circle {
+                        radius: 1.5 * MAX_MAGNITUDE,
+                    }
+                }
+                _ => {}
+            }
             let source = Compound::new(parts);
-            let (first, next) = (rng.random_range(0.1..4.0), rng.random_range(0.1..4.0));
-            let Ok(mut target) = source.scaled(Vec2::splat(first)) else {
+            // Built before at a scale alike or not, then drifted alike.
+            let before = match round % 3 {
+                0 => Vec2::new(rng.random_range(0.1..4.0), rng.random_range(0.1..4.0)),
+                _ => Vec2::splat(rng.random_range(0.1..4.0)),
+            };
+            let next = match round % 23 {
+                0 => [f32::NAN, 0.0, -1.0, f32::INFINITY][round % 4],
+                _ if round % 9 == 1 => 0.5,
+                _ => rng.random_range(0.1..4.0),
+            };
+            let Ok(mut target) = source.scaled(before) else {
                 continue;
             };
             let address = target.parts().as_ptr();
             let shared = (round % 5 == 0).then(|| target.clone());
-            let expected = source.scaled(Vec2::splat(next));
-            match target.rescale_alike_in_place(&source, next) {
-                Ok(true) => {
-                    in_place += 1;
-                    assert!(shared.is_none());
-                    assert_eq!(target.parts().as_ptr(), address, "round {round}: moved");
-                    let expected = expected.unwrap();
-                    let (got, want) = (&*target.inner, &*expected.inner);
-                    assert_eq!(got.parts, want.parts, "round {round}");
-                    assert_eq!(got.validity, want.validity, "round {round}");
-                    assert_eq!(got.local_extent, want.local_extent, "round {round}");
-                    assert_eq!(got.part_radii, want.part_radii, "round {round}");
-                    assert!(got.grid.is_none() && got.polyline.is_none());
-                }
-                Ok(false) => {
-                    left += 1;
-                    let polygon =
-                        (source.parts().iter()).any(|part| matches!(part.shape, Shape::Polygon(_)));
-                    assert!(shared.is_some() || polygon, "round {round}");
-                    assert_eq!(target, source.scaled(Vec2::splat(first)).unwrap());
-                }
-                Err(error) => assert_eq!(Err(error), expected.map(|_| ()), "round {round}"),
+            let was = bits(&target);
+            if target.rescale_alike_in_place(&source, next) {
+                in_place += 1;
+                assert!(shared.is_none() && next > 0.0, "round {round}");
+                assert_eq!(target.parts().as_ptr(), address, "round {round}: moved");
+                let expected = source.scaled(Vec2::splat(next)).unwrap();
+                assert_eq!(bits(&target), bits(&expected), "round {round}");
+            } else {
+                left += 1;
+                let plain =
+                    (source.parts().iter()).all(|part| !matches!(part.shape, Shape::Polygon(_)));
+                let grid = source.inner.grid.is_some();
+                assert!(
+                    shared.is_some() || !plain || grid || next.is_nan() || next <= 0.0,
+                    "round {round}"
+                );
+                assert_eq!(bits(&target), was, "round {round}: changed");
             }
         }
         assert!(
-            in_place > 1_000 && left > 300,
+            in_place > 1_000 && left > 500,
             "{in_place} in place, {left} left"
         );
     }

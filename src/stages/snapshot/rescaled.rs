@@ -1,5 +1,6 @@
 //! The compounds the snapshot rescales, kept from one detection to the
-//! next while their scale holds: rebuilding every part of a compound every
+//! next while their scale holds, and rescaled in their own memory when it
+//! drifts alike on both axes: rebuilding every part of a compound every
 //! frame costs more than all of its tests.
 
 use bevy::ecs::entity::EntityHashMap;
@@ -27,8 +28,9 @@ pub(crate) struct RescaledCompounds {
 
 impl RescaledCompounds {
     /// `compound` under `entity`'s `scale`: the one kept for it when built
-    /// from the same compound at the same scale, else rescaled now (and
-    /// kept). The very same scale, not a nearby one: detection sees what
+    /// from the same compound at the same scale, else rescaled now (in the
+    /// kept one's memory when it can be) and kept. Always exactly what
+    /// `Compound::scaled` builds for this scale: detection sees what
     /// `Collider::world_shape` gives, to the bit.
     pub(crate) fn scaled(
         &mut self,
@@ -40,11 +42,9 @@ impl RescaledCompounds {
             && kept.source.same_parts(compound)
         {
             // Drifted alike on both axes (a spinning `Transform`): the same
-            // memory, rescaled. (Failing half-way, it is not marked used, so
-            // this detection's end forgets it.)
+            // memory, rescaled.
             let kept_as_is = kept.scale == scale
-                || (scale.x == scale.y
-                    && kept.scaled.rescale_alike_in_place(compound, scale.x) == Ok(true));
+                || (scale.x == scale.y && kept.scaled.rescale_alike_in_place(compound, scale.x));
             if kept_as_is {
                 kept.scale = scale;
                 kept.used = self.detection;
@@ -125,6 +125,13 @@ mod tests {
         let rescaled = kept.scaled(entity, &compound, drifted).unwrap();
         assert_eq!(rescaled.parts().as_ptr(), address);
         assert_eq!(rescaled, compound.scaled(drifted).unwrap());
+        // Back at the first scale: rescaled again, not taken for the first.
+        drop(rescaled);
+        kept.finish_detection();
+        let back = Vec2::splat(1.0f32.next_up());
+        let rescaled = kept.scaled(entity, &compound, back).unwrap();
+        assert_eq!(rescaled.parts().as_ptr(), address);
+        assert_eq!(rescaled, compound.scaled(back).unwrap());
         // Still held elsewhere: rescaled into new memory, exactly.
         kept.finish_detection();
         let again = kept.scaled(entity, &compound, Vec2::splat(2.0)).unwrap();
