@@ -166,6 +166,51 @@ fn a_compound_follows_its_scale_from_frame_to_frame() {
     assert_eq!(log.read(&app), [CollisionEvent::Ended { a, b }]);
 }
 
+/// A compound spun with `rotate_z` and growing and shrinking alike on both
+/// axes (its scale changes every frame, which detection rescales in place)
+/// touches what its shape at each frame's transform touches, exactly: the
+/// depth `Collider::world_shape` and the pure contact give, frame by frame.
+#[test]
+fn a_spinning_compound_scaled_every_frame_touches_what_its_world_shape_does() {
+    let mut app = test_app();
+    let wall = spawn_at(&mut app, l_wall(), 0.0, 0.0);
+    let balls: Vec<Entity> = (0..12)
+        .map(|k| {
+            let at = Vec2::from_angle(k as f32 * 0.52) * (30.0 + 3.0 * k as f32);
+            spawn_at(&mut app, Collider::circle(6.0), at.x, at.y)
+        })
+        .collect();
+    let mut touches = 0;
+    for frame in 0..120 {
+        {
+            let mut transform = app.world_mut().get_mut::<Transform>(wall).unwrap();
+            transform.rotate_z(0.05);
+            transform.scale = Vec3::splat(1.0 + 0.3 * (frame as f32 * 0.1).sin());
+        }
+        app.update();
+        let world = app.world();
+        let world_shape = |entity: Entity| {
+            let collider = world.get::<Collider>(entity).unwrap();
+            collider
+                .world_shape(world.get::<GlobalTransform>(entity).unwrap())
+                .unwrap()
+        };
+        let (wall_shape, wall_pose) = world_shape(wall);
+        for &ball in &balls {
+            let (ball_shape, ball_pose) = world_shape(ball);
+            let expected = wall_shape
+                .contact(wall_pose, &ball_shape, ball_pose)
+                .map(|contact| contact.depth);
+            let found = (world.resource::<Collisions>())
+                .get(wall, ball)
+                .map(|contact| contact.depth);
+            assert_eq!(found, expected, "frame {frame}, ball {ball}");
+            touches += usize::from(found.is_some());
+        }
+    }
+    assert!(touches > 100, "{touches} touches in all");
+}
+
 /// A fast swept ball cannot pass through a thin part of a compound.
 #[test]
 fn a_swept_ball_stops_at_a_thin_part() {
