@@ -453,7 +453,8 @@ fn scale_points(
     snapshot.staged[position].collider.shape = match collider.shape() {
         Shape::Compound(compound) => {
             // Unscaled, the collider's own parts are shared, not copied;
-            // scaled, the ones rescaled for it before, while its scale holds.
+            // scaled, the ones kept for it (rescaled in place when the scale
+            // drifted alike on both axes).
             let scaled = if scale == Vec2::ONE {
                 compound.clone()
             } else {
