@@ -27,8 +27,10 @@ use crate::geometry::{
 ///   negative scale mirrors them (and keeps a polygon convex);
 /// - compound: per part (see [`Collider::compound`]).
 ///
-/// A scale of zero on either axis hides the collider (it is left out of
-/// detection without a warning).
+/// A scale of zero on either axis hides the collider, whatever its kind
+/// (compounds included): it is left out of detection and of every
+/// [`SpatialQuery`](crate::SpatialQuery) without a warning, and
+/// [`Collider::world_shape`] says why.
 ///
 /// Any two colliders whose [`CollisionLayers`] match are tested every frame;
 /// no rigid body or marker is needed.
@@ -316,7 +318,19 @@ impl Collider {
         // The scaled shape is what must be valid: only it is checked on the
         // way. The collider's own size only matters to tell why a check
         // failed, and an invalid one is the reason given first.
-        let scaled = validate_pose(reading.pose).and_then(|()| scale_and_check(&reading));
+        let scaled = validate_pose(reading.pose)
+            .and_then(|()| scale_and_check(&reading))
+            .and_then(|shape| {
+                // Flattened onto a line (or a point): hidden, whatever the
+                // kind, even where the scaled shape would still be valid
+                // (a circle takes the larger factor, a segment may lie along
+                // the other axis).
+                if reading.scale.cmpeq(Vec2::ZERO).any() {
+                    Err(ShapeError::ZeroScale(reading.scale))
+                } else {
+                    Ok(shape)
+                }
+            });
         let scaled = scaled.map_err(|error| self.unusable(error, reading.scale));
         (reading, scaled)
     }
@@ -462,7 +476,9 @@ impl TryFrom<&bevy::shape::ConvexPolygon> for Collider {
 /// through a thin one between two frames (tunnelling).
 ///
 /// The path runs from the pose at the previous detection to the current one,
-/// in a straight line while turning the shortest way. Every other collider
+/// its origin in a straight line while it turns the shortest way about its
+/// origin, as a rigid body: every point of it, a compound's parts far from
+/// its origin included, sweeps the arc the turn gives it. Every other collider
 /// in a pair with a swept one moves along its own path too, `Swept` or not,
 /// so a follower or a carrying platform moving with it is seen where it was
 /// at each moment; a collider that did not exist at the previous detection
@@ -744,6 +760,12 @@ impl CollidingEntities {
         if let Ok(at) = self.sorted.binary_search(&entity) {
             self.sorted.remove(at);
         }
+    }
+
+    /// Replaces the entities with `sorted` (ascending, no repeats).
+    pub(crate) fn set_sorted(&mut self, sorted: impl Iterator<Item = Entity>) {
+        self.sorted.clear();
+        self.sorted.extend(sorted);
     }
 
     /// Adds `entity` if `started`, else removes it.

@@ -283,3 +283,54 @@ fn a_capsule_standing_on_a_floor_is_pushed_straight_up() {
     assert!((contact.depth - 0.25).abs() < 1e-4, "{contact:?}");
     assert!((contact.point.x - 5.0).abs() < 1e-3, "{contact:?}");
 }
+
+/// A collider scaled to zero on either axis is hidden, whatever its kind:
+/// no contact, no query finds it, no warning; scaled back, it is there
+/// again.
+#[test]
+fn a_collider_scaled_to_zero_on_one_axis_is_hidden_whatever_its_kind() {
+    use bevy::ecs::system::RunSystemOnce;
+    let compound = Collider::compound([
+        (Isometry2d::from_xy(-2.0, 0.0), Collider::circle(2.0)),
+        (Isometry2d::from_xy(2.0, 0.0), Collider::capsule(1.0, 3.0)),
+    ]);
+    let polyline = Collider::polyline(&[Vec2::new(-4.0, -1.0), Vec2::ZERO, Vec2::new(4.0, 2.0)]);
+    let mut all = kinds().to_vec();
+    all.extend([("compound", compound), ("polyline", polyline.unwrap())]);
+    for (name, collider) in all {
+        for flat in [Vec3::new(1.0, 0.0, 1.0), Vec3::new(0.0, 1.0, 1.0)] {
+            let mut app = test_app();
+            let mut log = MessageLog::default();
+            let probe = spawn_at(&mut app, Collider::rect(20.0, 20.0), 0.0, 0.0);
+            let hidden = app
+                .world_mut()
+                .spawn((collider.clone(), Transform::from_scale(flat)))
+                .id();
+            app.update();
+            assert!(log.read(&app).is_empty(), "{name} at {flat}");
+            assert!(colliding(&app, probe).is_empty(), "{name} at {flat}");
+            let found = app
+                .world_mut()
+                .run_system_once(move |spatial: SpatialQuery| {
+                    let others = QueryFilter::default().with_excluded([probe]);
+                    let region = Collider::circle(10.0);
+                    (
+                        spatial.shape_hits(&region, Isometry2d::IDENTITY, &others),
+                        spatial.ray_hits(Vec2::new(-9.0, 0.0), Dir2::X, 18.0, 8, &others),
+                        spatial.point_hits(Vec2::ZERO, &others),
+                    )
+                })
+                .unwrap();
+            assert!(found.0.is_empty(), "{name} at {flat}: {found:?}");
+            assert!(found.1.is_empty(), "{name} at {flat}: {found:?}");
+            assert!(found.2.is_empty(), "{name} at {flat}: {found:?}");
+            let transform = app.world().get::<GlobalTransform>(hidden).unwrap();
+            assert!(collider.world_shape(transform).is_err(), "{name} at {flat}");
+
+            // Scaled back: it collides again.
+            app.world_mut().get_mut::<Transform>(hidden).unwrap().scale = Vec3::ONE;
+            app.update();
+            assert_eq!(colliding(&app, probe), vec![hidden], "{name} at {flat}");
+        }
+    }
+}

@@ -44,6 +44,9 @@ pub enum ShapeError {
     /// A pose whose translation is NaN or beyond [`MAX_MAGNITUDE`], or whose
     /// rotation is NaN or not of unit length.
     InvalidPose(Isometry2d),
+    /// A transform that scales the collider to nothing on an axis (this
+    /// scale): detection hides such a collider.
+    ZeroScale(Vec2),
 }
 
 impl fmt::Display for ShapeError {
@@ -79,6 +82,7 @@ impl fmt::Display for ShapeError {
                 "pose must have coordinates of at most {MAX_MAGNITUDE:e} and a unit rotation, got translation {} rotation (cos {}, sin {})",
                 p.translation, p.rotation.cos, p.rotation.sin
             ),
+            Self::ZeroScale(s) => write!(f, "scaled to nothing on an axis: scale {s}"),
         }
     }
 }

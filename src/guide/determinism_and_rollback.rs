@@ -4,7 +4,11 @@
 //!
 //! Given the same colliders (the same entities, spawned in the same order,
 //! so with the same [`Entity`](bevy::prelude::Entity) ids) at the same
-//! poses, detection finds the same contacts and reports the same
+//! poses, detection finds the same contacts, to the bit, whatever order the
+//! ECS stores them in (a pair is always tested from its lower entity's
+//! side; adding and removing components moves entities between tables, and
+//! a re-simulated frame may have other tables than the first), and reports
+//! the same
 //! [`CollisionEvent`] messages, in the same order, and triggers
 //! [`CollisionStarted`] / [`CollisionEnded`] in the same order, on every run
 //! and whatever the number of threads: the work is cut into chunks whose
@@ -26,8 +30,10 @@
 //! `rollback_resource_with_clone::<Collisions>()`), or it hears the wrong
 //! `Started` / `Ended` after the rollback. Each entity's
 //! [`CollidingEntities`] may be rolled back as a component too, or left
-//! alone: when inserted again it is filled again at the next detection from
-//! the restored `Collisions`, without events.
+//! alone: the next detection sees that `Collisions` was put back (each
+//! detection stamps the `Collisions` it writes) and sets every
+//! `CollidingEntities` from it again, along with that detection's changes,
+//! so that the two agree from then on.
 //!
 //! Not rolled back: a [`Swept`](crate::Swept) collider's path starts where
 //! detection last saw it; after a rollback, insert `Swept` again on the

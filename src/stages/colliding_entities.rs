@@ -80,6 +80,29 @@ impl CollidingUpkeep<'_, '_> {
     }
 }
 
+impl CollidingUpkeep<'_, '_> {
+    /// Sets every [`CollidingEntities`] to its entity's pairs in
+    /// `collisions`, instead of applying the changes noted: the game put
+    /// back an older [`Collisions`] (a rollback), so the components, left
+    /// as the last detection made them, are not what the changes apply to.
+    /// Only components that differ are written (and marked changed).
+    pub(super) fn rebuild(&mut self, collisions: &Collisions) {
+        self.inserted.0.clear();
+        let mut partners: Vec<(Entity, Entity)> = (collisions.iter())
+            .flat_map(|pair| [(pair.a, pair.b), (pair.b, pair.a)])
+            .collect();
+        partners.sort_unstable();
+        for (entity, mut set) in &mut self.colliding {
+            let start = partners.partition_point(|&(e, _)| e < entity);
+            let end = start + partners[start..].partition_point(|&(e, _)| e == entity);
+            let wanted = partners[start..end].iter().map(|&(_, other)| other);
+            if !set.iter().eq(wanted.clone()) {
+                set.set_sorted(wanted);
+            }
+        }
+    }
+}
+
 /// Reused space for the [`CollidingEntities`] changes of one detection.
 #[derive(Default)]
 pub(crate) struct CollidingChanges {

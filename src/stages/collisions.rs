@@ -141,6 +141,13 @@ pub struct Collisions {
     /// apart from `pairs`, so that scenes without compounds carry nothing
     /// more per pair.
     pub(super) part_pairs: Vec<PairParts>,
+    /// Which detection wrote these pairs (each writes a new one): a
+    /// different one than the last written means the game restored an
+    /// older copy (a rollback), and every [`CollidingEntities`] is set
+    /// again from it.
+    ///
+    /// [`CollidingEntities`]: crate::CollidingEntities
+    pub(super) stamp: u64,
 }
 
 /// A copy of the contacts (what a rollback snapshot keeps, see
@@ -156,6 +163,7 @@ impl Clone for Collisions {
             by_b: OnceLock::new(),
             sort_space: PairSortSpace::default(),
             part_pairs: self.part_pairs.clone(),
+            stamp: self.stamp,
         }
     }
 }

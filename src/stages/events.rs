@@ -121,7 +121,7 @@ pub(crate) fn report_collision_changes(
     // (entity, other, started): applied after all messages, in entity order,
     // which reads the components in storage order rather than at random.
     colliding.clear();
-    for change in &changes.0 {
+    for change in &changes.list {
         match *change {
             PairChange::Started(ContactPair { a, b, contact }) => {
                 messages.write(CollisionEvent::Started { a, b, contact });
@@ -147,9 +147,13 @@ pub(crate) fn report_collision_changes(
             }
         }
     }
-    colliding.apply(&collisions, &mut commands);
+    if changes.restored {
+        colliding.rebuild(&collisions);
+    } else {
+        colliding.apply(&collisions, &mut commands);
+    }
     if !bodies.moved().is_empty() {
-        notifications.changed_bodies(&changes.0, &collisions);
+        notifications.changed_bodies(&changes.list, &collisions);
     }
     let notifications = notifications.list;
     if !notifications.is_empty() {

@@ -38,7 +38,11 @@ const UNSET_PAIR: ContactPair = ContactPair {
 fn contact_pair<'a>(colliders: impl ColliderSource<'a>, (i, j): (u32, u32)) -> Option<ContactPair> {
     let (i, j) = (i as usize, j as usize);
     let (ci, cj) = (colliders.collider(i), colliders.collider(j));
-    packed_contact_pair(colliders, (i, ci), (j, cj))
+    if ci.entity < cj.entity {
+        packed_contact_pair(colliders, (i, ci), (j, cj))
+    } else {
+        packed_contact_pair(colliders, (j, cj), (i, ci))
+    }
 }
 
 /// [`contact_pair`], and which parts of the pair (in `(a, b)` order) the
@@ -51,7 +55,7 @@ fn contact_pair_with_parts<'a>(
     (i, j): (u32, u32),
     parts: &mut ContactParts,
 ) -> Option<ContactPair> {
-    let (i, j) = (i as usize, j as usize);
+    let (i, j) = by_entity(colliders, (i, j));
     let (ci, cj) = (colliders.collider(i), colliders.collider(j));
     *parts = ContactParts::NONE;
     if !(ci.shape.is_compound() || cj.shape.is_compound()) {
@@ -59,14 +63,23 @@ fn contact_pair_with_parts<'a>(
     }
     let ((_, shape_i), (_, shape_j)) = (colliders.get(i), colliders.get(j));
     let (contact, [pi, pj]) = contact_with_parts(shape_i, ci.pose, shape_j, cj.pose)?;
-    let pair = ordered_pair(ci.entity, cj.entity, contact);
-    let found = ContactParts::new(pi, pj);
-    *parts = if pair.a == ci.entity {
-        found
+    *parts = ContactParts::new(pi, pj);
+    Some(ordered_pair(ci.entity, cj.entity, contact))
+}
+
+/// Candidate `(i, j)` as indices, the lower entity's first: a pair is
+/// always tested from the same side, so that its contact is a function of
+/// the two colliders alone, not of where the ECS stores them (storage
+/// order changes when a component is added or removed; a rollback's
+/// re-simulated frame must find the same contacts to the bit).
+#[inline(always)]
+fn by_entity<'a>(colliders: impl ColliderSource<'a>, (i, j): (u32, u32)) -> (usize, usize) {
+    let (i, j) = (i as usize, j as usize);
+    if colliders.collider(i).entity < colliders.collider(j).entity {
+        (i, j)
     } else {
-        found.swapped()
-    };
-    Some(pair)
+        (j, i)
+    }
 }
 
 /// Starts loading, in three stages some candidates apart, what the
@@ -174,7 +187,7 @@ fn swept_contact_pair<'a>(
     previous: &PreviousPairs,
     (i, j): (u32, u32),
 ) -> Option<SweptContact> {
-    let (i, j) = (i as usize, j as usize);
+    let (i, j) = by_entity(colliders, (i, j));
     let ((ci, shape_i), (cj, shape_j)) = (colliders.get(i), colliders.get(j));
     let (sweep_i, sweep_j) = (colliders.sweep(i), colliders.sweep(j));
     let end = shape_i.contact(sweep_i.end, shape_j, sweep_j.end);
@@ -202,14 +215,9 @@ fn swept_contact_pair<'a>(
             .filter(|contact| contact.time_of_impact < 1.0)
             .or(end)?
     };
-    let colliders = if ci.entity < cj.entity {
-        (i as u32, j as u32)
-    } else {
-        (j as u32, i as u32)
-    };
     Some(SweptContact {
         pair: ordered_pair(ci.entity, cj.entity, contact),
-        colliders,
+        colliders: (i as u32, j as u32),
         apart_at_start: !touching_at_start,
         touching_at_end,
     })
@@ -245,7 +253,14 @@ pub(crate) enum PairChange {
 /// This detection's [`PairChange`]s: first the changes of the contact set in
 /// `(a, b)` order, then the [`PairChange::Passed`] pairs in `(a, b)` order.
 #[derive(Resource, Default, Debug)]
-pub(crate) struct PairChanges(pub(crate) Vec<PairChange>);
+pub(crate) struct PairChanges {
+    pub(crate) list: Vec<PairChange>,
+    /// The previous pairs came from a [`Collisions`] the game put back (a
+    /// rollback), not from the last detection: the changes are against it,
+    /// and what was built from the last detection (every
+    /// [`CollidingEntities`](crate::CollidingEntities)) must be built again.
+    pub(crate) restored: bool,
+}
 
 /// The pairs that were in contact at the previous detection, sorted.
 #[derive(Resource, Default, Debug)]
@@ -283,6 +298,8 @@ pub(crate) struct NarrowPhaseState<'w, 's> {
     changes: ResMut<'w, PairChanges>,
     split: Local<'s, SweptSplit>,
     sorted: Local<'s, SortedContacts>,
+    /// The stamp of the last [`Collisions`] written.
+    last_stamp: Local<'s, u64>,
 }
 
 /// Computes exact contacts for [`BroadPhasePairs`] into [`Collisions`], and
@@ -298,6 +315,9 @@ pub(crate) fn compute_contacts(inputs: NarrowPhaseInputs, mut state: NarrowPhase
     // What detection remembers between runs is `Collisions` alone, so that
     // a game rolling its world back restores it with `Collisions`.
     state.previous.remember(&state.collisions.pairs);
+    state.changes.restored = state.collisions.stamp != *state.last_stamp;
+    *state.last_stamp += 1;
+    state.collisions.stamp = *state.last_stamp;
     // Without static colliders, the snapshot is read directly.
     let plain_parts_found = if statics.len() == 0 {
         state.find_contacts(&**snapshot, colliders, &candidates.pairs, workers)
@@ -340,6 +360,7 @@ impl NarrowPhaseState<'_, '_> {
             by_b,
             sort_space,
             part_pairs,
+            ..
         } = &mut *self.collisions;
         part_pairs.clear();
         passing.clear();
@@ -397,7 +418,7 @@ impl NarrowPhaseState<'_, '_> {
     fn note_changes(&mut self) {
         let Collisions { pairs, passing, .. } = &*self.collisions;
         let split = &*self.split;
-        let changes = &mut self.changes.0;
+        let changes = &mut self.changes.list;
         changes.clear();
         diff_pairs(&self.previous.0, pairs, &split.reentered, changes);
         let apart_at_start = &split.passing_apart_at_start;
