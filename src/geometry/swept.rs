@@ -11,7 +11,7 @@ use super::convex::{self, Core};
 use super::dispatch::PartPlace;
 use super::dispatch::{PairOp, deeper, dispatch};
 use super::pairs::{circle_circle_contact, circle_rect_contact, rect_rect_separations};
-use super::polyline::{ChainSegment, ghost_contact};
+use super::polyline::{ChainSegment, ghost_contact, stricter_contact};
 use super::{Contact, Shape, ShapeRef, rect_rect_contact};
 
 /// A rotating rectangle's step is cut so that it turns at most this much
@@ -42,13 +42,82 @@ pub struct Sweep {
     pub end: Isometry2d,
 }
 
-/// A compound's part moves between its places at the compound's two poses:
-/// in a straight line, as the compound's origin does, so that while the
-/// compound turns a part off its origin is taken along the chord of its arc.
-impl PartPlace for Sweep {
+/// A shape's motion over the step as a part of a body that moves along
+/// `body`: the shape sits at `part` in the body's frame and turns with it
+/// about the body's origin, so a part off the origin of a turning compound
+/// moves along an arc (a rigid turn), not along the chord of it. A shape on
+/// its own is a part at the identity.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct PartSweep {
+    body: Sweep,
+    part: Isometry2d,
+}
+
+impl PartSweep {
+    /// A shape moving along `sweep` on its own.
+    pub(crate) fn whole(sweep: Sweep) -> Self {
+        Self {
+            body: sweep,
+            part: Isometry2d::IDENTITY,
+        }
+    }
+
+    /// The motion as a plain [`Sweep`] of the shape's own pose when it is
+    /// one (see [`PartPlace::of_part`]): the exact pair tests take only
+    /// those.
+    #[inline]
+    fn as_sweep(self) -> Option<Sweep> {
+        (self.part == Isometry2d::IDENTITY).then_some(self.body)
+    }
+
+    /// The rotation over the step ([`Sweep::angle`]).
+    fn angle(&self) -> f32 {
+        self.body.angle()
+    }
+
+    /// The shape's pose at `t`, the body's angle already known.
+    fn at_angle(&self, angle: f32, t: f32) -> Isometry2d {
+        self.body.at_angle(angle, t) * self.part
+    }
+
+    /// The shape's pose at `t`.
+    fn at(&self, t: f32) -> Isometry2d {
+        self.body.at(t) * self.part
+    }
+
+    /// How far the shape's origin is from the centre it turns about.
+    fn arm(&self) -> f32 {
+        self.part.translation.length()
+    }
+
+    /// A box holding the shape everywhere along the motion.
+    fn swept_aabb(self, shape: ShapeRef<'_>) -> Aabb2d {
+        match self.as_sweep() {
+            Some(sweep) => swept_aabb_of(shape, sweep),
+            // Every point stays within its distance of the body's origin,
+            // which moves in a straight line.
+            None => {
+                let reach = Vec2::splat(self.arm() + shape.bounding_radius());
+                let (start, end) = (self.body.start.translation, self.body.end.translation);
+                Aabb2d::new(start, reach).merge(&Aabb2d::new(end, reach))
+            }
+        }
+    }
+}
+
+/// A compound's part turns with the compound. When the compound does not
+/// turn, or the part sits at its origin, the part's own pose moves in a
+/// straight line while turning at a constant rate: a plain sweep of it.
+impl PartPlace for PartSweep {
     #[inline]
     fn of_part(self, part: Isometry2d) -> Self {
-        Self::new(self.start * part, self.end * part)
+        let part = self.part * part;
+        let turns = self.body.start.rotation != self.body.end.rotation;
+        if !turns || part.translation == Vec2::ZERO {
+            Self::whole(Sweep::new(self.body.start * part, self.body.end * part))
+        } else {
+            Self { part, ..self }
+        }
     }
 
     fn pose(self) -> Option<Isometry2d> {
@@ -58,11 +127,11 @@ impl PartPlace for Sweep {
     /// Without turning, what the compound sees moves in a straight line
     /// from its box at the start to its box at the end.
     fn local_box(self, world: Aabb2d) -> Option<Aabb2d> {
-        if self.start.rotation != self.end.rotation {
+        let (start, end) = (self.body.start * self.part, self.body.end * self.part);
+        if start.rotation != end.rotation {
             return None;
         }
-        let (start, end) = (self.start.local_box(world)?, self.end.local_box(world)?);
-        Some(start.merge(&end))
+        Some(start.local_box(world)?.merge(&end.local_box(world)?))
     }
 }
 
@@ -143,7 +212,8 @@ pub(crate) fn swept_aabb_of(shape: ShapeRef<'_>, sweep: Sweep) -> Aabb2d {
 ///
 /// A [`Sweep`] moves a shape from its start pose to its end pose over the
 /// step `t = 0..=1`: its centre along the straight line, its rotation by the
-/// shortest angle at a constant rate.
+/// shortest angle at a constant rate. A compound turns as one rigid body
+/// about its origin: a part off the origin follows the arc of the turn.
 ///
 /// - Circle vs circle: exact. The centre of one, seen from the other, moves
 ///   along a segment, and they touch when it enters the disc of the summed
@@ -157,9 +227,10 @@ pub(crate) fn swept_aabb_of(shape: ShapeRef<'_>, sweep: Sweep) -> Aabb2d {
 ///   rectangle is held at its middle angle while the circle is grown by the
 ///   farthest any point of the rectangle moves from that angle. The hit is
 ///   then never missed, and is reported early by about a sub-step at most.
-/// - Every pair with a capsule, a segment or a polygon: conservative
-///   advancement, as for two rectangles below, over the separating axes of
-///   the two shapes and the line between their closest points.
+/// - Every pair with a capsule, a segment or a polygon, and every part of
+///   a turning compound off its origin: conservative advancement, as for
+///   two rectangles below, over the separating axes of the two shapes and
+///   the line between their closest points.
 /// - Rectangle vs rectangle: conservative advancement. The gap along the
 ///   best separating axis is a lower bound of their distance, and no point of
 ///   either moves faster than its translation plus its rotation times its
@@ -193,6 +264,7 @@ pub(crate) fn time_of_impact_from_apart(
     b: ShapeRef<'_>,
     sweep_b: Sweep,
 ) -> Option<Contact> {
+    let (sweep_a, sweep_b) = (PartSweep::whole(sweep_a), PartSweep::whole(sweep_b));
     dispatch(TimeOfImpactOp, a, sweep_a, b, sweep_b)
 }
 
@@ -202,19 +274,29 @@ pub(crate) fn time_of_impact_from_apart(
 /// time that can safely pass; the best one counts. Never past the touch;
 /// when the advances run out (shapes spinning while barely closing in), the
 /// touch is reported where they are, early rather than missed.
+///
+/// A part of a turning compound turns about the compound's origin: its
+/// points move at most the origin's translation plus the turn times their
+/// distance from that origin (the part's arm plus its own reach).
 pub(super) fn convex_time_of_impact(
     a: ShapeRef<'_>,
-    sweep_a: Sweep,
+    sweep_a: PartSweep,
     b: ShapeRef<'_>,
-    sweep_b: Sweep,
+    sweep_b: PartSweep,
 ) -> Option<Contact> {
     let (angle_a, angle_b) = (sweep_a.angle(), sweep_b.angle());
-    let relative = sweep_a.displacement() - sweep_b.displacement();
-    let turning = angle_a.abs() * convex::reach(a) + angle_b.abs() * convex::reach(b);
-    let extent = [sweep_a.start, sweep_a.end, sweep_b.start, sweep_b.end]
-        .iter()
-        .map(|pose| pose.translation.abs().max_element())
-        .sum::<f32>();
+    let relative = sweep_a.body.displacement() - sweep_b.body.displacement();
+    let turning = angle_a.abs() * (sweep_a.arm() + convex::reach(a))
+        + angle_b.abs() * (sweep_b.arm() + convex::reach(b));
+    let extent = [
+        sweep_a.at(0.0),
+        sweep_a.at(1.0),
+        sweep_b.at(0.0),
+        sweep_b.at(1.0),
+    ]
+    .iter()
+    .map(|pose| pose.translation.abs().max_element())
+    .sum::<f32>();
     let size = a.bounding_radius().max(b.bounding_radius());
     let tolerance = (1e-5 * size).max(extent * 1e-6);
     let mut t = 0.0;
@@ -513,15 +595,15 @@ fn segment_rounded_box_entry(
 pub(crate) struct TimeOfImpactOp;
 
 impl PairOp for TimeOfImpactOp {
-    type Place = Sweep;
+    type Place = PartSweep;
     type Out = Option<Contact>;
 
     fn apart(self) -> Option<Contact> {
         None
     }
 
-    fn reach(self, shape: ShapeRef<'_>, place: Sweep, _: bool) -> Aabb2d {
-        swept_aabb_of(shape, place)
+    fn reach(self, shape: ShapeRef<'_>, place: PartSweep, _: bool) -> Aabb2d {
+        place.swept_aabb(shape)
     }
 
     /// The earlier touch; the deeper of two at once.
@@ -534,14 +616,23 @@ impl PairOp for TimeOfImpactOp {
         }
     }
 
+    fn stricter(
+        self,
+        original: Option<Contact>,
+        x: Option<Contact>,
+        y: Option<Contact>,
+    ) -> Option<Contact> {
+        Some(stricter_contact(original?, x?, y?))
+    }
+
     /// The rule at the poses of the touch.
     fn ghost_rule(
         self,
         found: Option<Contact>,
         segment: &ChainSegment,
-        chain: Sweep,
+        chain: PartSweep,
         other: ShapeRef<'_>,
-        other_place: Sweep,
+        other_place: PartSweep,
         chain_first: bool,
     ) -> Option<Contact> {
         let contact = found?;
@@ -557,30 +648,74 @@ impl PairOp for TimeOfImpactOp {
     }
 
     #[inline(always)]
-    fn general(self, a: ShapeRef<'_>, pa: Sweep, b: ShapeRef<'_>, pb: Sweep) -> Option<Contact> {
+    fn general(
+        self,
+        a: ShapeRef<'_>,
+        pa: PartSweep,
+        b: ShapeRef<'_>,
+        pb: PartSweep,
+    ) -> Option<Contact> {
         convex_time_of_impact(a, pa, b, pb)
     }
 
+    /// Exact for straight paths; a part swung about a turning compound's
+    /// origin goes to the general test, which follows its arc.
     #[inline(always)]
-    fn circle_circle(self, ra: f32, pa: Sweep, rb: f32, pb: Sweep) -> Option<Contact> {
-        circle_circle_time_of_impact(ra, pa, rb, pb)
+    fn circle_circle(self, ra: f32, pa: PartSweep, rb: f32, pb: PartSweep) -> Option<Contact> {
+        match (pa.as_sweep(), pb.as_sweep()) {
+            (Some(sa), Some(sb)) => circle_circle_time_of_impact(ra, sa, rb, sb),
+            _ => self.general(
+                ShapeRef::Circle { radius: ra },
+                pa,
+                ShapeRef::Circle { radius: rb },
+                pb,
+            ),
+        }
     }
 
     #[inline(always)]
-    fn circle_rect(self, radius: f32, pa: Sweep, half_size: Vec2, pb: Sweep) -> Option<Contact> {
-        circle_rect_time_of_impact(radius, pa, half_size, pb)
+    fn circle_rect(
+        self,
+        radius: f32,
+        pa: PartSweep,
+        half_size: Vec2,
+        pb: PartSweep,
+    ) -> Option<Contact> {
+        match (pa.as_sweep(), pb.as_sweep()) {
+            (Some(sa), Some(sb)) => circle_rect_time_of_impact(radius, sa, half_size, sb),
+            _ => self.general(
+                ShapeRef::Circle { radius },
+                pa,
+                ShapeRef::Rect { half_size },
+                pb,
+            ),
+        }
     }
 
     /// The circle–rectangle time of impact, seen from the rectangle.
     #[inline(always)]
-    fn rect_circle(self, half_size: Vec2, pa: Sweep, radius: f32, pb: Sweep) -> Option<Contact> {
+    fn rect_circle(
+        self,
+        half_size: Vec2,
+        pa: PartSweep,
+        radius: f32,
+        pb: PartSweep,
+    ) -> Option<Contact> {
         self.circle_rect(radius, pb, half_size, pa)
             .map(Contact::flipped)
     }
 
     #[inline(always)]
-    fn rect_rect(self, ha: Vec2, pa: Sweep, hb: Vec2, pb: Sweep) -> Option<Contact> {
-        rect_rect_time_of_impact(ha, pa, hb, pb)
+    fn rect_rect(self, ha: Vec2, pa: PartSweep, hb: Vec2, pb: PartSweep) -> Option<Contact> {
+        match (pa.as_sweep(), pb.as_sweep()) {
+            (Some(sa), Some(sb)) => rect_rect_time_of_impact(ha, sa, hb, sb),
+            _ => self.general(
+                ShapeRef::Rect { half_size: ha },
+                pa,
+                ShapeRef::Rect { half_size: hb },
+                pb,
+            ),
+        }
     }
 }
 
