@@ -22,7 +22,7 @@ use bevy::math::{Isometry2d, Vec2};
 use bevy::shape::Aabb2d;
 
 use super::pairs::Stick;
-use super::polyline::{ChainSegment, ghost_contact};
+use super::polyline::{ChainSegment, ghost_contact, stricter_contact};
 use super::shape_ref::ShapeRef;
 use super::{Compound, Contact, convex, pairs};
 
@@ -71,6 +71,13 @@ pub(crate) trait PairOp: Copy {
         _chain_first: bool,
     ) -> Self::Out {
         found
+    }
+
+    /// What a pair of segments of two polylines comes to when the first
+    /// one's rule made `original` into `x` and the second one's into `y`:
+    /// what holds under both.
+    fn stricter(self, _original: Self::Out, x: Self::Out, _y: Self::Out) -> Self::Out {
+        x
     }
 
     /// Any two shapes.
@@ -280,30 +287,85 @@ fn over_parts<O: PairOp>(
             return found;
         }
     }
-    match (a, b) {
-        (ShapeRef::Compound(compound), _) => {
-            let near = || pa.local_box(op.reach(b, pb, false));
-            compound.visit_parts(near, |i, part| {
-                let mut next = dispatch(op, part.shape.as_ref(), pa.of_part(part.pose), b, pb);
-                if let Some(segment) = compound.chain_segment(i) {
-                    next = op.ghost_rule(next, &segment, pa, b, pb, true);
-                }
-                found = op.better(found, next);
-            });
-        }
-        (_, ShapeRef::Compound(compound)) => {
-            let near = || pb.local_box(op.reach(a, pa, true));
-            compound.visit_parts(near, |i, part| {
-                let mut next = dispatch(op, a, pa, part.shape.as_ref(), pb.of_part(part.pose));
-                if let Some(segment) = compound.chain_segment(i) {
-                    next = op.ghost_rule(next, &segment, pb, a, pa, false);
-                }
-                found = op.better(found, next);
-            });
-        }
-        _ => return op.general(a, pa, b, pb),
-    }
+    visit_part_pairs(
+        a,
+        pa,
+        b,
+        pb,
+        |shape| op.reach(shape.0, shape.1, true),
+        |shape| op.reach(shape.0, shape.1, false),
+        |(part_a, place_a, in_a), (part_b, place_b, in_b)| {
+            let next = dispatch(op, part_a, place_a, part_b, place_b);
+            // Each polyline's rule, against the other side's very part.
+            let segment =
+                |side: Option<(&Compound, u32)>| side.and_then(|(chain, i)| chain.chain_segment(i));
+            let by_a = segment(in_a).map(|s| op.ghost_rule(next, &s, pa, part_b, place_b, true));
+            let by_b = segment(in_b).map(|s| op.ghost_rule(next, &s, pb, part_a, place_a, false));
+            let next = match (by_a, by_b) {
+                (Some(x), Some(y)) => op.stricter(next, x, y),
+                (Some(x), None) | (None, Some(x)) => x,
+                (None, None) => next,
+            };
+            found = op.better(found, next);
+        },
+    );
     found
+}
+
+/// One side of a pair as [`visit_part_pairs`] hands it on: a part (or the
+/// shape itself), its place, and the compound and index it is part of.
+type PairSide<'a, P> = (ShapeRef<'a>, P, Option<(&'a Compound, u32)>);
+
+/// Calls `visit` with each pair of a part of `a` (or `a` itself when it is
+/// not a compound) and a part of `b` that may meet: the parts of a compound
+/// near the other side (`reach_a` / `reach_b` give the world box the shape
+/// of the first / second side can reach), each part of one near each part
+/// of the other when both are compounds. The one walk over compound parts
+/// that every pair operation shares.
+pub(crate) fn visit_part_pairs<'a, P: PartPlace>(
+    a: ShapeRef<'a>,
+    pa: P,
+    b: ShapeRef<'a>,
+    pb: P,
+    reach_a: impl Fn((ShapeRef<'a>, P)) -> Aabb2d,
+    reach_b: impl Fn((ShapeRef<'a>, P)) -> Aabb2d,
+    mut visit: impl FnMut(PairSide<'a, P>, PairSide<'a, P>),
+) {
+    // The parts of `compound` at `place` near `other` (reached by `reach`).
+    fn near_parts<'a, P: PartPlace>(
+        compound: &'a Compound,
+        place: P,
+        other: (ShapeRef<'a>, P),
+        reach: &impl Fn((ShapeRef<'a>, P)) -> Aabb2d,
+        mut visit: impl FnMut(PairSide<'a, P>),
+    ) {
+        let near = || place.local_box(reach(other));
+        let parts = compound.parts();
+        compound.visit_parts(near, |i, _| {
+            let part = &parts[i as usize];
+            let part_place = place.of_part(part.pose);
+            visit((part.shape.as_ref(), part_place, Some((compound, i))));
+        });
+    }
+    match (a, b) {
+        (ShapeRef::Compound(ca), ShapeRef::Compound(cb)) => {
+            near_parts(ca, pa, (b, pb), &reach_b, |side_a| {
+                let part_a = (side_a.0, side_a.1);
+                near_parts(cb, pb, part_a, &reach_a, |side_b| visit(side_a, side_b));
+            });
+        }
+        (ShapeRef::Compound(ca), _) => {
+            near_parts(ca, pa, (b, pb), &reach_b, |side_a| {
+                visit(side_a, (b, pb, None))
+            });
+        }
+        (_, ShapeRef::Compound(cb)) => {
+            near_parts(cb, pb, (a, pa), &reach_a, |side_b| {
+                visit((a, pa, None), side_b)
+            });
+        }
+        _ => visit((a, pa, None), (b, pb, None)),
+    }
 }
 
 /// Whether two shapes at their poses overlap or touch
@@ -408,6 +470,15 @@ impl PairOp for ContactOp {
         found.map(|contact| ghost_contact(contact, segment, chain, other, other_place, chain_first))
     }
 
+    fn stricter(
+        self,
+        original: Option<Contact>,
+        x: Option<Contact>,
+        y: Option<Contact>,
+    ) -> Option<Contact> {
+        Some(stricter_contact(original?, x?, y?))
+    }
+
     fn reach(self, shape: ShapeRef<'_>, place: Isometry2d, _: bool) -> Aabb2d {
         shape.aabb(place)
     }
@@ -501,57 +572,66 @@ pub(crate) fn contact_with_parts(
     pb: Isometry2d,
 ) -> Option<(Contact, [Option<u32>; 2])> {
     let mut deepest: Option<(Contact, [Option<u32>; 2])> = None;
-    let mut keep = |found: Option<(Contact, [Option<u32>; 2])>| {
-        if let Some(found) = found
-            && deepest.is_none_or(|(d, _)| found.0.depth > d.depth)
-        {
-            deepest = Some(found);
+    for_each_part_contact(a, pa, b, pb, |contact, parts| {
+        if deepest.is_none_or(|(d, _)| contact.depth > d.depth) {
+            deepest = Some((contact, parts));
         }
-    };
+    });
+    deepest
+}
+
+/// Calls `found` with the contact of each pair of parts of `a` at `pa` and
+/// `b` at `pb` that touch (seen from `a`, under the polylines' ghost-vertex
+/// rule) and the index of the part of each (`None` for a shape that is not
+/// a compound): a compound's every contact, where [`contact_with_parts`]
+/// keeps the deepest (pushing a shape out of a polyline's valley needs both
+/// sides).
+pub(crate) fn for_each_part_contact(
+    a: ShapeRef<'_>,
+    pa: Isometry2d,
+    b: ShapeRef<'_>,
+    pb: Isometry2d,
+    mut found: impl FnMut(Contact, [Option<u32>; 2]),
+) {
     if let (ShapeRef::Compound(ca), ShapeRef::Compound(cb)) = (a, b) {
         let (parts_a, parts_b) = (ca.parts(), cb.parts());
         let small = Compound::visit_near_part_pairs(ca, pa, cb, pb, |i, j| {
             let (part_a, part_b) = (&parts_a[i as usize], &parts_b[j as usize]);
             let (place_a, place_b) = (pa * part_a.pose, pb * part_b.pose);
-            let found = (part_a.shape.as_ref()).contact(place_a, part_b.shape.as_ref(), place_b);
-            keep(found.map(|contact| (contact, [Some(i), Some(j)])));
+            let contact = (part_a.shape.as_ref()).contact(place_a, part_b.shape.as_ref(), place_b);
+            if let Some(contact) = contact {
+                found(contact, [Some(i), Some(j)]);
+            }
         });
         if small {
-            return deepest;
+            return;
         }
     }
-    match (a, b) {
-        (ShapeRef::Compound(compound), _) => {
-            let near = || pa.local_box(b.aabb(pb));
-            compound.visit_parts(near, |i, part| {
-                let found = contact_with_parts(part.shape.as_ref(), pa * part.pose, b, pb);
-                let found = found.map(|(contact, [_, in_b])| {
-                    let contact = match compound.chain_segment(i) {
-                        Some(segment) => ghost_contact(contact, &segment, pa, b, pb, true),
-                        None => contact,
-                    };
-                    (contact, [Some(i), in_b])
-                });
-                keep(found);
-            });
-        }
-        (_, ShapeRef::Compound(compound)) => {
-            let near = || pb.local_box(a.aabb(pa));
-            compound.visit_parts(near, |i, part| {
-                let found = contact_with_parts(a, pa, part.shape.as_ref(), pb * part.pose);
-                let found = found.map(|(contact, [in_a, _])| {
-                    let contact = match compound.chain_segment(i) {
-                        Some(segment) => ghost_contact(contact, &segment, pb, a, pa, false),
-                        None => contact,
-                    };
-                    (contact, [in_a, Some(i)])
-                });
-                keep(found);
-            });
-        }
-        _ => return a.contact(pa, b, pb).map(|contact| (contact, [None, None])),
-    }
-    deepest
+    let aabb = |(shape, pose): (ShapeRef<'_>, Isometry2d)| shape.aabb(pose);
+    visit_part_pairs(
+        a,
+        pa,
+        b,
+        pb,
+        aabb,
+        aabb,
+        |(part_a, place_a, in_a), (part_b, place_b, in_b)| {
+            let Some(contact) = part_a.contact(place_a, part_b, place_b) else {
+                return;
+            };
+            let segment =
+                |side: Option<(&Compound, u32)>| side.and_then(|(chain, i)| chain.chain_segment(i));
+            let by_a = segment(in_a).map(|s| ghost_contact(contact, &s, pa, part_b, place_b, true));
+            let by_b =
+                segment(in_b).map(|s| ghost_contact(contact, &s, pb, part_a, place_a, false));
+            let contact = match (by_a, by_b) {
+                (Some(x), Some(y)) => stricter_contact(contact, x, y),
+                (Some(x), None) | (None, Some(x)) => x,
+                (None, None) => contact,
+            };
+            found(contact, [in_a.map(|(_, i)| i), in_b.map(|(_, i)| i)]);
+        },
+    );
 }
 
 /// Starts loading one level (`stage` 0, 1, then 2, some pairs apart) of

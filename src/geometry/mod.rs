@@ -28,6 +28,8 @@ mod translation_cast;
 #[cfg(test)]
 mod cast_reference_tests;
 #[cfg(test)]
+mod chain_reference_tests;
+#[cfg(test)]
 mod property_tests;
 #[cfg(test)]
 mod reference_tests;
@@ -38,7 +40,7 @@ pub use compound::{Compound, CompoundPart};
 pub(crate) use concave::convex_pieces;
 pub use contact::Contact;
 pub(crate) use dispatch::{ContactOp, PairShape, SpecialKind, dispatch};
-pub(crate) use dispatch::{contact_with_parts, prefetch_parts};
+pub(crate) use dispatch::{contact_with_parts, for_each_part_contact, prefetch_parts};
 pub(crate) use pairs::Stick;
 pub use pairs::{
     circle_circle_contact, circle_circle_intersects, circle_rect_contact, circle_rect_intersects,

@@ -1,15 +1,21 @@
 //! Polylines (chains): segments joined end to end, tested as a compound of
-//! segments under Box2D's ghost-vertex rule (`b2ClassifyNormal` in
-//! `manifold.c`), so that a shape sliding along the line over an interior
-//! vertex gets no sideways normal there.
+//! segments under a two-sided form of Box2D's ghost-vertex rule
+//! (`b2ClassifyNormal` in `manifold.c`), so that a shape sliding along the
+//! line over an interior vertex gets no sideways normal there.
 //!
 //! Each segment knows the far ends of its neighbours. A normal found
-//! against it that tilts towards a shared end is kept where that end is a
-//! convex corner seen from the other shape (up to the neighbour's own face
-//! normal), skipped beyond it (the neighbour's face owns it), and snapped
-//! to the segment's face normal where the end is flat or concave (the
-//! neighbour continues the surface, so the vertex is no corner). Open ends
-//! are real corners and keep every normal.
+//! against a segment that tilts past one of its ends (the end is the
+//! segment's closest point) is a real corner's when the neighbour there
+//! runs away from it, at least a right angle from it: the shape is then in
+//! the vertex's own region, outside the angle the two segments make, and
+//! the vertex points at it (convex, seen from the shape). Otherwise the
+//! neighbour is nearer the shape than the vertex, so the neighbour's face
+//! owns the contact; the segment reports no more than its own face or the
+//! neighbour's line does. Box2D's chains are one-sided and tell a convex
+//! vertex by a fixed side; a two-sided line must tell it by where the
+//! shape is around the vertex, or a shape facing a sharp corner from its
+//! convex side would get a face's normal and pass into it. Open ends are
+//! real corners and keep every normal.
 
 use bevy::math::{Dir2, Isometry2d, Vec2};
 
@@ -35,42 +41,27 @@ pub(crate) struct ChainSegment {
 /// What the ghost-vertex rule makes of a normal found against a segment.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub(crate) enum GhostRule {
-    /// A face normal, or a corner's within the corner.
+    /// A face normal, or a real corner's.
     Keep,
     /// The neighbour's face owns it: the contact is with the segment's face
     /// or the neighbour's line through the shared end, whichever is
-    /// shallower (Box2D's convex-neighbour separation).
+    /// shallower (Box2D's convex-neighbour separation); a cast leaves the
+    /// hit to the neighbour.
     Skip {
-        /// The segment's face normal on the other shape's side (unit, in
-        /// the polyline's frame).
-        side: Vec2,
         /// The shared end.
         end: Vec2,
-        /// The neighbour's face normal on that side.
-        neighbour: Vec2,
+        /// The unit direction from it along the neighbour.
+        out: Vec2,
     },
-    /// The vertex is no corner: the contact is with the segment's face,
-    /// this normal (unit, in the polyline's frame).
-    Snap(Vec2),
 }
 
 impl ChainSegment {
     /// The rule for `normal` (unit, in the polyline's frame, pointing from
-    /// the segment towards the other shape), the other shape's centre at
-    /// `centre`: the side of the line the centre is on is the side the
-    /// shape comes from, as Box2D's one-sided chains have it (past an end,
-    /// the side of the neighbour's line; the normal's own side when the
-    /// centre is on the line).
-    pub(crate) fn classify(&self, normal: Vec2, centre: Vec2) -> GhostRule {
+    /// the segment towards the other shape).
+    pub(crate) fn classify(&self, normal: Vec2) -> GhostRule {
         let Some(along) = (self.b - self.a).try_normalize() else {
             return GhostRule::Keep;
         };
-        let face = along.perp();
-        let side = match self.across(along, centre) {
-            0.0 => normal.dot(face),
-            across => across,
-        };
-        let side = if side >= 0.0 { face } else { -face };
         let tilt = normal.dot(along);
         if tilt.abs() <= SIN_TOLERANCE {
             return GhostRule::Keep;
@@ -84,57 +75,18 @@ impl ChainSegment {
         let Some(out) = far.and_then(|far| (far - end).try_normalize()) else {
             return GhostRule::Keep;
         };
-        if out.dot(side) < -SIN_TOLERANCE {
-            // Convex seen from the other shape: a corner up to the
-            // neighbour's face normal, which is perpendicular to `out`.
-            if normal.dot(out) > SIN_TOLERANCE {
-                let neighbour = out.perp();
-                GhostRule::Skip {
-                    side,
-                    end,
-                    neighbour: if neighbour.dot(side) >= 0.0 {
-                        neighbour
-                    } else {
-                        -neighbour
-                    },
-                }
-            } else {
-                GhostRule::Keep
-            }
-        } else {
-            GhostRule::Snap(side)
+        // The neighbour runs away from the normal: the vertex is the
+        // nearest point of both segments, a corner pointing at the shape.
+        if normal.dot(out) <= SIN_TOLERANCE {
+            return GhostRule::Keep;
         }
+        GhostRule::Skip { end, out }
     }
 
     /// [`Self::classify`] in the world: `normal` (world, from the polyline
-    /// towards the other shape) with the polyline at `chain` and the other
-    /// shape at `other_pose`.
-    pub(crate) fn classify_at(
-        &self,
-        chain: Isometry2d,
-        normal: Vec2,
-        other_pose: Isometry2d,
-    ) -> GhostRule {
-        let centre = chain.inverse_transform_point(other_pose.translation);
-        self.classify(chain.rotation.inverse() * normal, centre)
-    }
-
-    /// How far `centre` is to the left of the polyline near this segment
-    /// (`along` its unit direction): of its line, or past an end with a
-    /// neighbour, of the neighbour's.
-    fn across(&self, along: Vec2, centre: Vec2) -> f32 {
-        let t = (centre - self.a).dot(along);
-        let neighbour = if t < 0.0 {
-            self.before.map(|before| (self.a, self.a - before))
-        } else if t * t > self.a.distance_squared(self.b) {
-            self.after.map(|after| (self.b, after - self.b))
-        } else {
-            None
-        };
-        match neighbour.and_then(|(end, direction)| Some((end, direction.try_normalize()?))) {
-            Some((end, direction)) => (centre - end).dot(direction.perp()),
-            None => (centre - self.a).dot(along.perp()),
-        }
+    /// towards the other shape) with the polyline turned by `chain`.
+    pub(crate) fn classify_at(&self, chain: Isometry2d, normal: Vec2) -> GhostRule {
+        self.classify(chain.rotation.inverse() * normal)
     }
 
     /// The contact of `other` at `other_pose` with this segment's face on
@@ -189,33 +141,59 @@ pub(crate) fn ghost_contact(
     other_pose: Isometry2d,
     chain_first: bool,
 ) -> Contact {
-    let out = if chain_first {
+    let normal = if chain_first {
         *contact.normal
     } else {
         -*contact.normal
     };
-    let face = match segment.classify_at(chain, out, other_pose) {
-        GhostRule::Keep => return contact,
-        GhostRule::Skip {
-            side,
-            end,
-            neighbour,
-        } => {
-            let face = segment.face_contact(side, chain, other, other_pose);
-            let past_end = line_contact(end, neighbour, chain, other, other_pose, None);
-            if past_end.depth < face.depth {
-                past_end
-            } else {
-                face
-            }
-        }
-        GhostRule::Snap(side) => segment.face_contact(side, chain, other, other_pose),
+    let GhostRule::Skip { end, out } = segment.classify_at(chain, normal) else {
+        return contact;
     };
+    // Each line's face on the side of it where the other shape's centre is
+    // (the side it comes from; the normal's when the centre is on the
+    // line): a normal lying nearly along a line says little of the side.
+    let centre = chain.inverse_transform_point(other_pose.translation);
+    let local_normal = chain.rotation.inverse() * normal;
+    let side_of = |origin: Vec2, direction: Vec2| {
+        let face = direction.perp();
+        let across = (centre - origin).dot(face);
+        let facing = if across == 0.0 {
+            local_normal.dot(face)
+        } else {
+            across
+        };
+        if facing >= 0.0 { face } else { -face }
+    };
+    let own = (segment.b - segment.a).normalize();
+    let face = segment.face_contact(side_of(segment.a, own), chain, other, other_pose);
+    let past_end = line_contact(end, side_of(end, out), chain, other, other_pose, None);
+    let face = if past_end.depth < face.depth {
+        past_end
+    } else {
+        face
+    };
+    // The segment's own point stays: it lies in the overlap of the segment
+    // and the shape, where the line's may not.
     let face = Contact {
+        point: contact.point,
         time_of_impact: contact.time_of_impact,
         ..face
     };
     if chain_first { face } else { face.flipped() }
+}
+
+/// A contact between two polylines' segments under both their rules:
+/// `original` as found, `x` and `y` as each segment's rule left it. Each
+/// rule may only make a contact shallower (or turn its normal to a face),
+/// so the stricter of the two holds for both, whichever polyline comes
+/// first in the pair.
+pub(crate) fn stricter_contact(original: Contact, x: Contact, y: Contact) -> Contact {
+    match (x == original, y == original) {
+        (true, _) => y,
+        (_, true) => x,
+        _ if y.depth < x.depth => y,
+        _ => x,
+    }
 }
 
 /// The least height of `shape` at `pose` above the line through `origin`
@@ -414,32 +392,27 @@ mod tests {
     #[test]
     fn face_normals_are_kept_on_either_side() {
         let flat = segment(Some(Vec2::new(-1.0, 0.0)), Some(Vec2::new(2.0, 0.0)));
-        assert_eq!(flat.classify(Vec2::Y, Vec2::Y), GhostRule::Keep);
-        assert_eq!(flat.classify(-Vec2::Y, Vec2::Y), GhostRule::Keep);
+        assert_eq!(flat.classify(Vec2::Y), GhostRule::Keep);
+        assert_eq!(flat.classify(-Vec2::Y), GhostRule::Keep);
     }
 
+    /// Where the line runs on straight, the neighbour owns every normal
+    /// tilted past the vertex, on either side: the face's normal is kept.
     #[test]
-    fn a_flat_vertex_snaps_to_the_face() {
+    fn a_flat_vertex_leaves_tilted_normals_to_the_face() {
         let flat = segment(Some(Vec2::new(-1.0, 0.0)), Some(Vec2::new(2.0, 0.0)));
-        assert_eq!(flat.classify(unit(60.0), Vec2::Y), GhostRule::Snap(Vec2::Y));
-        assert_eq!(
-            flat.classify(unit(150.0), Vec2::Y),
-            GhostRule::Snap(Vec2::Y)
-        );
-        assert_eq!(
-            flat.classify(unit(-10.0), -Vec2::Y),
-            GhostRule::Snap(-Vec2::Y)
-        );
-        assert_eq!(flat.classify(Vec2::X, Vec2::Y), GhostRule::Snap(Vec2::Y));
-        // Along the line, the side is the other shape's.
-        assert_eq!(flat.classify(Vec2::X, -Vec2::Y), GhostRule::Snap(-Vec2::Y));
+        let skip = |end: Vec2, out: Vec2| GhostRule::Skip { end, out };
+        assert_eq!(flat.classify(unit(60.0)), skip(Vec2::X, Vec2::X));
+        assert_eq!(flat.classify(unit(150.0)), skip(Vec2::ZERO, -Vec2::X));
+        assert_eq!(flat.classify(unit(-10.0)), skip(Vec2::X, Vec2::X));
+        assert_eq!(flat.classify(Vec2::X), skip(Vec2::X, Vec2::X));
     }
 
     #[test]
     fn open_ends_are_corners() {
         let open = segment(None, None);
         for degrees in [0.0, 30.0, 120.0, 180.0, -45.0] {
-            assert_eq!(open.classify(unit(degrees), Vec2::Y), GhostRule::Keep);
+            assert_eq!(open.classify(unit(degrees)), GhostRule::Keep);
         }
     }
 
@@ -447,24 +420,29 @@ mod tests {
     fn a_convex_vertex_is_a_corner_up_to_the_neighbours_face() {
         // The next segment goes down at 45 degrees: a hilltop at `b`.
         let hill = segment(None, Some(Vec2::new(2.0, -1.0)));
-        assert_eq!(hill.classify(unit(60.0), Vec2::Y), GhostRule::Keep);
-        assert_eq!(hill.classify(unit(45.0), Vec2::Y), GhostRule::Keep);
-        assert!(matches!(
-            hill.classify(unit(30.0), Vec2::Y),
-            GhostRule::Skip { .. }
-        ));
-        // From below the same vertex is a valley.
-        assert_eq!(
-            hill.classify(unit(-30.0), -Vec2::Y),
-            GhostRule::Snap(-Vec2::Y)
-        );
+        assert_eq!(hill.classify(unit(60.0)), GhostRule::Keep);
+        assert_eq!(hill.classify(unit(45.0)), GhostRule::Keep);
+        assert!(matches!(hill.classify(unit(30.0)), GhostRule::Skip { .. }));
+        // From below, the vertex is a valley: tilted normals are the faces'.
+        assert!(matches!(hill.classify(unit(-30.0)), GhostRule::Skip { .. }));
         // The same at `a`, mirrored.
         let hill = segment(Some(Vec2::new(-1.0, -1.0)), None);
-        assert_eq!(hill.classify(unit(120.0), Vec2::Y), GhostRule::Keep);
-        assert!(matches!(
-            hill.classify(unit(150.0), Vec2::Y),
-            GhostRule::Skip { .. }
-        ));
+        assert_eq!(hill.classify(unit(120.0)), GhostRule::Keep);
+        assert!(matches!(hill.classify(unit(150.0)), GhostRule::Skip { .. }));
+    }
+
+    /// A sharp spike (the next segment turns back at 153 degrees) seen from
+    /// its convex side is a corner on both faces' sides, wherever the
+    /// normal points out of the wedge: a face's normal there would let a
+    /// shape facing the tip slide into the spike.
+    #[test]
+    fn a_sharp_spike_is_a_corner_from_outside_its_wedge() {
+        let spike = segment(None, Some(Vec2::new(0.0, 0.5)));
+        for degrees in [-80.0, -30.0, 0.0, 20.0, 50.0] {
+            assert_eq!(spike.classify(unit(degrees)), GhostRule::Keep, "{degrees}");
+        }
+        // Within a right angle of the neighbour: its face is nearer.
+        assert!(matches!(spike.classify(unit(80.0)), GhostRule::Skip { .. }));
     }
 
     #[test]

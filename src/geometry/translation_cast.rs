@@ -615,36 +615,37 @@ impl PairOp for TranslationCastOp {
     }
 
     /// A hit's normal is the target's: the polyline's when it is the
-    /// target, seen from the other side when it is the one cast. A start
-    /// in contact is left to the contact test.
+    /// target, seen from the other side when it is the one cast. A first
+    /// touch whose normal the neighbour's face owns is the neighbour's to
+    /// report (it touches there too, no later). A start in contact is left
+    /// to the contact test.
     fn ghost_rule(
         self,
         found: TranslationCast,
         segment: &ChainSegment,
         chain: Isometry2d,
         _: ShapeRef<'_>,
-        other_place: Isometry2d,
+        _: Isometry2d,
         chain_first: bool,
     ) -> TranslationCast {
-        let Hit {
-            distance,
-            point,
-            normal,
-        } = found
-        else {
+        let Hit { normal, .. } = found else {
             return found;
         };
         let sign = if chain_first { -1.0 } else { 1.0 };
-        match segment.classify_at(chain, *normal * sign, other_place) {
+        match segment.classify_at(chain, *normal * sign) {
             GhostRule::Keep => found,
-            // The neighbour's face owns the touch: it reports it.
             GhostRule::Skip { .. } => Miss,
-            GhostRule::Snap(side) => Hit {
-                distance,
-                point,
-                normal: Dir2::new_unchecked(chain.rotation * side * sign),
-            },
         }
+    }
+
+    /// A hit either polyline leaves to a neighbour is the neighbour's.
+    fn stricter(
+        self,
+        _: TranslationCast,
+        x: TranslationCast,
+        y: TranslationCast,
+    ) -> TranslationCast {
+        if y == Miss { y } else { x }
     }
 
     #[inline(always)]
