@@ -22,7 +22,8 @@ use smallvec::SmallVec;
 
 use crate::components::{Collider, OneWayPlatform};
 use crate::geometry::{
-    Contact, MAX_MAGNITUDE, ShapeRef, cast_shape_of, checked_placement, within_magnitude,
+    Contact, MAX_MAGNITUDE, ShapeRef, cast_shape_of, checked_placement, for_each_part_contact,
+    push_out, within_magnitude,
 };
 use crate::spatial_query::{QueryFilter, SpatialQuery};
 
@@ -70,6 +71,30 @@ impl Default for MoveAndSlideConfig {
 }
 
 impl MoveAndSlideConfig {
+    /// Whether a surface with this outward `normal` is walkable ground to
+    /// the controller: within [`Self::max_slope`] of [`Self::up`] (the
+    /// same test, tolerance included, that the controller applies to
+    /// faces).
+    ///
+    /// ```
+    /// # use bevy::prelude::*;
+    /// # use bevy_collide2d::prelude::*;
+    /// let config = MoveAndSlideConfig::default(); // 45 degrees
+    /// assert!(config.is_walkable(Dir2::Y));
+    /// assert!(config.is_walkable(Dir2::from_xy(-0.5, 0.866).unwrap())); // 30 degrees
+    /// assert!(!config.is_walkable(Dir2::from_xy(-0.866, 0.5).unwrap())); // 60 degrees
+    /// assert!(!config.is_walkable(Dir2::NEG_X));
+    /// ```
+    pub fn is_walkable(&self, normal: Dir2) -> bool {
+        normal.dot(self.up.as_vec2()) >= self.min_ground_up()
+    }
+
+    /// `cos(max_slope)`, with a hair of tolerance so that a slope of
+    /// exactly `max_slope` is ground despite rounding.
+    fn min_ground_up(&self) -> f32 {
+        self.max_slope.cos() - 1e-5
+    }
+
     /// Whether every value is usable: finite, `skin` positive, the others
     /// not negative, `max_slope` at most a half turn, `up` of unit length.
     pub fn is_valid(&self) -> bool {
@@ -112,33 +137,124 @@ pub struct MoveAndSlideOutput {
     /// That ground, when `grounded`. Its entity lets a game carry the
     /// collider along with a moving platform.
     pub ground: Option<SlideHit>,
+    /// Whether each of `hits` was walkable ground to the controller.
+    walkable: Vec<bool>,
+    /// The call's `up`.
+    up: Vec2,
 }
 
 impl MoveAndSlideOutput {
-    /// `velocity` slid along every surface the collider met
-    /// ([`slide_velocity`] over [`Self::hits`]): what a game keeps for the
-    /// next frame, so that running into a wall stops the speed into it and
-    /// landing stops the fall.
+    /// `velocity` slid along every surface the collider met, in order, by
+    /// the rule the motion itself followed: what a game keeps for the next
+    /// frame. Walkable ground takes away only the part of the velocity
+    /// along `up` (landing stops the fall, the run goes on); a wall or a
+    /// slope steeper than the maximum takes away the horizontal part going
+    /// into it and turns a fall into a slide down it, never giving upward
+    /// speed the velocity did not have (running at a steep ramp does not
+    /// climb it on the next frames); a ceiling is slid along. Nothing is
+    /// left where two surfaces make a corner the rest would go into.
+    /// [`slide_velocity`] is the plain projection, for a controller of a
+    /// game's own.
     pub fn projected_velocity(&self, velocity: Vec2) -> Vec2 {
-        slide_velocity(velocity, self.hits.iter().map(|hit| hit.normal))
+        let mut slid = velocity;
+        let mut planes: SmallVec<[Vec2; 8]> = SmallVec::new();
+        for (hit, &walkable) in self.hits.iter().zip(&self.walkable) {
+            let normal = hit.normal.as_vec2();
+            if slid.dot(normal) >= 0.0 {
+                continue;
+            }
+            slid = slide_by_policy(slid, velocity, normal, walkable, self.up);
+            let tolerance = -1e-4 * slid.length();
+            if planes.iter().any(|&plane| slid.dot(plane) < tolerance) {
+                return Vec2::ZERO;
+            }
+            planes.push(normal);
+        }
+        slid
     }
 
-    fn unmoved(translation: Vec2) -> Self {
+    fn unmoved(translation: Vec2, up: Vec2) -> Self {
         Self {
             translation,
             moved: Vec2::ZERO,
             hits: Vec::new(),
             grounded: false,
             ground: None,
+            walkable: Vec::new(),
+            up,
         }
     }
 }
 
-/// `velocity` slid along surfaces with these outward `normals`, in order:
-/// the part going into each one removed, and nothing left when two of them
-/// make a corner that the rest would go into. The building block behind
-/// [`MoveAndSlideOutput::projected_velocity`], for a controller of a
-/// game's own.
+/// The surfaces a call met, in order, and whether each was walkable.
+#[derive(Default)]
+struct Touched {
+    hits: Vec<SlideHit>,
+    walkable: Vec<bool>,
+}
+
+impl Touched {
+    fn push(&mut self, hit: SlideHit, walkable: bool) {
+        self.hits.push(hit);
+        self.walkable.push(walkable);
+    }
+}
+
+/// What is left of `remaining` after meeting a surface with `normal`
+/// (`walkable` ground or not), `motion` being the whole move's and `up`
+/// unit: the controller's rule, for the motion of a call and for the
+/// velocity kept after it.
+fn slide_by_policy(remaining: Vec2, motion: Vec2, normal: Vec2, walkable: bool, up: Vec2) -> Vec2 {
+    let into = remaining.dot(normal);
+    if into >= 0.0 {
+        return remaining;
+    }
+    if walkable {
+        // Only along `up`: the horizontal part stays whole.
+        return remaining - up * (into / normal.dot(up));
+    }
+    let normal_up = normal.dot(up);
+    let slid = if normal_up >= 0.0 {
+        // A wall or a steep slope: the horizontal part stops against it
+        // rather than turning into a climb; a fall slides down it.
+        let vertical = up * remaining.dot(up);
+        let horizontal = remaining - vertical;
+        let side = (normal - up * normal_up).normalize_or_zero();
+        let across = horizontal.dot(side);
+        let horizontal = if across < 0.0 {
+            horizontal - side * across
+        } else {
+            horizontal
+        };
+        let fall = vertical.dot(normal);
+        let vertical = if fall < 0.0 {
+            vertical - normal * fall
+        } else {
+            vertical
+        };
+        horizontal + vertical
+    } else {
+        // A ceiling: slide along it.
+        remaining - normal * into
+    };
+    // No rise the motion did not ask for: walking up a slope into a wall
+    // stops instead of climbing the wall.
+    let rise_limit = remaining.dot(up).min(motion.dot(up)).max(0.0);
+    let rise = slid.dot(up);
+    if rise > rise_limit {
+        slid - up * (rise - rise_limit)
+    } else {
+        slid
+    }
+}
+
+/// `velocity` slid along surfaces with these outward `normals`: the
+/// velocity nearest to it that goes into none of them. The part going into
+/// a surface is removed, and nothing is left when two of them make a corner
+/// that the rest would go into, whichever is listed first. The plain
+/// projection, for a controller of a game's own
+/// ([`MoveAndSlideOutput::projected_velocity`] follows the controller's
+/// rules for walls and ground).
 ///
 /// ```
 /// # use bevy::prelude::*;
@@ -149,26 +265,29 @@ impl MoveAndSlideOutput {
 /// assert_eq!(slide_velocity(Vec2::new(100.0, -50.0), [Dir2::Y, Dir2::NEG_X]), Vec2::ZERO);
 /// // Moving away from a surface keeps the whole velocity.
 /// assert_eq!(slide_velocity(Vec2::new(0.0, 30.0), [Dir2::Y]), Vec2::new(0.0, 30.0));
+/// // Into the wedge of a sloping ceiling and a floor: stopped, in either order.
+/// let ceiling = Dir2::new(Vec2::new(-1.0, -2.0)).unwrap();
+/// let into_wedge = Vec2::new(1.0, -1.0);
+/// assert_eq!(slide_velocity(into_wedge, [ceiling, Dir2::Y]), Vec2::ZERO);
+/// assert_eq!(slide_velocity(into_wedge, [Dir2::Y, ceiling]), Vec2::ZERO);
 /// ```
 pub fn slide_velocity(velocity: Vec2, normals: impl IntoIterator<Item = Dir2>) -> Vec2 {
-    let mut slid = velocity;
-    let mut planes: SmallVec<[Vec2; 8]> = SmallVec::new();
-    for normal in normals {
-        let normal = normal.as_vec2();
-        let into = slid.dot(normal);
-        if into < 0.0 {
-            slid -= normal * into;
-            planes.push(normal);
-        }
-    }
-    // Sliding along a later surface can lead back into an earlier one: in
-    // 2D, a corner.
+    let normals: SmallVec<[Vec2; 8]> = normals.into_iter().map(|n| n.as_vec2()).collect();
+    // Rounding of the projections, relative to the velocity.
     let tolerance = -1e-5 * velocity.length();
-    if planes.iter().any(|&plane| slid.dot(plane) < tolerance) {
-        Vec2::ZERO
-    } else {
-        slid
+    let allowed = |v: Vec2| normals.iter().all(|&normal| v.dot(normal) >= tolerance);
+    if allowed(velocity) {
+        return velocity;
     }
+    // The allowed velocities make a cone at zero; the nearest one to a
+    // velocity outside it lies on the line of a surface it goes into, or is
+    // zero, where two such lines meet.
+    (normals.iter())
+        .filter(|&&normal| velocity.dot(normal) < 0.0)
+        .map(|&normal| velocity - normal * velocity.dot(normal))
+        .filter(|&slid| allowed(slid))
+        .max_by(|x, y| x.length_squared().total_cmp(&y.length_squared()))
+        .unwrap_or(Vec2::ZERO)
 }
 
 /// Pushes out of overlaps at the start take at most this many rounds.
@@ -206,7 +325,8 @@ impl SpatialQuery<'_, '_> {
     /// last detection saw them (see [`SpatialQuery`]).
     ///
     /// A collider that starts overlapping or touching others is first
-    /// pushed out of them, the shortest way, a skin clear, in a few rounds.
+    /// pushed out of them ([`depenetrate`](Self::depenetrate)), the
+    /// shortest way out of all of them at once, a skin clear.
     /// If that does not get it all the way out (squeezed between
     /// colliders), it stays where it started rather than trade one overlap
     /// for another, and moves only away from what it overlaps.
@@ -239,7 +359,7 @@ impl SpatialQuery<'_, '_> {
     ///     };
     ///     for (entity, collider, mut transform, mut player) in &mut players {
     ///         player.velocity.y -= 900.0 * time.delta_secs();
-    ///         let pose = Isometry2d::from_translation(transform.translation.truncate());
+    ///         let pose = pose_of(&transform);
     ///         let motion = player.velocity * time.delta_secs();
     ///         let filter = QueryFilter::default().with_excluded([entity]);
     ///         let out = spatial.move_and_slide(collider, pose, motion, &config, &filter);
@@ -264,10 +384,15 @@ impl SpatialQuery<'_, '_> {
 
     /// Where `collider` at `pose` ends up when pushed out of what it
     /// overlaps or touches among the colliders `filter` accepts, a
-    /// `config.skin` clear, deepest first (the first thing
+    /// `config.skin` clear of each (the first thing
     /// [`move_and_slide`](Self::move_and_slide) does), and the surfaces it
-    /// was pushed out of; `pose.translation` and none when a few rounds do
-    /// not get it all the way out (squeezed) or the input is invalid.
+    /// was pushed out of. The pushes of all its contacts (each part of a
+    /// compound on its own) are combined as
+    /// [`push_out`](crate::geometry::push_out) combines them, so a collider
+    /// wedged where two slopes meet goes out between them, upward. The
+    /// position is `pose.translation`, with no surfaces, when a few rounds
+    /// do not get it all the way out (squeezed between surfaces that face
+    /// each other) or the input is invalid.
     /// [`OneWayPlatform`]s are left alone. With
     /// [`cast_shape`](Self::cast_shape) and [`slide_velocity`], a building
     /// block of a controller of a game's own.
@@ -278,11 +403,12 @@ impl SpatialQuery<'_, '_> {
         config: &MoveAndSlideConfig,
         filter: &QueryFilter,
     ) -> (Vec2, Vec<SlideHit>) {
-        let mut hits = Vec::new();
         let Some((slider, pose)) = Slider::checked(self, collider, pose, config, filter) else {
-            return (pose.translation, hits);
+            return (pose.translation, Vec::new());
         };
-        (slider.depenetrate(pose.translation, &mut hits), hits)
+        let mut touched = Touched::default();
+        let at = slider.depenetrate(pose.translation, &mut touched);
+        (at, touched.hits)
     }
 
     /// [`move_and_slide`](Self::move_and_slide), calling `on_hit` with each
@@ -328,12 +454,12 @@ impl SpatialQuery<'_, '_> {
     ) -> MoveAndSlideOutput {
         let checked = Slider::checked(self, collider, pose, config, filter);
         let Some((slider, pose)) = checked.filter(|_| within_magnitude(motion)) else {
-            return MoveAndSlideOutput::unmoved(pose.translation);
+            return MoveAndSlideOutput::unmoved(pose.translation, config.up.as_vec2());
         };
         let mut out = slider.run(pose.translation, motion, &mut on_hit);
         if !out.translation.is_finite() {
             // Only reachable at magnitudes near the limits; keep the promise.
-            return MoveAndSlideOutput::unmoved(pose.translation);
+            return MoveAndSlideOutput::unmoved(pose.translation, slider.up);
         }
         out.moved = out.translation - pose.translation;
         out
@@ -438,9 +564,7 @@ impl<'a, 'w, 's> Slider<'a, 'w, 's> {
             step_height: config.step_height,
             snap_to_ground: config.snap_to_ground,
             max_iterations: config.max_iterations,
-            // A hair of tolerance so that a slope of exactly `max_slope` is
-            // ground despite rounding.
-            min_ground_up: config.max_slope.cos() - 1e-5,
+            min_ground_up: config.min_ground_up(),
             foot_reach: -upright.min.y,
             one_way: !spatial.one_way_platforms.is_empty(),
             nearby: None,
@@ -459,9 +583,9 @@ impl<'a, 'w, 's> Slider<'a, 'w, 's> {
             nearby: self.gather(start, motion),
             ..*self
         };
-        let mut hits = Vec::new();
-        let at = gathered.depenetrate(start, &mut hits);
-        gathered.run_from(at, motion, hits, on_hit)
+        let mut touched = Touched::default();
+        let at = gathered.depenetrate(start, &mut touched);
+        gathered.run_from(at, motion, touched, on_hit)
     }
 
     /// [`Self::run`] after depenetrating to `at`.
@@ -469,20 +593,22 @@ impl<'a, 'w, 's> Slider<'a, 'w, 's> {
         &self,
         at: Vec2,
         motion: Vec2,
-        mut hits: Vec<SlideHit>,
+        mut touched: Touched,
         on_hit: &mut impl FnMut(&SlideHit, &mut Vec2),
     ) -> MoveAndSlideOutput {
         // Only stepping and snapping ask whether it starts on the ground.
         let starts_on_ground = (self.step_height > 0.0 || self.snap_to_ground > 0.0)
             && self.ground_below(at, 2.0 * self.skin).is_some();
-        let at = self.slide_along(at, motion, starts_on_ground, &mut hits, on_hit);
+        let at = self.slide_along(at, motion, starts_on_ground, &mut touched, on_hit);
         let (at, ground) = self.settle(at, motion, starts_on_ground);
         MoveAndSlideOutput {
             translation: at,
             moved: Vec2::ZERO,
-            hits,
+            hits: touched.hits,
             grounded: ground.is_some(),
             ground,
+            walkable: touched.walkable,
+            up: self.up,
         }
     }
 
@@ -494,7 +620,7 @@ impl<'a, 'w, 's> Slider<'a, 'w, 's> {
         mut at: Vec2,
         motion: Vec2,
         starts_on_ground: bool,
-        hits: &mut Vec<SlideHit>,
+        touched: &mut Touched,
         on_hit: &mut impl FnMut(&SlideHit, &mut Vec2),
     ) -> Vec2 {
         // Stepping needs a foot on the ground: at the start, or met since.
@@ -517,8 +643,8 @@ impl<'a, 'w, 's> Slider<'a, 'w, 's> {
             let touch = at + direction * blocked.distance;
             at += direction * travel;
             remaining = direction * (length - travel);
-            hits.push(blocked.hit);
             let walkable = self.is_ground(&blocked, touch);
+            touched.push(blocked.hit, walkable);
             if walkable {
                 on_ground = true;
             } else if on_ground
@@ -526,7 +652,7 @@ impl<'a, 'w, 's> Slider<'a, 'w, 's> {
                 && let Some((stepped, ground, left)) = self.step_up(at, remaining, normal)
             {
                 at = stepped;
-                hits.push(ground.hit);
+                touched.push(ground.hit, true);
                 remaining = left;
                 continue;
             }
@@ -597,48 +723,7 @@ impl<'a, 'w, 's> Slider<'a, 'w, 's> {
     /// What is left of `remaining` after meeting a surface with `normal`;
     /// `motion` is the whole call's.
     fn slide(&self, remaining: Vec2, motion: Vec2, normal: Vec2, walkable: bool) -> Vec2 {
-        let up = self.up;
-        let into = remaining.dot(normal);
-        if into >= 0.0 {
-            return remaining;
-        }
-        if walkable {
-            // Only along `up`: the horizontal part stays whole.
-            return remaining - up * (into / normal.dot(up));
-        }
-        let normal_up = normal.dot(up);
-        let slid = if normal_up >= 0.0 {
-            // A wall or a steep slope: the horizontal part stops against it
-            // rather than turning into a climb; a fall slides down it.
-            let vertical = up * remaining.dot(up);
-            let horizontal = remaining - vertical;
-            let side = (normal - up * normal_up).normalize_or_zero();
-            let across = horizontal.dot(side);
-            let horizontal = if across < 0.0 {
-                horizontal - side * across
-            } else {
-                horizontal
-            };
-            let fall = vertical.dot(normal);
-            let vertical = if fall < 0.0 {
-                vertical - normal * fall
-            } else {
-                vertical
-            };
-            horizontal + vertical
-        } else {
-            // A ceiling: slide along it.
-            remaining - normal * into
-        };
-        // No rise the motion did not ask for: walking up a slope into a
-        // wall stops instead of climbing the wall.
-        let rise_limit = remaining.dot(up).min(motion.dot(up)).max(0.0);
-        let rise = slid.dot(up);
-        if rise > rise_limit {
-            slid - up * (rise - rise_limit)
-        } else {
-            slid
-        }
+        slide_by_policy(remaining, motion, normal, walkable, self.up)
     }
 
     /// Whether `blocked`, met with the collider at `touch`, is walkable
@@ -865,30 +950,38 @@ impl<'a, 'w, 's> Slider<'a, 'w, 's> {
     }
 
     /// The collider pushed out of what it overlaps or touches at `start`, a
-    /// skin clear of it, deepest first; `start` itself if a few rounds do
-    /// not get it all the way out. One-way platforms are left alone: being
-    /// inside one is how it is crossed.
-    fn depenetrate(&self, start: Vec2, hits: &mut Vec<SlideHit>) -> Vec2 {
+    /// skin clear of it: every contact's push combined by [`push_out`] (the
+    /// one [`Collisions::push_out`](crate::Collisions::push_out) uses, so a
+    /// collider wedged where two surfaces meet goes out between them), in
+    /// a few rounds for what the first push runs into; `start` itself if
+    /// they do not get it all the way out. One-way platforms are left
+    /// alone: being inside one is how it is crossed.
+    fn depenetrate(&self, start: Vec2, touched: &mut Touched) -> Vec2 {
         let mut contacts = self.contacts(start);
         if contacts.is_empty() {
             return start;
         }
         let mut at = start;
-        let mut pushed = Vec::new();
+        let mut pushed: Vec<SlideHit> = Vec::new();
         for _ in 0..DEPENETRATION_ROUNDS {
-            let Some(&(entity, contact)) = contacts
-                .iter()
-                .max_by(|(_, a), (_, b)| a.depth.total_cmp(&b.depth))
-            else {
+            if contacts.is_empty() {
                 break;
-            };
+            }
             // `contact.normal` points from the collider into the target.
-            at -= contact.normal * (contact.depth + self.skin);
-            pushed.push(SlideHit {
-                entity,
-                point: contact.point,
-                normal: -contact.normal,
+            let skinned = (contacts.iter()).map(|&(_, contact)| Contact {
+                depth: contact.depth + self.skin,
+                ..contact
             });
+            at += push_out(skinned);
+            for &(entity, contact) in &contacts {
+                if pushed.iter().all(|hit| hit.entity != entity) {
+                    pushed.push(SlideHit {
+                        entity,
+                        point: contact.point,
+                        normal: -contact.normal,
+                    });
+                }
+            }
             contacts = self.contacts(at);
             contacts.retain(|(_, contact)| contact.depth > 0.0);
         }
@@ -897,12 +990,16 @@ impl<'a, 'w, 's> Slider<'a, 'w, 's> {
         if !contacts.is_empty() || !at.is_finite() {
             return start;
         }
-        hits.extend(pushed);
+        for hit in pushed {
+            let walkable = hit.normal.dot(self.up) >= self.min_ground_up;
+            touched.push(hit, walkable);
+        }
         at
     }
 
     /// The colliders (not one-way platforms) that the collider at `at`
-    /// overlaps or touches, with their contacts seen from it.
+    /// overlaps or touches, with their contacts seen from it: a contact
+    /// per part touched of a compound (both sides of a polyline's valley).
     fn contacts(&self, at: Vec2) -> Vec<(Entity, Contact)> {
         let pose = Isometry2d::new(at, self.rotation);
         let colliders = self.spatial.colliders();
@@ -915,12 +1012,12 @@ impl<'a, 'w, 's> Slider<'a, 'w, 's> {
             {
                 return;
             }
-            if let Some(contact) = self.shape.contact(pose, target_shape, target.pose) {
+            for_each_part_contact(self.shape, pose, target_shape, target.pose, |contact, _| {
                 found.push((target.entity, contact));
-            }
+            });
         });
         // The search order is the grid's; the pushes must not depend on it.
-        found.sort_unstable_by_key(|(entity, _)| *entity);
+        found.sort_by_key(|(entity, _)| *entity);
         found
     }
 
@@ -963,6 +1060,60 @@ mod tests {
     use super::*;
     use crate::components::{CollisionLayers, StaticCollider};
     use crate::plugin::CollisionPlugin;
+
+    /// The nearest velocity that goes into none of the surfaces, in f64 by
+    /// another route: the velocity itself if allowed, else its projection
+    /// on each edge ray of the allowed cone that is allowed, else zero.
+    fn nearest_allowed(velocity: Vec2, normals: &[Vec2]) -> Vec2 {
+        let v = velocity.as_dvec2();
+        let allowed = |p: bevy::math::DVec2| {
+            normals
+                .iter()
+                .all(|n| p.dot(n.as_dvec2()) >= -1e-9 * v.length())
+        };
+        if allowed(v) {
+            return velocity;
+        }
+        let rays = normals.iter().flat_map(|n| [n.perp(), -n.perp()]);
+        rays.map(|ray| ray.as_dvec2() * v.dot(ray.as_dvec2()).max(0.0))
+            .filter(|&p| allowed(p))
+            .min_by(|a, b| a.distance(v).total_cmp(&b.distance(v)))
+            .unwrap_or_default()
+            .as_vec2()
+    }
+
+    /// Every pair of surfaces, in both orders, and velocities all around:
+    /// the slid velocity goes into neither surface, is the nearest such
+    /// velocity, and does not depend on the order (a sloping ceiling listed
+    /// first and a floor after it made a wedge the slide went into).
+    #[test]
+    fn slide_velocity_is_the_nearest_velocity_into_no_surface() {
+        let mut rng = StdRng::seed_from_u64(4607);
+        for case in 0..20_000 {
+            let normals = [0, 1].map(|_| Vec2::from_angle(rng.random_range(-3.2..3.2)));
+            let velocity =
+                Vec2::from_angle(rng.random_range(-3.2..3.2)) * rng.random_range(0.1..500.0);
+            let dirs = normals.map(|n| Dir2::new(n).unwrap());
+            let [one, other] = [dirs, [dirs[1], dirs[0]]].map(|d| slide_velocity(velocity, d));
+            let what = format!("case {case}: {velocity} along {normals:?}: {one} / {other}");
+            assert!(one.distance(other) <= 1e-3 * velocity.length(), "{what}");
+            for n in normals {
+                assert!(one.dot(n) >= -1e-4 * velocity.length(), "{what}: into {n}");
+            }
+            let nearest = nearest_allowed(velocity, &normals);
+            assert!(
+                one.distance(nearest) <= 1e-3 * velocity.length(),
+                "{what}: nearest {nearest}"
+            );
+        }
+        // The wedge of the issue: a ceiling sloping down to the right, and a
+        // floor; moving down-right goes into both.
+        let ceiling = Dir2::new(Vec2::new(-1.0, -2.0)).unwrap();
+        assert_eq!(
+            slide_velocity(Vec2::new(1.0, -1.0), [ceiling, Dir2::Y]),
+            Vec2::ZERO
+        );
+    }
 
     /// Lookups through the colliders gathered around a call find what
     /// lookups through the grids find: random calls among tiles, a ramp,
@@ -1053,9 +1204,9 @@ mod tests {
                 continue;
             };
             gathered_calls += usize::from(slider.gather(pose.translation, motion).is_some());
-            let mut hits = Vec::new();
-            let at = slider.depenetrate(pose.translation, &mut hits);
-            let mut walked = slider.run_from(at, motion, hits, &mut |_, _| {});
+            let mut touched = Touched::default();
+            let at = slider.depenetrate(pose.translation, &mut touched);
+            let mut walked = slider.run_from(at, motion, touched, &mut |_, _| {});
             walked.moved = walked.translation - pose.translation;
             assert_eq!(
                 out, walked,

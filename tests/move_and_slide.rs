@@ -944,3 +944,147 @@ fn a_character_entity_moved_by_a_system_lands_and_walks() {
         .unwrap();
     assert!(grounded);
 }
+
+/// The distance from `p` to the segment `a`-`b`.
+fn segment_distance(p: Vec2, a: Vec2, b: Vec2) -> f32 {
+    let t = ((p - a).dot(b - a) / (b - a).length_squared()).clamp(0.0, 1.0);
+    p.distance(a + (b - a) * t)
+}
+
+/// A ball wedged in a V valley (open above) is pushed out upward, a skin
+/// clear of both sides, whether the sides are two colliders or one
+/// polyline and however steep they are: the pushes of both sides are
+/// combined, not taken one at a time (which, with steep sides, traded one
+/// overlap for the other until the rounds ran out).
+#[test]
+fn depenetrate_gets_out_of_a_v_valley_upward() {
+    let ball = Collider::circle(5.0);
+    for degrees in [30.0f32, 45.0, 60.0, 75.0] {
+        let (sin, cos) = degrees.to_radians().sin_cos();
+        let (left, right) = (Vec2::new(-cos, sin) * 60.0, Vec2::new(cos, sin) * 60.0);
+        for as_polyline in [false, true] {
+            let name = if as_polyline {
+                "a polyline"
+            } else {
+                "two segments"
+            };
+            let build = |app: &mut App| {
+                if as_polyline {
+                    let valley = Collider::polyline(&[left, Vec2::ZERO, right]).unwrap();
+                    solid(app, valley, 0.0, 0.0);
+                } else {
+                    solid(app, Collider::segment(left, Vec2::ZERO), 0.0, 0.0);
+                    solid(app, Collider::segment(Vec2::ZERO, right), 0.0, 0.0);
+                }
+            };
+            let mut level = Level::new(build);
+            // The centre on the axis, each side 3 from it: 2 deep in both.
+            let start = Vec2::new(0.0, 3.0 / cos);
+            let spatial = level.state.get(level.app.world()).unwrap();
+            let pose = Isometry2d::from_translation(start);
+            let (at, hits) = spatial.depenetrate(&ball, pose, &config(), &QueryFilter::default());
+            let what = format!("{degrees} degrees, {name}: {start} -> {at}");
+            assert!(at.y > start.y, "{what}: not out upward");
+            assert!(at.x.abs() < 1e-3, "{what}: pushed sideways");
+            assert!(!hits.is_empty(), "{what}");
+            for (a, b) in [(left, Vec2::ZERO), (Vec2::ZERO, right)] {
+                let clear = segment_distance(at, a, b) - 5.0;
+                assert!(
+                    (clear - SKIN).abs() < 2e-3,
+                    "{what}: {clear} clear of a side"
+                );
+            }
+            // A character standing there moves out the same way.
+            let out = level.slide(&ball, start, Vec2::new(0.0, -1.0), &config());
+            assert!(out.translation.y > start.y, "{what}: {out:?}");
+        }
+    }
+}
+
+/// The velocity a game keeps after running at a ramp steeper than the
+/// controller walks (63 degrees) under gravity: it never turns the run into
+/// a climb; the character stops at the foot of the ramp instead of walking
+/// up to its top.
+#[test]
+fn projected_velocity_does_not_climb_a_steep_ramp() {
+    let mut level = Level::new(|app| {
+        floor(app);
+        let ramp = [
+            Vec2::new(200.0, 0.0),
+            Vec2::new(260.0, 0.0),
+            Vec2::new(260.0, 118.0),
+        ];
+        solid(app, Collider::convex_polygon(&ramp).unwrap(), 0.0, 0.0);
+    });
+    let collider = Collider::capsule(7.0, 14.0);
+    let mut at = Vec2::new(150.0, 14.0 + SKIN);
+    let mut velocity = Vec2::new(200.0, 0.0);
+    let config = MoveAndSlideConfig::default();
+    let mut highest = at.y;
+    for _ in 0..300 {
+        velocity.y -= GRAVITY * DT;
+        let out = level.slide(&collider, at, velocity * DT, &config);
+        at = out.translation;
+        velocity = out.projected_velocity(velocity);
+        // The kept velocity never points up the ramp: no upward speed
+        // that the velocity did not have.
+        assert!(velocity.y <= 1e-3, "{out:?}: kept {velocity}");
+        if out.grounded {
+            velocity.y = 0.0;
+        }
+        velocity.x = 200.0; // still running right
+        highest = highest.max(at.y);
+    }
+    assert!(highest < 14.0 + 2.0, "climbed to {highest}");
+    assert!(at.x < 200.0, "ended at {at}");
+}
+
+/// A ball moved at a sharp corner of a polyline from its convex side, from
+/// many directions and speeds, never ends across the line: the corner is a
+/// corner (its normal from the vertex), not a face that lets the ball slide
+/// into it.
+#[test]
+fn a_ball_moved_at_a_polylines_sharp_corner_never_crosses_it() {
+    let ball = Collider::circle(4.0);
+    let mut rng = StdRng::seed_from_u64(4611);
+    for opening in [20.0f32, 45.0, 90.0, 135.0] {
+        let half = opening.to_radians() / 2.0;
+        // The corner at (0, -10), its sides running up-right and up-left
+        // of the direction it points in (down-left).
+        let corner = Vec2::new(0.0, -10.0);
+        let pointing = Vec2::new(-7.0, -6.0).normalize();
+        let side = |turn: f32| corner - Rot2::radians(turn) * pointing * 40.0;
+        let line = [side(half), corner, side(-half)];
+        let mut level = Level::new(|app| {
+            solid(app, Collider::polyline(&line).unwrap(), 0.0, 0.0);
+        });
+        for _ in 0..200 {
+            // From around the corner's convex side, at the corner.
+            let from = Rot2::radians(rng.random_range(-1.2..1.2)) * pointing;
+            let start = corner + from * rng.random_range(6.0..14.0);
+            let aim = corner + Vec2::new(rng.random_range(-3.0..3.0), rng.random_range(-3.0..3.0));
+            let motion = (aim - start).normalize() * rng.random_range(2.0..30.0);
+            let out = level.slide(&ball, start, motion, &config());
+            let end = out.translation;
+            let clear = segment_distance(end, line[0], line[1])
+                .min(segment_distance(end, line[1], line[2]))
+                - 4.0;
+            assert!(
+                clear > -1e-3,
+                "{opening} degrees: from {start} by {motion} to {end}, {clear} into the line: {out:?}"
+            );
+            // Still on the convex side: outside the wedge of the two sides.
+            let (a, b) = (
+                (line[0] - corner).normalize(),
+                (line[2] - corner).normalize(),
+            );
+            let to_end = end - corner;
+            let inside_wedge = a.perp_dot(to_end) * a.perp_dot(b) > 0.0
+                && b.perp_dot(to_end) * b.perp_dot(a) > 0.0;
+            assert!(
+                !inside_wedge,
+                "{opening} degrees: from {start} by {motion} crossed to {end}"
+            );
+        }
+    }
+}

@@ -40,7 +40,7 @@
 //!     for (entity, collider, mut transform, mut character) in &mut characters {
 //!         character.velocity.x = RUN_SPEED; // the player holds "right"
 //!         character.velocity.y -= GRAVITY * dt;
-//!         let pose = Isometry2d::from_translation(transform.translation.truncate());
+//!         let pose = pose_of(&transform); // position and rotation, as detection reads them
 //!         let filter = QueryFilter::default().with_excluded([entity]);
 //!         let moved =
 //!             spatial.move_and_slide(collider, pose, character.velocity * dt, &config, &filter);

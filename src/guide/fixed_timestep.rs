@@ -11,6 +11,13 @@
 //! `Update`. When the frame is short, no fixed step may run in it: then
 //! there is no detection either, and nothing new to hear.
 //!
+//! Characters moved by [`SpatialQuery::move_and_slide`] move in
+//! `FixedUpdate` too, before the step's detection: their queries see the
+//! colliders where the previous step's detection saw them (and a level
+//! spawned at startup from the first step on), and the step's detection
+//! then reports what they touched. Moving them in `Update` instead would
+//! move them once per frame, not once per step.
+//!
 //! ```
 //! use bevy::prelude::*;
 //! use bevy_collide2d::prelude::*;
@@ -46,3 +53,4 @@
 //! ```
 //!
 //! [`CollisionSystems`]: crate::CollisionSystems
+//! [`SpatialQuery::move_and_slide`]: crate::SpatialQuery::move_and_slide

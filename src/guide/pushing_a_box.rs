@@ -3,8 +3,10 @@
 //!
 //! The character moves as in [`character_controller`](super::character_controller),
 //! through [`SpatialQuery::move_and_slide_with`], whose hook sees each
-//! surface it meets. When that surface is a box's side, the box gets the
-//! horizontal part of the character's motion, and moves with
+//! surface it meets. When that surface is a box's side (any face the
+//! controller would not stand on, by its own slope limit,
+//! [`MoveAndSlideConfig::is_walkable`], and not an underside), the box gets
+//! the horizontal part of the character's motion, and moves with
 //! `move_and_slide` on its own: it slides along the floor, stops at walls,
 //! and a slope too steep to walk stops it as it would stop the character.
 //! Pushing the box by setting its `Transform` instead would push it through
@@ -42,8 +44,9 @@
 //!     let filter = QueryFilter::default().with_excluded([player]);
 //!     let mut pushed = Vec::new();
 //!     let out = spatial.move_and_slide_with(collider, pose_of(&transform), motion, &config, &filter, |hit, _| {
-//!         // A box's side (not its top, which the player may stand on).
-//!         if crates.contains(hit.entity) && hit.normal.y.abs() < 0.5 {
+//!         // A box's side: not a face the player stands on (by the same
+//!         // slope limit as the controller), nor one above it.
+//!         if crates.contains(hit.entity) && !config.is_walkable(hit.normal) && hit.normal.y >= 0.0 {
 //!             pushed.push(hit.entity);
 //!         }
 //!     });
@@ -97,3 +100,4 @@
 //!
 //! [`SpatialQuery::move_and_slide`]: crate::SpatialQuery::move_and_slide
 //! [`SpatialQuery::move_and_slide_with`]: crate::SpatialQuery::move_and_slide_with
+//! [`MoveAndSlideConfig::is_walkable`]: crate::MoveAndSlideConfig::is_walkable
