@@ -199,18 +199,22 @@ fn add_prepare_systems(app: &mut App, schedule: InternedScheduleLabel) {
 }
 
 /// Adds the building of tilemap colliders, always in `PostUpdate` before
-/// transform propagation, whatever the detection schedule.
+/// transform propagation, whatever the detection schedule, and in
+/// `PostStartup` before the startup snapshot, so that the first fixed
+/// steps' queries see a map spawned at startup as they see any collider.
 fn add_tilemap_system(app: &mut App) {
     // Tiles spawned before propagation are placed in the same frame. The
     // condition skips the system in frames without a map change, which
     // is nearly all: running it, even to find nothing, cost more than
     // the whole detection of a small scene.
-    app.add_systems(
-        PostUpdate,
-        build_tilemap_colliders
-            .run_if(any_tilemap_changed)
-            .before(TransformSystems::Propagate),
-    );
+    for schedule in [PostStartup.intern(), PostUpdate.intern()] {
+        app.add_systems(
+            schedule,
+            build_tilemap_colliders
+                .run_if(any_tilemap_changed)
+                .before(TransformSystems::Propagate),
+        );
+    }
 }
 
 /// Adds the broad phase, narrow phase and events systems to their sets in

@@ -140,3 +140,44 @@ fn queries_in_the_first_fixed_step_see_the_colliders() {
         assert!(colliding.is_empty() || colliding.contains(&walker));
     }
 }
+
+/// What the first fixed steps' queries found.
+#[derive(Resource, Default)]
+struct FirstStepHits(Vec<Vec<Entity>>);
+
+/// A tile map and a plain collider spawned in `Startup`, with detection in
+/// `FixedPostUpdate`: the first `FixedUpdate`, before any detection, finds
+/// both (the map's collider is built before the startup snapshot).
+#[test]
+fn a_tile_map_spawned_at_startup_is_seen_by_the_first_fixed_step() {
+    let mut app = app_with(CollisionPlugin::new(FixedPostUpdate));
+    app.insert_resource(Time::<Fixed>::from_hz(60.0))
+        .init_resource::<FirstStepHits>()
+        .add_systems(Startup, |mut commands: Commands| {
+            let map = TilemapCollider::from_ascii(Vec2::splat(10.0), "...\n###");
+            commands.spawn((map, Transform::default()));
+            commands.spawn((Collider::circle(2.0), Transform::from_xyz(15.0, 15.0, 0.0)));
+        })
+        .add_systems(
+            FixedUpdate,
+            |spatial: SpatialQuery, mut seen: ResMut<FirstStepHits>| {
+                let filter = QueryFilter::default();
+                let mut hits = spatial.point_hits(Vec2::new(15.0, 5.0), &filter);
+                hits.extend(spatial.point_hits(Vec2::new(15.0, 15.0), &filter));
+                seen.0.push(hits);
+            },
+        );
+    for _ in 0..3 {
+        app.update();
+    }
+    let mut maps = app
+        .world_mut()
+        .query_filtered::<Entity, With<TilemapCollider>>();
+    let map = maps.single(app.world()).unwrap();
+    let seen = &app.world().resource::<FirstStepHits>().0;
+    assert!(!seen.is_empty());
+    for (step, hits) in seen.iter().enumerate() {
+        assert_eq!(hits.len(), 2, "step {step}: {hits:?}");
+        assert_eq!(hits[0], map, "step {step}");
+    }
+}

@@ -6,7 +6,9 @@ mod tiles;
 use bevy::math::{URect, UVec2, Vec2};
 use bevy::prelude::*;
 
+use bevy::ecs::change_detection::Tick;
 use bevy::ecs::lifecycle::HookContext;
+use bevy::ecs::system::SystemChangeTick;
 use bevy::ecs::world::DeferredWorld;
 
 use crate::components::{Collider, CollisionLayers, StaticCollider};
@@ -258,15 +260,36 @@ pub(crate) fn any_tilemap_changed(maps: Query<(), Changed<TilemapCollider>>) -> 
     !maps.is_empty()
 }
 
+/// When a [`TilemapCollider`]'s colliders were last built, so that the
+/// build at startup and the one in `PostUpdate` do not both build the same
+/// map (a second build would replace its kind children, and with them end
+/// and restart their contacts).
+#[derive(Component, Clone, Copy, Debug)]
+pub(crate) struct TilemapBuilt(Tick);
+
+/// What [`build_tilemap_colliders`] reads of a changed map.
+type ChangedMap = (
+    Entity,
+    Ref<'static, TilemapCollider>,
+    Option<&'static TilemapBuilt>,
+    Option<&'static Children>,
+);
+
 /// Gives new or changed [`TilemapCollider`]s their colliders (the `'#'`
 /// one on the map, one child per other kind), or takes them away from a bad
 /// or empty map.
 pub(crate) fn build_tilemap_colliders(
     mut commands: Commands,
-    maps: Query<(Entity, &TilemapCollider, Option<&Children>), Changed<TilemapCollider>>,
+    maps: Query<ChangedMap, Changed<TilemapCollider>>,
     kind_children: Query<(), (With<TilemapTile>, With<TilemapKind>)>,
+    ticks: SystemChangeTick,
 ) {
-    for (map, tilemap, children) in &maps {
+    for (map, tilemap, built, children) in &maps {
+        let this_run = ticks.this_run();
+        if built.is_some_and(|built| !tilemap.last_changed().is_newer_than(built.0, this_run)) {
+            continue;
+        }
+        commands.entity(map).insert(TilemapBuilt(this_run));
         if let Some(error) = tilemap.error() {
             warn!("bevy_collide2d: TilemapCollider on {map} builds no collider: {error}");
         }
@@ -316,7 +339,7 @@ fn remove_map_collider(mut world: DeferredWorld, context: HookContext) {
         .collect();
     let mut commands = world.commands();
     if let Ok(mut entity) = commands.get_entity(context.entity) {
-        entity.try_remove::<MapCollider>();
+        entity.try_remove::<(MapCollider, TilemapBuilt)>();
     }
     for child in kinds {
         if let Ok(mut child) = commands.get_entity(child) {
