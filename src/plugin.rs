@@ -27,6 +27,7 @@ use crate::stages::events::{
     CollisionEnded, CollisionEvent, CollisionStarted, report_collision_changes,
 };
 use crate::stages::narrow_phase::{PairChanges, PreviousPairs, compute_contacts};
+use crate::stages::part_neighbourhoods::PartNeighbourhoods;
 use crate::stages::prepare::snapshot_colliders;
 use crate::stages::snapshot::{ColliderSnapshot, WarnedColliders};
 use crate::stages::static_colliders::{StaticColliders, note_added_static};
@@ -129,6 +130,7 @@ fn init_resources(app: &mut App) {
         .init_resource::<Collisions>()
         .init_resource::<PreviousPairs>()
         .init_resource::<PairChanges>()
+        .init_resource::<PartNeighbourhoods>()
         .init_resource::<WarnedColliders>()
         .init_resource::<PreviousPoses>()
         .init_resource::<InsertedColliding>()

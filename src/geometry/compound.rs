@@ -258,6 +258,13 @@ impl Compound {
         }
     }
 
+    /// Whether the compound keeps a grid over its parts (it has many): then
+    /// the parts near a collider are worth keeping between detections.
+    #[inline]
+    pub(crate) fn has_part_grid(&self) -> bool {
+        self.inner.grid.is_some()
+    }
+
     /// For two compounds of a few parts each (neither a polyline), at poses
     /// `pa` and `pb`, calls `visit(i, j)` with each part `i` of `a` and `j` of
     /// `b` whose bounding circles meet, in order of `i` then `j`, and returns

@@ -19,7 +19,7 @@
 //! to [`dispatch`], and an override in each operation that has that test.
 
 use bevy::math::{Isometry2d, Vec2};
-use bevy::shape::Aabb2d;
+use bevy::shape::{Aabb2d, IntersectsVolume};
 
 use super::pairs::Stick;
 use super::polyline::{ChainSegment, ghost_contact, stricter_contact};
@@ -292,6 +292,7 @@ fn over_parts<O: PairOp>(
         pa,
         b,
         pb,
+        [None, None],
         |shape| op.reach(shape.0, shape.1, true),
         |shape| op.reach(shape.0, shape.1, false),
         |(part_a, place_a, in_a), (part_b, place_b, in_b)| {
@@ -320,52 +321,88 @@ type PairSide<'a, P> = (ShapeRef<'a>, P, Option<(&'a Compound, u32)>);
 /// not a compound) and a part of `b` that may meet: the parts of a compound
 /// near the other side (`reach_a` / `reach_b` give the world box the shape
 /// of the first / second side can reach), each part of one near each part
-/// of the other when both are compounds. The one walk over compound parts
-/// that every pair operation shares.
+/// of the other when both are compounds; for a compound side with a
+/// `listed` set of parts (known to hold every part near the other side),
+/// those parts instead. The one walk over compound parts that every pair
+/// operation shares.
+#[allow(clippy::too_many_arguments)]
 pub(crate) fn visit_part_pairs<'a, P: PartPlace>(
     a: ShapeRef<'a>,
     pa: P,
     b: ShapeRef<'a>,
     pb: P,
+    listed: [Option<&[u32]>; 2],
     reach_a: impl Fn((ShapeRef<'a>, P)) -> Aabb2d,
     reach_b: impl Fn((ShapeRef<'a>, P)) -> Aabb2d,
     mut visit: impl FnMut(PairSide<'a, P>, PairSide<'a, P>),
 ) {
-    // The parts of `compound` at `place` near `other` (reached by `reach`).
+    // The parts of `compound` at `place` near `other` (reached by `reach`),
+    // or the `listed` ones.
     fn near_parts<'a, P: PartPlace>(
         compound: &'a Compound,
         place: P,
         other: (ShapeRef<'a>, P),
         reach: &impl Fn((ShapeRef<'a>, P)) -> Aabb2d,
+        listed: Option<&[u32]>,
         mut visit: impl FnMut(PairSide<'a, P>),
     ) {
-        let near = || place.local_box(reach(other));
         let parts = compound.parts();
-        compound.visit_parts(near, |i, _| {
+        let mut part_side = |i: u32| {
             let part = &parts[i as usize];
             let part_place = place.of_part(part.pose);
             visit((part.shape.as_ref(), part_place, Some((compound, i))));
-        });
+        };
+        match listed {
+            Some(listed) => listed.iter().for_each(|&i| part_side(i)),
+            None => {
+                let near = || place.local_box(reach(other));
+                compound.visit_parts(near, |i, _| part_side(i));
+            }
+        }
     }
+    let [listed_a, listed_b] = listed;
     match (a, b) {
         (ShapeRef::Compound(ca), ShapeRef::Compound(cb)) => {
-            near_parts(ca, pa, (b, pb), &reach_b, |side_a| {
+            near_parts(ca, pa, (b, pb), &reach_b, listed_a, |side_a| {
                 let part_a = (side_a.0, side_a.1);
-                near_parts(cb, pb, part_a, &reach_a, |side_b| visit(side_a, side_b));
+                near_parts(cb, pb, part_a, &reach_a, listed_b, |side_b| {
+                    visit(side_a, side_b)
+                });
             });
         }
         (ShapeRef::Compound(ca), _) => {
-            near_parts(ca, pa, (b, pb), &reach_b, |side_a| {
+            near_parts(ca, pa, (b, pb), &reach_b, listed_a, |side_a| {
                 visit(side_a, (b, pb, None))
             });
         }
         (_, ShapeRef::Compound(cb)) => {
-            near_parts(cb, pb, (a, pa), &reach_a, |side_b| {
+            near_parts(cb, pb, (a, pa), &reach_a, listed_b, |side_b| {
                 visit((a, pa, None), side_b)
             });
         }
         _ => visit((a, pa, None), (b, pb, None)),
     }
+}
+
+/// Calls `visit` with each part of `compound` at `pose` whose world box
+/// overlaps `world`, and that box.
+pub(crate) fn visit_parts_in(
+    compound: &Compound,
+    pose: Isometry2d,
+    world: &Aabb2d,
+    mut visit: impl FnMut(u32, Aabb2d),
+) {
+    let parts = compound.parts();
+    compound.visit_parts(
+        || pose.local_box(*world),
+        |i, _| {
+            let part = &parts[i as usize];
+            let aabb = part.shape.aabb(pose * part.pose);
+            if aabb.intersects(world) {
+                visit(i, aabb);
+            }
+        },
+    );
 }
 
 /// Whether two shapes at their poses overlap or touch
@@ -562,18 +599,36 @@ pub(crate) fn deeper(found: Option<Contact>, next: Option<Contact>) -> Option<Co
     }
 }
 
-/// The contact of `a` at `pa` and `b` at `pb` (the deepest of their parts'),
-/// and the index of the part of each that it is on (`None` for a shape that
-/// is not a compound).
+/// The contact of `a` at `pa` and `b` at `pb` (the deepest of their parts',
+/// equally deep ones to the lowest part indices, so that the answer does
+/// not depend on the order the parts are looked at in), and the index of
+/// the part of each that it is on (`None` for a shape that is not a
+/// compound).
+#[cfg(test)]
 pub(crate) fn contact_with_parts(
     a: ShapeRef<'_>,
     pa: Isometry2d,
     b: ShapeRef<'_>,
     pb: Isometry2d,
 ) -> Option<(Contact, [Option<u32>; 2])> {
+    contact_with_listed_parts(a, pa, b, pb, [None, None])
+}
+
+/// [`contact_with_parts`], with the parts of a compound side `listed` when
+/// they are known ([`visit_part_pairs`]).
+pub(crate) fn contact_with_listed_parts(
+    a: ShapeRef<'_>,
+    pa: Isometry2d,
+    b: ShapeRef<'_>,
+    pb: Isometry2d,
+    listed: [Option<&[u32]>; 2],
+) -> Option<(Contact, [Option<u32>; 2])> {
     let mut deepest: Option<(Contact, [Option<u32>; 2])> = None;
-    for_each_part_contact(a, pa, b, pb, |contact, parts| {
-        if deepest.is_none_or(|(d, _)| contact.depth > d.depth) {
+    for_each_listed_part_contact(a, pa, b, pb, listed, |contact, parts| {
+        let deeper = deepest.is_none_or(|(d, found)| {
+            contact.depth > d.depth || (contact.depth == d.depth && parts < found)
+        });
+        if deeper {
             deepest = Some((contact, parts));
         }
     });
@@ -591,6 +646,19 @@ pub(crate) fn for_each_part_contact(
     pa: Isometry2d,
     b: ShapeRef<'_>,
     pb: Isometry2d,
+    found: impl FnMut(Contact, [Option<u32>; 2]),
+) {
+    for_each_listed_part_contact(a, pa, b, pb, [None, None], found);
+}
+
+/// [`for_each_part_contact`], with the parts of a compound side `listed`
+/// when they are known ([`visit_part_pairs`]).
+fn for_each_listed_part_contact(
+    a: ShapeRef<'_>,
+    pa: Isometry2d,
+    b: ShapeRef<'_>,
+    pb: Isometry2d,
+    listed: [Option<&[u32]>; 2],
     mut found: impl FnMut(Contact, [Option<u32>; 2]),
 ) {
     if let (ShapeRef::Compound(ca), ShapeRef::Compound(cb)) = (a, b) {
@@ -613,6 +681,7 @@ pub(crate) fn for_each_part_contact(
         pa,
         b,
         pb,
+        listed,
         aabb,
         aabb,
         |(part_a, place_a, in_a), (part_b, place_b, in_b)| {

@@ -40,7 +40,9 @@ pub use compound::{Compound, CompoundPart};
 pub(crate) use concave::convex_pieces;
 pub use contact::Contact;
 pub(crate) use dispatch::{ContactOp, PairShape, SpecialKind, dispatch};
-pub(crate) use dispatch::{contact_with_parts, for_each_part_contact, prefetch_parts};
+pub(crate) use dispatch::{
+    contact_with_listed_parts, for_each_part_contact, prefetch_parts, visit_parts_in,
+};
 pub(crate) use pairs::Stick;
 pub use pairs::{
     circle_circle_contact, circle_circle_intersects, circle_rect_contact, circle_rect_intersects,

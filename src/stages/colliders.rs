@@ -112,6 +112,10 @@ pub(crate) trait ColliderSource<'a>: Copy + Send + Sync {
     fn sweep(self, index: usize) -> Sweep;
     /// The bits in which the entities of all the colliders differ.
     fn entity_varying_bits(self) -> u64;
+    /// Collider `index`'s bounding box.
+    fn aabb(self, index: usize) -> &'a Aabb2d;
+    /// Whether collider `index` is a static one.
+    fn is_static(self, index: usize) -> bool;
 }
 
 impl<'a> ColliderSource<'a> for &'a ColliderSnapshot {
@@ -134,6 +138,16 @@ impl<'a> ColliderSource<'a> for &'a ColliderSnapshot {
     fn entity_varying_bits(self) -> u64 {
         ColliderSnapshot::entity_varying_bits(self)
     }
+
+    #[inline]
+    fn aabb(self, index: usize) -> &'a Aabb2d {
+        &self.aabbs[index]
+    }
+
+    #[inline]
+    fn is_static(self, _: usize) -> bool {
+        false
+    }
 }
 
 impl<'a> ColliderSource<'a> for DetectionColliders<'a> {
@@ -155,5 +169,15 @@ impl<'a> ColliderSource<'a> for DetectionColliders<'a> {
 
     fn entity_varying_bits(self) -> u64 {
         DetectionColliders::entity_varying_bits(&self)
+    }
+
+    #[inline]
+    fn aabb(self, index: usize) -> &'a Aabb2d {
+        DetectionColliders::aabb(&self, index)
+    }
+
+    #[inline]
+    fn is_static(self, index: usize) -> bool {
+        index >= self.moving.len()
     }
 }

@@ -21,6 +21,7 @@ pub(crate) mod colliding_entities;
 pub(crate) mod collisions;
 pub(crate) mod events;
 pub(crate) mod narrow_phase;
+pub(crate) mod part_neighbourhoods;
 pub(crate) mod prepare;
 pub(crate) mod snapshot;
 pub(crate) mod static_colliders;

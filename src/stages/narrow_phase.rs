@@ -9,11 +9,12 @@ use bevy::prelude::*;
 use super::broad_phase::BroadPhasePairs;
 use super::colliders::{ColliderSource, DetectionColliders};
 use super::collisions::{Collisions, ContactPair, ContactParts, PairParts, PairPaths, entity_pair};
+use super::part_neighbourhoods::{NearParts, Neighbourhood, PartNeighbourhoods};
 use super::snapshot::{ColliderSnapshot, SnapshotCollider, SnapshotShape};
 use super::static_colliders::StaticColliders;
 use crate::geometry::{
-    Contact, ContactOp, PairShape, ShapeRef, SpecialKind, Stick, contact_with_parts, dispatch,
-    prefetch_parts, time_of_impact_from_apart,
+    Contact, ContactOp, PairShape, ShapeRef, SpecialKind, Stick, contact_with_listed_parts,
+    dispatch, prefetch_parts, time_of_impact_from_apart,
 };
 use crate::util::parallel::{ChunkOutputs, RunChunks, Workers, for_each_chunk_mut};
 use crate::util::prefetch::{PREFETCH_DISTANCE, prefetch};
@@ -49,11 +50,17 @@ fn contact_pair<'a>(colliders: impl ColliderSource<'a>, (i, j): (u32, u32)) -> O
 /// contact is on: [`ContactParts::NONE`] without a compound, so that a
 /// compound pair is searched once. Out of line: the plain path's loop stays
 /// as small as without compounds.
+///
+/// With `near` (kept neighbourhoods, and where to put those gathered
+/// again), a moving collider against a big static compound looks in its
+/// neighbourhood of the compound's parts ([`PartNeighbourhoods`]) instead of
+/// the compound's part grid; the contact is the same.
 #[inline(never)]
 fn contact_pair_with_parts<'a>(
     colliders: impl ColliderSource<'a>,
     (i, j): (u32, u32),
     parts: &mut ContactParts,
+    near: Option<(&PartNeighbourhoods, &mut Vec<Neighbourhood>)>,
 ) -> Option<ContactPair> {
     let (i, j) = by_entity(colliders, (i, j));
     let (ci, cj) = (colliders.collider(i), colliders.collider(j));
@@ -62,9 +69,62 @@ fn contact_pair_with_parts<'a>(
         return packed_contact_pair(colliders, (i, ci), (j, cj));
     }
     let ((_, shape_i), (_, shape_j)) = (colliders.get(i), colliders.get(j));
-    let (contact, [pi, pj]) = contact_with_parts(shape_i, ci.pose, shape_j, cj.pose)?;
+    let listed = near.and_then(|near| listed_parts(colliders, (i, shape_i), (j, shape_j), near));
+    let listed = listed.as_ref().map(|(side, parts)| (*side, &parts[..]));
+    let listed = match listed {
+        Some((0, parts)) => [Some(parts), None],
+        Some((_, parts)) => [None, Some(parts)],
+        None => [None, None],
+    };
+    let (contact, [pi, pj]) =
+        contact_with_listed_parts(shape_i, ci.pose, shape_j, cj.pose, listed)?;
     *parts = ContactParts::new(pi, pj);
     Some(ordered_pair(ci.entity, cj.entity, contact))
+}
+
+/// For a moving collider against a static compound with a part grid: which
+/// side of the pair (0 or 1) the compound is, and its parts near the
+/// moving collider, from the collider's kept neighbourhood, or from one
+/// gathered again (and pushed to `gathered`) when it left the kept one.
+fn listed_parts<'a>(
+    colliders: impl ColliderSource<'a>,
+    (i, shape_i): (usize, ShapeRef<'a>),
+    (j, shape_j): (usize, ShapeRef<'a>),
+    (kept, gathered): (&PartNeighbourhoods, &mut Vec<Neighbourhood>),
+) -> Option<(usize, NearParts)> {
+    let (side, (mover, compound_index, compound)) = match (shape_i, shape_j) {
+        (_, ShapeRef::Compound(c)) if colliders.is_static(j) && !colliders.is_static(i) => {
+            (1, (i, j, c))
+        }
+        (ShapeRef::Compound(c), _) if colliders.is_static(i) && !colliders.is_static(j) => {
+            (0, (j, i, c))
+        }
+        _ => return None,
+    };
+    if !compound.has_part_grid() {
+        return None;
+    }
+    let (mover_entity, compound_collider) = (
+        colliders.collider(mover).entity,
+        colliders.collider(compound_index),
+    );
+    let aabb = colliders.aabb(mover);
+    let parts = match kept.kept(mover_entity, compound_collider.entity, aabb) {
+        Some(neighbourhood) => neighbourhood.parts_near(aabb),
+        None => {
+            let neighbourhood = Neighbourhood::gather(
+                mover_entity,
+                compound_collider.entity,
+                compound,
+                compound_collider.pose,
+                aabb,
+            );
+            let parts = neighbourhood.parts_near(aabb);
+            gathered.push(neighbourhood);
+            parts
+        }
+    };
+    Some((side, parts))
 }
 
 /// Candidate `(i, j)` as indices, the lower entity's first: a pair is
@@ -96,6 +156,11 @@ fn prefetch_compound_pairs<'a>(
             continue;
         };
         let (i, j) = (i as usize, j as usize);
+        // A moving collider against a static compound looks in its kept
+        // neighbourhood, not in the compound's grid.
+        if colliders.is_static(i) || colliders.is_static(j) {
+            continue;
+        }
         if colliders.collider(i).shape.is_compound() || colliders.collider(j).shape.is_compound() {
             let ((ci, shape_i), (cj, shape_j)) = (colliders.get(i), colliders.get(j));
             prefetch_parts(shape_i, ci.pose, shape_j, cj.pose, stage);
@@ -300,6 +365,7 @@ pub(crate) struct NarrowPhaseState<'w, 's> {
     sorted: Local<'s, SortedContacts>,
     /// The stamp of the last [`Collisions`] written.
     last_stamp: Local<'s, u64>,
+    neighbourhoods: ResMut<'w, PartNeighbourhoods>,
 }
 
 /// Computes exact contacts for [`BroadPhasePairs`] into [`Collisions`], and
@@ -315,6 +381,7 @@ pub(crate) fn compute_contacts(inputs: NarrowPhaseInputs, mut state: NarrowPhase
     // What detection remembers between runs is `Collisions` alone, so that
     // a game rolling its world back restores it with `Collisions`.
     state.previous.remember(&state.collisions.pairs);
+    (state.neighbourhoods).begin_detection(statics.version, snapshot.len());
     state.changes.restored = state.collisions.stamp != *state.last_stamp;
     *state.last_stamp += 1;
     state.collisions.stamp = *state.last_stamp;
@@ -379,7 +446,15 @@ impl NarrowPhaseState<'_, '_> {
         };
         let sorted = &mut *self.sorted;
         let parts = colliders.has_compounds().then_some(part_pairs);
-        let found_parts = sorted.find(source, candidates, workers, pairs, sort_space, parts);
+        let found_parts = sorted.find(
+            source,
+            candidates,
+            workers,
+            pairs,
+            sort_space,
+            parts,
+            &mut self.neighbourhoods,
+        );
         if !split.touching.is_empty() {
             merge_sorted(pairs, &split.touching, &mut sorted.merged);
         }
@@ -408,7 +483,7 @@ impl NarrowPhaseState<'_, '_> {
                 return None;
             }
             let mut parts = ContactParts::NONE;
-            let pair = contact_pair_with_parts(colliders, candidate, &mut parts)?;
+            let pair = contact_pair_with_parts(colliders, candidate, &mut parts, None)?;
             (parts != ContactParts::NONE).then_some(PairParts::of(&pair, parts))
         });
         part_pairs.sort_unstable_by_key(|pair| (pair.a, pair.b));
@@ -526,6 +601,8 @@ pub(crate) struct SortedContacts {
     /// The parts of each candidate's contact, beside `by_candidate`, when
     /// there are compounds.
     parts_by_candidate: Vec<ContactParts>,
+    /// The neighbourhoods of big static compounds gathered again, by chunk.
+    chunk_gathered: Vec<Vec<Neighbourhood>>,
 }
 
 impl SortedContacts {
@@ -534,6 +611,7 @@ impl SortedContacts {
     /// `parts` (there are compounds), also appends which parts the
     /// contacts of compound pairs are on, sorted, and says whether it did
     /// (not when the keys do not fit).
+    #[allow(clippy::too_many_arguments)]
     fn find<'a>(
         &mut self,
         colliders: impl ColliderSource<'a>,
@@ -542,6 +620,7 @@ impl SortedContacts {
         pairs: &mut Vec<ContactPair>,
         sort_space: &mut PairSortSpace<ContactPair>,
         parts: Option<&mut Vec<PairParts>>,
+        neighbourhoods: &mut PartNeighbourhoods,
     ) -> bool {
         // Every entity of a contact is one of the detection's.
         let varying = colliders.entity_varying_bits();
@@ -568,14 +647,28 @@ impl SortedContacts {
             .filter(|_| with_parts)
             .map(Some)
             .chain(core::iter::repeat_with(|| None));
+        let chunks = candidates.len().div_ceil(CANDIDATES_PER_CHUNK);
+        if self.chunk_gathered.len() < chunks {
+            self.chunk_gathered.resize_with(chunks, Vec::new);
+        }
+        self.chunk_gathered.iter_mut().for_each(Vec::clear);
         let slots = (self.by_candidate.chunks_mut(CANDIDATES_PER_CHUNK))
             .zip(part_slots)
+            .zip(self.chunk_gathered.iter_mut())
+            .map(|((slots, part_slots), gathered)| (slots, part_slots, gathered))
             .collect();
         self.keys.clear();
+        let kept = &*neighbourhoods;
         self.chunk_keys.collect_parts(
             runner,
             slots,
-            |k, (slots, part_slots): (&mut [ContactPair], Option<&mut [ContactParts]>), keys| {
+            |k,
+             (slots, part_slots, gathered): (
+                &mut [ContactPair],
+                Option<&mut [ContactParts]>,
+                &mut Vec<Neighbourhood>,
+            ),
+             keys| {
                 let first = k * CANDIDATES_PER_CHUNK;
                 let ahead = &candidates[first..];
                 let mut keep = |at: usize, pair: ContactPair| {
@@ -590,13 +683,15 @@ impl SortedContacts {
                     Some(part_slots) => {
                         fill_slots(colliders, slots, ahead, &mut keep, |at, candidate| {
                             prefetch_compound_pairs(colliders, ahead, at);
-                            contact_pair_with_parts(colliders, candidate, &mut part_slots[at])
+                            let near = Some((kept, &mut *gathered));
+                            contact_pair_with_parts(colliders, candidate, &mut part_slots[at], near)
                         })
                     }
                 }
             },
             &mut self.keys,
         );
+        neighbourhoods.keep(self.chunk_gathered.iter_mut().flat_map(std::mem::take));
         let sorted = self.sorted_keys.sort(&self.keys, packing.bits());
         if let Some(part_pairs) = parts {
             // In entity-pair order, as `sorted` is.
@@ -836,6 +931,7 @@ mod tests {
                     &mut pairs,
                     &mut sort_space,
                     None,
+                    &mut PartNeighbourhoods::default(),
                 );
                 assert_eq!(pairs, expected, "generation step {generation_step}");
             }

@@ -33,6 +33,9 @@ pub(crate) struct StaticColliders {
     /// How many entities the query matched at the last rebuild: one
     /// disabled or enabled again changes it without any other sign.
     matched: usize,
+    /// Counts the rebuilds: what was worked out from them stays valid
+    /// while it stays the same.
+    pub(crate) version: u64,
     /// Whether they were ever read.
     built: bool,
     /// Whether any of them is [`Swept`].
@@ -118,6 +121,7 @@ impl StaticInputs<'_, '_> {
         if rebuilt || body_changed() {
             bodies.fill(&mut state.snapshot);
         }
+        state.version += u64::from(rebuilt);
     }
 }
 
