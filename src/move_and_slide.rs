@@ -137,8 +137,10 @@ pub struct MoveAndSlideOutput {
     /// That ground, when `grounded`. Its entity lets a game carry the
     /// collider along with a moving platform.
     pub ground: Option<SlideHit>,
-    /// Whether each of `hits` was walkable ground to the controller.
-    walkable: Vec<bool>,
+    /// For each of `hits`, the surface the kept velocity slides along (the
+    /// hit's normal, or `up` for a ledge's edge the controller stood on) and
+    /// whether it was walkable ground to the controller.
+    surfaces: Vec<(Vec2, bool)>,
     /// The call's `up`.
     up: Vec2,
 }
@@ -157,18 +159,14 @@ impl MoveAndSlideOutput {
     /// game's own.
     pub fn projected_velocity(&self, velocity: Vec2) -> Vec2 {
         let mut slid = velocity;
-        let mut planes: SmallVec<[Vec2; 8]> = SmallVec::new();
-        for (hit, &walkable) in self.hits.iter().zip(&self.walkable) {
-            let normal = hit.normal.as_vec2();
-            if slid.dot(normal) >= 0.0 {
-                continue;
-            }
-            slid = slide_by_policy(slid, velocity, normal, walkable, self.up);
-            let tolerance = -1e-4 * slid.length();
-            if planes.iter().any(|&plane| slid.dot(plane) < tolerance) {
-                return Vec2::ZERO;
-            }
-            planes.push(normal);
+        for &(surface, walkable) in &self.surfaces {
+            slid = slide_by_policy(slid, velocity, surface, walkable, self.up);
+        }
+        // Sliding along a later surface can lead into an earlier one (in
+        // 2D, a corner), whatever the order they were met in.
+        let tolerance = -1e-4 * velocity.length();
+        if !slid.is_finite() || self.surfaces.iter().any(|&(s, _)| slid.dot(s) < tolerance) {
+            return Vec2::ZERO;
         }
         slid
     }
@@ -180,23 +178,30 @@ impl MoveAndSlideOutput {
             hits: Vec::new(),
             grounded: false,
             ground: None,
-            walkable: Vec::new(),
+            surfaces: Vec::new(),
             up,
         }
     }
 }
 
-/// The surfaces a call met, in order, and whether each was walkable.
+/// The surfaces a call met, in order, and what the kept velocity slides
+/// along for each ([`MoveAndSlideOutput::surfaces`]).
 #[derive(Default)]
 struct Touched {
     hits: Vec<SlideHit>,
-    walkable: Vec<bool>,
+    surfaces: Vec<(Vec2, bool)>,
 }
 
 impl Touched {
-    fn push(&mut self, hit: SlideHit, walkable: bool) {
+    /// Notes `hit`, `walkable` or not: a ledge's edge stood on (walkable
+    /// but steeper than ground) is ground facing `up` to the velocity kept,
+    /// or walking onto a step would throw the character up.
+    fn push(&mut self, hit: SlideHit, walkable: bool, up: Vec2, min_ground_up: f32) {
+        let normal = hit.normal.as_vec2();
+        let edge = walkable && normal.dot(up) < min_ground_up;
         self.hits.push(hit);
-        self.walkable.push(walkable);
+        self.surfaces
+            .push((if edge { up } else { normal }, walkable));
     }
 }
 
@@ -209,11 +214,11 @@ fn slide_by_policy(remaining: Vec2, motion: Vec2, normal: Vec2, walkable: bool, 
     if into >= 0.0 {
         return remaining;
     }
-    if walkable {
-        // Only along `up`: the horizontal part stays whole.
-        return remaining - up * (into / normal.dot(up));
-    }
     let normal_up = normal.dot(up);
+    if walkable && normal_up > 1e-3 {
+        // Only along `up`: the horizontal part stays whole.
+        return remaining - up * (into / normal_up);
+    }
     let slid = if normal_up >= 0.0 {
         // A wall or a steep slope: the horizontal part stops against it
         // rather than turning into a climb; a fall slides down it.
@@ -466,6 +471,9 @@ impl SpatialQuery<'_, '_> {
     }
 }
 
+/// A contact with a collider (the part of it, for a compound).
+type PartContact = (Entity, Option<u32>, Contact);
+
 /// A blocking hit of a cast, with what the step needs beyond [`SlideHit`].
 #[derive(Clone, Copy, Debug)]
 struct Blocked {
@@ -607,7 +615,7 @@ impl<'a, 'w, 's> Slider<'a, 'w, 's> {
             hits: touched.hits,
             grounded: ground.is_some(),
             ground,
-            walkable: touched.walkable,
+            surfaces: touched.surfaces,
             up: self.up,
         }
     }
@@ -644,7 +652,7 @@ impl<'a, 'w, 's> Slider<'a, 'w, 's> {
             at += direction * travel;
             remaining = direction * (length - travel);
             let walkable = self.is_ground(&blocked, touch);
-            touched.push(blocked.hit, walkable);
+            touched.push(blocked.hit, walkable, self.up, self.min_ground_up);
             if walkable {
                 on_ground = true;
             } else if on_ground
@@ -652,7 +660,7 @@ impl<'a, 'w, 's> Slider<'a, 'w, 's> {
                 && let Some((stepped, ground, left)) = self.step_up(at, remaining, normal)
             {
                 at = stepped;
-                touched.push(ground.hit, true);
+                touched.push(ground.hit, true, self.up, self.min_ground_up);
                 remaining = left;
                 continue;
             }
@@ -957,50 +965,67 @@ impl<'a, 'w, 's> Slider<'a, 'w, 's> {
     /// they do not get it all the way out. One-way platforms are left
     /// alone: being inside one is how it is crossed.
     fn depenetrate(&self, start: Vec2, touched: &mut Touched) -> Vec2 {
-        let mut contacts = self.contacts(start);
-        if contacts.is_empty() {
+        let contacts = self.contacts(start);
+        // First the deepest alone: an edge of the next tile of a floor,
+        // overlapped a hair from the side, must not push it sideways.
+        let Some(&deepest) = (contacts.iter()).max_by(|a, b| a.2.depth.total_cmp(&b.2.depth))
+        else {
             return start;
-        }
-        let mut at = start;
-        let mut pushed: Vec<SlideHit> = Vec::new();
-        for _ in 0..DEPENETRATION_ROUNDS {
-            if contacts.is_empty() {
-                break;
-            }
-            // `contact.normal` points from the collider into the target.
-            let skinned = (contacts.iter()).map(|&(_, contact)| Contact {
-                depth: contact.depth + self.skin,
+        };
+        // Each surface pushed out of, as a push from `start`: out of it by
+        // its depth and a skin beyond where the collider was when it met it.
+        let mut pushes: Vec<Contact> = Vec::new();
+        let mut pushed: Vec<(Entity, Option<u32>, SlideHit)> = Vec::new();
+        let skin = self.skin;
+        let mut met = |pushes: &mut Vec<Contact>, at: Vec2, found: PartContact| {
+            let (entity, part, contact) = found;
+            let out = -*contact.normal;
+            pushes.push(Contact {
+                depth: contact.depth + skin + (at - start).dot(out),
                 ..contact
             });
-            at += push_out(skinned);
-            for &(entity, contact) in &contacts {
-                if pushed.iter().all(|hit| hit.entity != entity) {
-                    pushed.push(SlideHit {
-                        entity,
-                        point: contact.point,
-                        normal: -contact.normal,
-                    });
-                }
+            if pushed.iter().all(|&(e, p, _)| (e, p) != (entity, part)) {
+                let hit = SlideHit {
+                    entity,
+                    point: contact.point,
+                    normal: Dir2::new_unchecked(out),
+                };
+                pushed.push((entity, part, hit));
             }
-            contacts = self.contacts(at);
-            contacts.retain(|(_, contact)| contact.depth > 0.0);
+        };
+        met(&mut pushes, start, deepest);
+        let mut at = start;
+        for _ in 0..DEPENETRATION_ROUNDS {
+            // Out of everything met so far at once (a V valley's two sides
+            // push out upward between them), then what that runs into.
+            at = start + push_out(pushes.iter().copied());
+            let mut overlapped = self.contacts(at);
+            overlapped.retain(|(_, _, contact)| contact.depth > 0.0);
+            if overlapped.is_empty() {
+                break;
+            }
+            for found in overlapped {
+                met(&mut pushes, at, found);
+            }
         }
         // Part of the way out is no way out: it would only trade one
         // overlap for another.
-        if !contacts.is_empty() || !at.is_finite() {
+        let still_in = (self.contacts(at).iter()).any(|(_, _, contact)| contact.depth > 0.0);
+        if still_in || !at.is_finite() {
             return start;
         }
-        for hit in pushed {
+        for (_, _, hit) in pushed {
             let walkable = hit.normal.dot(self.up) >= self.min_ground_up;
-            touched.push(hit, walkable);
+            touched.push(hit, walkable, self.up, self.min_ground_up);
         }
         at
     }
 
     /// The colliders (not one-way platforms) that the collider at `at`
     /// overlaps or touches, with their contacts seen from it: a contact
-    /// per part touched of a compound (both sides of a polyline's valley).
-    fn contacts(&self, at: Vec2) -> Vec<(Entity, Contact)> {
+    /// per part touched of a compound (both sides of a polyline's valley),
+    /// with the part.
+    fn contacts(&self, at: Vec2) -> Vec<PartContact> {
         let pose = Isometry2d::new(at, self.rotation);
         let colliders = self.spatial.colliders();
         let mut found = Vec::new();
@@ -1012,12 +1037,18 @@ impl<'a, 'w, 's> Slider<'a, 'w, 's> {
             {
                 return;
             }
-            for_each_part_contact(self.shape, pose, target_shape, target.pose, |contact, _| {
-                found.push((target.entity, contact));
-            });
+            for_each_part_contact(
+                self.shape,
+                pose,
+                target_shape,
+                target.pose,
+                |contact, parts| {
+                    found.push((target.entity, parts[1], contact));
+                },
+            );
         });
         // The search order is the grid's; the pushes must not depend on it.
-        found.sort_by_key(|(entity, _)| *entity);
+        found.sort_by_key(|&(entity, part, _)| (entity, part));
         found
     }
 
@@ -1113,6 +1144,65 @@ mod tests {
             slide_velocity(Vec2::new(1.0, -1.0), [ceiling, Dir2::Y]),
             Vec2::ZERO
         );
+    }
+
+    /// The velocity kept after a call whose hits are `surfaces` (each a
+    /// normal, and whether the controller walked on it), under the default
+    /// config's slope limit.
+    fn kept_after(surfaces: &[(Vec2, bool)], velocity: Vec2) -> Vec2 {
+        let config = MoveAndSlideConfig::default();
+        let mut touched = Touched::default();
+        for &(normal, walkable) in surfaces {
+            let hit = SlideHit {
+                entity: Entity::PLACEHOLDER,
+                point: Vec2::ZERO,
+                normal: Dir2::new(normal).unwrap(),
+            };
+            touched.push(hit, walkable, Vec2::Y, config.min_ground_up());
+        }
+        let out = MoveAndSlideOutput {
+            hits: touched.hits,
+            surfaces: touched.surfaces,
+            ..MoveAndSlideOutput::unmoved(Vec2::ZERO, Vec2::Y)
+        };
+        out.projected_velocity(velocity)
+    }
+
+    /// The kept velocity: into the wedge of a sloping ceiling and a floor
+    /// in either order nothing is left; a ledge's edge stood on stops the
+    /// fall without throwing the character up; a wall walkable under a
+    /// slope limit of a right angle gives a finite velocity.
+    #[test]
+    fn projected_velocity_stops_in_wedges_and_does_not_launch_off_edges() {
+        let ceiling = Vec2::new(-1.0, -2.0).normalize();
+        for surfaces in [
+            [(ceiling, false), (Vec2::Y, true)],
+            [(Vec2::Y, true), (ceiling, false)],
+        ] {
+            assert_eq!(
+                kept_after(&surfaces, Vec2::new(1.0, -1.0)),
+                Vec2::ZERO,
+                "{surfaces:?}"
+            );
+        }
+        let edge = Vec2::new(-0.958, 0.287).normalize();
+        for velocity in [Vec2::new(200.0, 0.0), Vec2::new(200.0, -30.0)] {
+            let kept = kept_after(&[(edge, true)], velocity);
+            assert_eq!(kept, Vec2::new(200.0, 0.0), "{velocity}");
+        }
+        // A steep ramp the controller does not walk: no climb either.
+        let ramp = Vec2::new(-0.89, 0.45).normalize();
+        let kept = kept_after(&[(ramp, false)], Vec2::new(200.0, -15.0));
+        assert!(kept.y <= 0.0 && kept.x <= 0.0, "{kept}");
+        // Walkable walls (a slope limit of a right angle): finite.
+        let wall = slide_by_policy(
+            Vec2::new(100.0, -5.0),
+            Vec2::new(100.0, -5.0),
+            Vec2::NEG_X,
+            true,
+            Vec2::Y,
+        );
+        assert!(wall.is_finite() && wall.x <= 0.0, "{wall}");
     }
 
     /// Lookups through the colliders gathered around a call find what

@@ -986,7 +986,7 @@ fn depenetrate_gets_out_of_a_v_valley_upward() {
             let what = format!("{degrees} degrees, {name}: {start} -> {at}");
             assert!(at.y > start.y, "{what}: not out upward");
             assert!(at.x.abs() < 1e-3, "{what}: pushed sideways");
-            assert!(!hits.is_empty(), "{what}");
+            assert_eq!(hits.len(), 2, "{what}: both sides are surfaces pushed out of: {hits:?}");
             for (a, b) in [(left, Vec2::ZERO), (Vec2::ZERO, right)] {
                 let clear = segment_distance(at, a, b) - 5.0;
                 assert!(
@@ -1087,4 +1087,23 @@ fn a_ball_moved_at_a_polylines_sharp_corner_never_crosses_it() {
             );
         }
     }
+}
+
+/// A box sunk a little into a floor of two abutting tiles, overhanging the
+/// second by a hair: pushed straight up, not sideways off the second
+/// tile's edge; only the floor it was pushed out of is a hit.
+#[test]
+fn depenetrate_pushes_straight_up_off_a_seam() {
+    let mut level = Level::new(|app| {
+        solid(app, Collider::rect(100.0, 20.0), -50.0, -10.0);
+        solid(app, Collider::rect(100.0, 20.0), 50.0, -10.0);
+    });
+    let collider = Collider::rect(16.0, 32.0);
+    let start = Vec2::new(-8.0 + 0.01, 16.0 - 0.05);
+    let spatial = level.state.get(level.app.world()).unwrap();
+    let pose = Isometry2d::from_translation(start);
+    let (at, hits) = spatial.depenetrate(&collider, pose, &config(), &QueryFilter::default());
+    assert_eq!(at.x, start.x, "pushed sideways to {at}");
+    assert!((at.y - (16.0 + SKIN)).abs() < 1e-4, "{at}");
+    assert!(hits.iter().all(|hit| hit.normal == Dir2::Y), "{hits:?}");
 }

@@ -395,3 +395,40 @@ fn a_ball_cast_at_a_spike_meets_its_tip() {
         }
     }
 }
+
+/// A box's corner cast exactly onto the vertex of a polyline's inside
+/// corner, its faces clear of both segments: both segments may leave that
+/// touch to the other, and the hit must still be reported.
+#[test]
+fn a_box_corner_cast_onto_an_inside_corner_is_not_lost() {
+    let corner = Vec2::ZERO;
+    for (a_deg, c_deg) in [
+        (10.0f32, 260.0f32),
+        (5.0, 265.0),
+        (20.0, 250.0),
+        (0.0, 270.0),
+    ] {
+        let (a, c) = (
+            Vec2::from_angle(a_deg.to_radians()) * 10.0,
+            Vec2::from_angle(c_deg.to_radians()) * 10.0,
+        );
+        let line = Shape::Compound(Compound::polyline(&[a, corner, c]).unwrap());
+        let box_ = Shape::Rect {
+            half_size: Vec2::splat(2.0),
+        };
+        // The box's top-left corner at (5, -5), moving up-left onto the vertex.
+        let start = Isometry2d::from_translation(Vec2::new(5.0, -5.0) + Vec2::new(2.0, -2.0));
+        let direction = Dir2::new(Vec2::new(-1.0, 1.0)).unwrap();
+        let hit = cast_shape(&box_, start, direction, 100.0, &line, Isometry2d::IDENTITY)
+            .unwrap_or_else(|| panic!("{a_deg} / {c_deg}: the box passed into the corner"));
+        let expected = 5.0 * core::f32::consts::SQRT_2;
+        assert!(
+            (hit.distance - expected).abs() < 1e-3,
+            "{a_deg} / {c_deg}: {hit:?}"
+        );
+        assert!(
+            hit.normal.dot(*direction) <= 1e-4,
+            "{a_deg} / {c_deg}: {hit:?}"
+        );
+    }
+}

@@ -24,7 +24,7 @@ use bevy::shape::{Aabb2d, IntersectsVolume};
 use super::pairs::Stick;
 use super::polyline::{ChainSegment, ghost_contact, stricter_contact};
 use super::shape_ref::ShapeRef;
-use super::{Compound, Contact, convex, pairs};
+use super::{Compound, CompoundPart, Contact, convex, pairs};
 
 /// One operation on a pair of shapes, as [`dispatch`] takes it: one method
 /// per pair with a hand-written test, each `a` then `b` (`rect_circle` is
@@ -313,6 +313,10 @@ fn over_parts<O: PairOp>(
     found
 }
 
+/// A part of a compound known to be near the other side of a pair, and its
+/// index ([`visit_part_pairs`]).
+pub(crate) type ListedPart<'a> = (u32, &'a CompoundPart);
+
 /// One side of a pair as [`visit_part_pairs`] hands it on: a part (or the
 /// shape itself), its place, and the compound and index it is part of.
 type PairSide<'a, P> = (ShapeRef<'a>, P, Option<(&'a Compound, u32)>);
@@ -331,7 +335,7 @@ pub(crate) fn visit_part_pairs<'a, P: PartPlace>(
     pa: P,
     b: ShapeRef<'a>,
     pb: P,
-    listed: [Option<&[u32]>; 2],
+    listed: [Option<&[ListedPart<'a>]>; 2],
     reach_a: impl Fn((ShapeRef<'a>, P)) -> Aabb2d,
     reach_b: impl Fn((ShapeRef<'a>, P)) -> Aabb2d,
     mut visit: impl FnMut(PairSide<'a, P>, PairSide<'a, P>),
@@ -343,20 +347,19 @@ pub(crate) fn visit_part_pairs<'a, P: PartPlace>(
         place: P,
         other: (ShapeRef<'a>, P),
         reach: &impl Fn((ShapeRef<'a>, P)) -> Aabb2d,
-        listed: Option<&[u32]>,
+        listed: Option<&[ListedPart<'a>]>,
         mut visit: impl FnMut(PairSide<'a, P>),
     ) {
-        let parts = compound.parts();
-        let mut part_side = |i: u32| {
-            let part = &parts[i as usize];
+        let mut part_side = |i: u32, part: &'a CompoundPart| {
             let part_place = place.of_part(part.pose);
             visit((part.shape.as_ref(), part_place, Some((compound, i))));
         };
         match listed {
-            Some(listed) => listed.iter().for_each(|&i| part_side(i)),
+            Some(listed) => listed.iter().for_each(|&(i, part)| part_side(i, part)),
             None => {
+                let parts = compound.parts();
                 let near = || place.local_box(reach(other));
-                compound.visit_parts(near, |i, _| part_side(i));
+                compound.visit_parts(near, |i, _| part_side(i, &parts[i as usize]));
             }
         }
     }
@@ -616,12 +619,12 @@ pub(crate) fn contact_with_parts(
 
 /// [`contact_with_parts`], with the parts of a compound side `listed` when
 /// they are known ([`visit_part_pairs`]).
-pub(crate) fn contact_with_listed_parts(
-    a: ShapeRef<'_>,
+pub(crate) fn contact_with_listed_parts<'a>(
+    a: ShapeRef<'a>,
     pa: Isometry2d,
-    b: ShapeRef<'_>,
+    b: ShapeRef<'a>,
     pb: Isometry2d,
-    listed: [Option<&[u32]>; 2],
+    listed: [Option<&[ListedPart<'a>]>; 2],
 ) -> Option<(Contact, [Option<u32>; 2])> {
     let mut deepest: Option<(Contact, [Option<u32>; 2])> = None;
     for_each_listed_part_contact(a, pa, b, pb, listed, |contact, parts| {
@@ -653,12 +656,12 @@ pub(crate) fn for_each_part_contact(
 
 /// [`for_each_part_contact`], with the parts of a compound side `listed`
 /// when they are known ([`visit_part_pairs`]).
-fn for_each_listed_part_contact(
-    a: ShapeRef<'_>,
+fn for_each_listed_part_contact<'a>(
+    a: ShapeRef<'a>,
     pa: Isometry2d,
-    b: ShapeRef<'_>,
+    b: ShapeRef<'a>,
     pb: Isometry2d,
-    listed: [Option<&[u32]>; 2],
+    listed: [Option<&[ListedPart<'a>]>; 2],
     mut found: impl FnMut(Contact, [Option<u32>; 2]),
 ) {
     if let (ShapeRef::Compound(ca), ShapeRef::Compound(cb)) = (a, b) {

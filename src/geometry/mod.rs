@@ -41,7 +41,7 @@ pub(crate) use concave::convex_pieces;
 pub use contact::Contact;
 pub(crate) use dispatch::{ContactOp, PairShape, SpecialKind, dispatch};
 pub(crate) use dispatch::{
-    contact_with_listed_parts, for_each_part_contact, prefetch_parts, visit_parts_in,
+    ListedPart, contact_with_listed_parts, for_each_part_contact, prefetch_parts, visit_parts_in,
 };
 pub(crate) use pairs::Stick;
 pub use pairs::{

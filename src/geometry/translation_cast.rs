@@ -617,8 +617,11 @@ impl PairOp for TranslationCastOp {
     /// A hit's normal is the target's: the polyline's when it is the
     /// target, seen from the other side when it is the one cast. A first
     /// touch whose normal the neighbour's face owns is the neighbour's to
-    /// report (it touches there too, no later). A start in contact is left
-    /// to the contact test.
+    /// report (it touches there too, no later): it is kept a hair farther
+    /// (the next float), so that the neighbour's own hit comes first, and
+    /// the touch is never lost where both of them leave it to the other (a
+    /// box's corner meeting the vertex exactly). A start in contact is
+    /// left to the contact test.
     fn ghost_rule(
         self,
         found: TranslationCast,
@@ -628,24 +631,37 @@ impl PairOp for TranslationCastOp {
         _: Isometry2d,
         chain_first: bool,
     ) -> TranslationCast {
-        let Hit { normal, .. } = found else {
+        let Hit {
+            distance,
+            point,
+            normal,
+        } = found
+        else {
             return found;
         };
         let sign = if chain_first { -1.0 } else { 1.0 };
         match segment.classify_at(chain, *normal * sign) {
             GhostRule::Keep => found,
-            GhostRule::Skip { .. } => Miss,
+            GhostRule::Skip { .. } => Hit {
+                distance: distance.next_up().min(self.max_distance),
+                point,
+                normal,
+            },
         }
     }
 
-    /// A hit either polyline leaves to a neighbour is the neighbour's.
+    /// A hit either polyline leaves to a neighbour comes after the
+    /// neighbour's.
     fn stricter(
         self,
         _: TranslationCast,
         x: TranslationCast,
         y: TranslationCast,
     ) -> TranslationCast {
-        if y == Miss { y } else { x }
+        match (x, y) {
+            (Hit { distance: dx, .. }, Hit { distance: dy, .. }) if dy > dx => y,
+            _ => x,
+        }
     }
 
     #[inline(always)]

@@ -8,7 +8,6 @@ use bevy::prelude::*;
 
 use bevy::ecs::change_detection::Tick;
 use bevy::ecs::lifecycle::HookContext;
-use bevy::ecs::system::SystemChangeTick;
 use bevy::ecs::world::DeferredWorld;
 
 use crate::components::{Collider, CollisionLayers, StaticCollider};
@@ -260,10 +259,10 @@ pub(crate) fn any_tilemap_changed(maps: Query<(), Changed<TilemapCollider>>) -> 
     !maps.is_empty()
 }
 
-/// When a [`TilemapCollider`]'s colliders were last built, so that the
-/// build at startup and the one in `PostUpdate` do not both build the same
-/// map (a second build would replace its kind children, and with them end
-/// and restart their contacts).
+/// The change of a [`TilemapCollider`] its colliders were last built for,
+/// so that the build at startup and the one in `PostUpdate` do not both
+/// build the same map (a second build would replace its kind children, and
+/// with them end and restart their contacts).
 #[derive(Component, Clone, Copy, Debug)]
 pub(crate) struct TilemapBuilt(Tick);
 
@@ -282,14 +281,13 @@ pub(crate) fn build_tilemap_colliders(
     mut commands: Commands,
     maps: Query<ChangedMap, Changed<TilemapCollider>>,
     kind_children: Query<(), (With<TilemapTile>, With<TilemapKind>)>,
-    ticks: SystemChangeTick,
 ) {
     for (map, tilemap, built, children) in &maps {
-        let this_run = ticks.this_run();
-        if built.is_some_and(|built| !tilemap.last_changed().is_newer_than(built.0, this_run)) {
+        let change = tilemap.last_changed();
+        if built.is_some_and(|built| built.0 == change) {
             continue;
         }
-        commands.entity(map).insert(TilemapBuilt(this_run));
+        commands.entity(map).insert(TilemapBuilt(change));
         if let Some(error) = tilemap.error() {
             warn!("bevy_collide2d: TilemapCollider on {map} builds no collider: {error}");
         }

@@ -5,6 +5,7 @@
 
 use bevy::ecs::change_detection::{ContiguousComponentTicksMut, ContiguousMut};
 use bevy::ecs::entity::Entities;
+use bevy::ecs::entity_disabling::Disabled;
 use bevy::ecs::storage::TableId;
 use bevy::ecs::system::SystemParam;
 use bevy::prelude::*;
@@ -86,7 +87,7 @@ impl CollidingUpkeep<'_, '_> {
     /// back an older [`Collisions`] (a rollback), so the components, left
     /// as the last detection made them, are not what the changes apply to.
     /// Only components that differ are written (and marked changed).
-    pub(super) fn rebuild(&mut self, collisions: &Collisions) {
+    pub(super) fn rebuild(&mut self, collisions: &Collisions, commands: &mut Commands<'_, '_>) {
         self.inserted.0.clear();
         let mut partners: Vec<(Entity, Entity)> = (collisions.iter())
             .flat_map(|pair| [(pair.a, pair.b), (pair.b, pair.a)])
@@ -100,6 +101,15 @@ impl CollidingUpkeep<'_, '_> {
                 set.set_sorted(wanted);
             }
         }
+        // Disabled colliders take no part in detection: theirs are empty.
+        commands.queue(|world: &mut World| {
+            let mut disabled = world.query_filtered::<&mut CollidingEntities, With<Disabled>>();
+            for mut set in disabled.iter_mut(world) {
+                if !set.is_empty() {
+                    set.set_sorted(core::iter::empty());
+                }
+            }
+        });
     }
 }
 

@@ -148,7 +148,7 @@ pub(crate) fn report_collision_changes(
         }
     }
     if changes.restored {
-        colliding.rebuild(&collisions);
+        colliding.rebuild(&collisions, &mut commands);
     } else {
         colliding.apply(&collisions, &mut commands);
     }

@@ -9,12 +9,12 @@ use bevy::prelude::*;
 use super::broad_phase::BroadPhasePairs;
 use super::colliders::{ColliderSource, DetectionColliders};
 use super::collisions::{Collisions, ContactPair, ContactParts, PairParts, PairPaths, entity_pair};
-use super::part_neighbourhoods::{NearParts, Neighbourhood, PartNeighbourhoods};
+use super::part_neighbourhoods::{Neighbourhood, PartNeighbourhoods};
 use super::snapshot::{ColliderSnapshot, SnapshotCollider, SnapshotShape};
 use super::static_colliders::StaticColliders;
 use crate::geometry::{
-    Contact, ContactOp, PairShape, ShapeRef, SpecialKind, Stick, contact_with_listed_parts,
-    dispatch, prefetch_parts, time_of_impact_from_apart,
+    Compound, Contact, ContactOp, ListedPart, PairShape, ShapeRef, SpecialKind, Stick,
+    contact_with_listed_parts, dispatch, prefetch_parts, time_of_impact_from_apart,
 };
 use crate::util::parallel::{ChunkOutputs, RunChunks, Workers, for_each_chunk_mut};
 use crate::util::prefetch::{PREFETCH_DISTANCE, prefetch};
@@ -37,13 +37,9 @@ const UNSET_PAIR: ContactPair = ContactPair {
 /// The contact of candidate `(i, j)`, ordered by entity.
 #[inline]
 fn contact_pair<'a>(colliders: impl ColliderSource<'a>, (i, j): (u32, u32)) -> Option<ContactPair> {
-    let (i, j) = (i as usize, j as usize);
+    let (i, j) = by_entity(colliders, (i, j));
     let (ci, cj) = (colliders.collider(i), colliders.collider(j));
-    if ci.entity < cj.entity {
-        packed_contact_pair(colliders, (i, ci), (j, cj))
-    } else {
-        packed_contact_pair(colliders, (j, cj), (i, ci))
-    }
+    packed_contact_pair(colliders, (i, ci), (j, cj))
 }
 
 /// [`contact_pair`], and which parts of the pair (in `(a, b)` order) the
@@ -69,62 +65,72 @@ fn contact_pair_with_parts<'a>(
         return packed_contact_pair(colliders, (i, ci), (j, cj));
     }
     let ((_, shape_i), (_, shape_j)) = (colliders.get(i), colliders.get(j));
-    let listed = near.and_then(|near| listed_parts(colliders, (i, shape_i), (j, shape_j), near));
-    let listed = listed.as_ref().map(|(side, parts)| (*side, &parts[..]));
-    let listed = match listed {
-        Some((0, parts)) => [Some(parts), None],
-        Some((_, parts)) => [None, Some(parts)],
-        None => [None, None],
+    let mut with_listed = |listed: [Option<&[ListedPart<'_>]>; 2]| {
+        let (contact, [pi, pj]) =
+            contact_with_listed_parts(shape_i, ci.pose, shape_j, cj.pose, listed)?;
+        *parts = ContactParts::new(pi, pj);
+        Some(ordered_pair(ci.entity, cj.entity, contact))
     };
-    let (contact, [pi, pj]) =
-        contact_with_listed_parts(shape_i, ci.pose, shape_j, cj.pose, listed)?;
-    *parts = ContactParts::new(pi, pj);
-    Some(ordered_pair(ci.entity, cj.entity, contact))
-}
-
-/// For a moving collider against a static compound with a part grid: which
-/// side of the pair (0 or 1) the compound is, and its parts near the
-/// moving collider, from the collider's kept neighbourhood, or from one
-/// gathered again (and pushed to `gathered`) when it left the kept one.
-fn listed_parts<'a>(
-    colliders: impl ColliderSource<'a>,
-    (i, shape_i): (usize, ShapeRef<'a>),
-    (j, shape_j): (usize, ShapeRef<'a>),
-    (kept, gathered): (&PartNeighbourhoods, &mut Vec<Neighbourhood>),
-) -> Option<(usize, NearParts)> {
-    let (side, (mover, compound_index, compound)) = match (shape_i, shape_j) {
-        (_, ShapeRef::Compound(c)) if colliders.is_static(j) && !colliders.is_static(i) => {
-            (1, (i, j, c))
-        }
-        (ShapeRef::Compound(c), _) if colliders.is_static(i) && !colliders.is_static(j) => {
-            (0, (j, i, c))
-        }
-        _ => return None,
+    let big_static = near.and_then(|near| {
+        let found = big_static_compound(colliders, (i, shape_i), (j, shape_j))?;
+        Some((found, near))
+    });
+    let Some(((side, mover, compound_index, compound), (kept, gathered))) = big_static else {
+        return with_listed([None, None]);
     };
-    if !compound.has_part_grid() {
-        return None;
-    }
-    let (mover_entity, compound_collider) = (
-        colliders.collider(mover).entity,
+    let (mover_collider, compound_collider) = (
+        colliders.collider(mover),
         colliders.collider(compound_index),
     );
     let aabb = colliders.aabb(mover);
-    let parts = match kept.kept(mover_entity, compound_collider.entity, aabb) {
-        Some(neighbourhood) => neighbourhood.parts_near(aabb),
-        None => {
-            let neighbourhood = Neighbourhood::gather(
-                mover_entity,
-                compound_collider.entity,
-                compound,
-                compound_collider.pose,
-                aabb,
-            );
-            let parts = neighbourhood.parts_near(aabb);
-            gathered.push(neighbourhood);
-            parts
+    if let Some(neighbourhood) = kept.kept(mover_collider.entity, compound_collider.entity, aabb) {
+        let near = neighbourhood.parts_near(aabb);
+        return with_listed(on_side(side, &near));
+    }
+    let mover_shape = if side == 0 { shape_j } else { shape_i };
+    let neighbourhood = Neighbourhood::gather(
+        (
+            mover_collider.entity,
+            mover_collider.pose,
+            mover_shape.bounding_radius(),
+        ),
+        compound_collider.entity,
+        compound,
+        compound_collider.pose,
+        aabb,
+    );
+    let found = with_listed(on_side(side, &neighbourhood.parts_near(aabb)));
+    gathered.push(neighbourhood);
+    found
+}
+
+/// `near` as the parts listed for side `side` of a pair.
+fn on_side<'p, 'q>(side: usize, near: &'p [ListedPart<'q>]) -> [Option<&'p [ListedPart<'q>]>; 2] {
+    if side == 0 {
+        [Some(near), None]
+    } else {
+        [None, Some(near)]
+    }
+}
+
+/// For a moving collider against a static compound with a part grid:
+/// which side of the pair (0 or 1) the compound is, the moving collider's
+/// index, the compound's, and the compound.
+fn big_static_compound<'a>(
+    colliders: impl ColliderSource<'a>,
+    (i, shape_i): (usize, ShapeRef<'a>),
+    (j, shape_j): (usize, ShapeRef<'a>),
+) -> Option<(usize, usize, usize, &'a Compound)> {
+    let found = match (shape_i, shape_j) {
+        (_, ShapeRef::Compound(c)) if colliders.is_static(j) && !colliders.is_static(i) => {
+            (1, i, j, c)
         }
+        (ShapeRef::Compound(c), _) if colliders.is_static(i) && !colliders.is_static(j) => {
+            (0, j, i, c)
+        }
+        _ => return None,
     };
-    Some((side, parts))
+    found.3.has_part_grid().then_some(found)
 }
 
 /// Candidate `(i, j)` as indices, the lower entity's first: a pair is
@@ -255,7 +261,7 @@ fn swept_contact_pair<'a>(
     let (i, j) = by_entity(colliders, (i, j));
     let ((ci, shape_i), (cj, shape_j)) = (colliders.get(i), colliders.get(j));
     let (sweep_i, sweep_j) = (colliders.sweep(i), colliders.sweep(j));
-    let end = shape_i.contact(sweep_i.end, shape_j, sweep_j.end);
+    let end = deepest_contact(shape_i, sweep_i.end, shape_j, sweep_j.end);
     let touching_at_end = end.is_some();
     let touching_at_start = shape_i.intersects(sweep_i.start, shape_j, sweep_j.start);
     let contact = if touching_at_start {
@@ -268,7 +274,7 @@ fn swept_contact_pair<'a>(
             // Started at the start; apart at the end when passing.
             _ => Contact {
                 time_of_impact: 0.0,
-                ..shape_i.contact(sweep_i.start, shape_j, sweep_j.start)?
+                ..deepest_contact(shape_i, sweep_i.start, shape_j, sweep_j.start)?
             },
         }
     } else {
@@ -286,6 +292,22 @@ fn swept_contact_pair<'a>(
         apart_at_start: !touching_at_start,
         touching_at_end,
     })
+}
+
+/// The contact of `a` at `pa` and `b` at `pb`, a compound's deepest part's
+/// with ties to the lowest part indices, as the plain path finds it (and
+/// names the parts for [`Collisions::parts`]).
+fn deepest_contact(
+    a: ShapeRef<'_>,
+    pa: Isometry2d,
+    b: ShapeRef<'_>,
+    pb: Isometry2d,
+) -> Option<Contact> {
+    if matches!(a, ShapeRef::Compound(_)) || matches!(b, ShapeRef::Compound(_)) {
+        contact_with_listed_parts(a, pa, b, pb, [None, None]).map(|(contact, _)| contact)
+    } else {
+        a.contact(pa, b, pb)
+    }
 }
 
 /// `contact` (seen from `ei`) as the pair of `ei` and `ej` in entity order.
@@ -631,7 +653,12 @@ impl SortedContacts {
                 runner,
                 &mut self.chunk_contacts,
                 pairs,
-                |candidate| contact_pair(colliders, candidate),
+                // The same contact as the keyed path's, ties among a
+                // compound's parts included.
+                |candidate| {
+                    let mut parts = ContactParts::NONE;
+                    contact_pair_with_parts(colliders, candidate, &mut parts, None)
+                },
             );
             sort_by_unique_pair(pairs, sort_space, entity_pair);
             return false;

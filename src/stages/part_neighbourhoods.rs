@@ -16,24 +16,27 @@ use bevy::prelude::Resource;
 use bevy::shape::{Aabb2d, BoundingVolume, IntersectsVolume};
 use smallvec::SmallVec;
 
-use crate::geometry::{Compound, visit_parts_in};
+use crate::geometry::{Compound, CompoundPart, ListedPart, visit_parts_in};
 
-/// A collider's neighbourhood reaches this share of its size beyond its box
-/// on every side: more lists more parts, less gathers again sooner.
-const MARGIN: f32 = 0.5;
+/// A collider's neighbourhood holds it at any rotation and reaches this
+/// share of its bounding radius beyond that: more lists more parts, less
+/// gathers again sooner (a collider of radius 6 moving a unit a frame
+/// gathers every 6 frames).
+const MARGIN: f32 = 1.0;
 
 /// Parts a neighbourhood holds inline.
-const INLINE_PARTS: usize = 8;
+const INLINE_PARTS: usize = 16;
 
 /// Kept neighbourhoods beyond this many (plus twice the moving colliders)
 /// are all dropped: despawned colliders leave theirs behind.
 const SPARE_NEIGHBOURHOODS: usize = 4096;
 
-/// The kept neighbourhoods, one per moving collider (in one big compound).
+/// The kept neighbourhoods, one per moving collider and big static
+/// compound it is near.
 #[derive(Resource, Default)]
 pub(crate) struct PartNeighbourhoods {
-    /// Each moving collider's neighbourhood in `kept`, by entity index
-    /// (`u32::MAX` for none).
+    /// Each moving collider's first neighbourhood in `kept`, by entity
+    /// index (`NONE` for none); the others follow `Neighbourhood::next`.
     slot_of: Vec<u32>,
     kept: Vec<Neighbourhood>,
     /// The static colliders' version they were gathered in.
@@ -47,12 +50,18 @@ pub(crate) struct Neighbourhood {
     compound: Entity,
     /// The world box the parts were gathered around.
     around: Aabb2d,
-    /// Each part near it, and its world box.
-    parts: SmallVec<[(u32, Aabb2d); INLINE_PARTS]>,
+    /// Each part near it, its world box and a copy of it: testing them
+    /// reads nothing of the compound's own parts, spread over megabytes.
+    parts: SmallVec<[(u32, Aabb2d, CompoundPart); INLINE_PARTS]>,
+    /// The same collider's neighbourhood in another compound, if any.
+    next: u32,
 }
 
+/// No neighbourhood.
+const NONE: u32 = u32::MAX;
+
 /// The parts of a neighbourhood near a collider's box.
-pub(crate) type NearParts = SmallVec<[u32; 16]>;
+pub(crate) type NearParts<'a> = SmallVec<[ListedPart<'a>; 16]>;
 
 impl PartNeighbourhoods {
     /// Starts a detection with the static colliders at `statics_version`
@@ -76,63 +85,87 @@ impl PartNeighbourhoods {
         compound: Entity,
         aabb: &Aabb2d,
     ) -> Option<&Neighbourhood> {
-        let slot = *self.slot_of.get(mover.index_u32() as usize)?;
-        let kept = self.kept.get(slot as usize)?;
-        (kept.mover == mover && kept.compound == compound && kept.around.contains(aabb))
-            .then_some(kept)
+        let kept = self.find(mover, compound).map(|slot| &self.kept[slot])?;
+        kept.around.contains(aabb).then_some(kept)
     }
 
-    /// Keeps `gathered`, each in place of its collider's previous one.
+    /// Where `mover`'s neighbourhood in `compound` is kept.
+    #[inline]
+    fn find(&self, mover: Entity, compound: Entity) -> Option<usize> {
+        let mut slot = *self.slot_of.get(mover.index_u32() as usize)?;
+        while let Some(kept) = self.kept.get(slot as usize) {
+            if kept.mover != mover {
+                return None;
+            }
+            if kept.compound == compound {
+                return Some(slot as usize);
+            }
+            slot = kept.next;
+        }
+        None
+    }
+
+    /// Keeps `gathered`, each in place of its collider's previous one in
+    /// the same compound.
     pub(crate) fn keep(&mut self, gathered: impl IntoIterator<Item = Neighbourhood>) {
-        for neighbourhood in gathered {
-            let index = neighbourhood.mover.index_u32() as usize;
+        for mut neighbourhood in gathered {
+            let (mover, compound) = (neighbourhood.mover, neighbourhood.compound);
+            if let Some(slot) = self.find(mover, compound) {
+                neighbourhood.next = self.kept[slot].next;
+                self.kept[slot] = neighbourhood;
+                continue;
+            }
+            let index = mover.index_u32() as usize;
             if index >= self.slot_of.len() {
-                self.slot_of.resize(index + 1, u32::MAX);
+                self.slot_of.resize(index + 1, NONE);
             }
-            let slot = self.slot_of[index];
-            match self.kept.get_mut(slot as usize) {
-                Some(kept) if kept.mover == neighbourhood.mover => *kept = neighbourhood,
-                _ => {
-                    self.slot_of[index] = self.kept.len() as u32;
-                    self.kept.push(neighbourhood);
-                }
-            }
+            // First in the collider's list; a list of another entity with
+            // the same index (despawned since) is left behind.
+            let head = self.slot_of[index];
+            let same = (self.kept.get(head as usize)).is_some_and(|kept| kept.mover == mover);
+            neighbourhood.next = if same { head } else { NONE };
+            self.slot_of[index] = self.kept.len() as u32;
+            self.kept.push(neighbourhood);
         }
     }
 }
 
 impl Neighbourhood {
     /// The parts of `compound` (on entity `compound_entity`, at `pose`)
-    /// around `mover`'s box `aabb`, gathered with a margin.
+    /// around `mover`, whose box is `aabb`, at `mover_pose`, its bounding
+    /// radius `reach`: the box of its bounding circle (a spinning collider
+    /// stays in it), grown by a margin.
     pub(crate) fn gather(
-        mover: Entity,
+        (mover, mover_pose, reach): (Entity, Isometry2d, f32),
         compound_entity: Entity,
         compound: &Compound,
         pose: Isometry2d,
         aabb: &Aabb2d,
     ) -> Self {
-        let margin = MARGIN * (aabb.max - aabb.min).max_element();
-        let around = aabb.grow(Vec2::splat(margin));
+        let margin = MARGIN * reach;
+        let turning = Aabb2d::new(mover_pose.translation, Vec2::splat(reach + margin));
+        let around = turning.merge(&aabb.grow(Vec2::splat(margin)));
         let mut parts = SmallVec::new();
-        visit_parts_in(compound, pose, &widened(&around), |i, part| {
-            parts.push((i, part));
+        visit_parts_in(compound, pose, &widened(&around), |i, aabb| {
+            parts.push((i, aabb, compound.parts()[i as usize].clone()));
         });
         Self {
             mover,
             compound: compound_entity,
             around,
             parts,
+            next: NONE,
         }
     }
 
     /// The parts whose boxes meet `aabb` (inside [`Self::around`]), in the
     /// order they were gathered.
     #[inline]
-    pub(crate) fn parts_near(&self, aabb: &Aabb2d) -> NearParts {
+    pub(crate) fn parts_near(&self, aabb: &Aabb2d) -> NearParts<'_> {
         let aabb = widened(aabb);
         (self.parts.iter())
-            .filter(|(_, part)| part.intersects(&aabb))
-            .map(|&(i, _)| i)
+            .filter(|(_, part_aabb, _)| part_aabb.intersects(&aabb))
+            .map(|(i, _, part)| (*i, part))
             .collect()
     }
 }
@@ -179,20 +212,23 @@ mod tests {
             Entity::from_raw_u32(9).unwrap(),
         );
         let start = Aabb2d::new(Vec2::new(60.0, 150.0), Vec2::new(5.0, 3.0));
-        let near = Neighbourhood::gather(mover, compound, &map, pose, &start);
+        let mover_pose = Isometry2d::from_translation(start.center());
+        let near = Neighbourhood::gather((mover, mover_pose, 6.0), compound, &map, pose, &start);
         let mut neighbourhoods = PartNeighbourhoods::default();
         neighbourhoods.begin_detection(1, 1);
         neighbourhoods.keep([near]);
+        let mut left = 0;
         for step in 0..12 {
             let aabb = Aabb2d::new(
-                start.center() + Vec2::new(step as f32 * 0.4, 0.0),
+                start.center() + Vec2::new(step as f32 * 1.5, 0.0),
                 start.half_size(),
             );
             let Some(kept) = neighbourhoods.kept(mover, compound, &aabb) else {
                 assert!(step > 3, "left after {step} steps");
+                left += 1;
                 continue;
             };
-            let mut listed: Vec<u32> = kept.parts_near(&aabb).to_vec();
+            let mut listed: Vec<u32> = kept.parts_near(&aabb).iter().map(|(i, _)| *i).collect();
             listed.sort();
             let expected: Vec<u32> = (map.parts().iter().enumerate())
                 .filter(|(_, part)| part.shape.aabb(pose * part.pose).intersects(&aabb))
@@ -201,8 +237,15 @@ mod tests {
             assert!(!expected.is_empty());
             assert_eq!(listed, expected, "step {step}");
         }
-        // Another compound, another version: nothing kept.
-        assert!(neighbourhoods.kept(mover, mover, &start).is_none());
+        assert!(left > 0);
+        // Another compound: kept beside the first, not in its place.
+        let other = Entity::from_raw_u32(11).unwrap();
+        assert!(neighbourhoods.kept(mover, other, &start).is_none());
+        let near_other = Neighbourhood::gather((mover, mover_pose, 6.0), other, &map, pose, &start);
+        neighbourhoods.keep([near_other]);
+        assert!(neighbourhoods.kept(mover, other, &start).is_some());
+        assert!(neighbourhoods.kept(mover, compound, &start).is_some());
+        // Another version: nothing kept.
         neighbourhoods.begin_detection(2, 1);
         assert!(neighbourhoods.kept(mover, compound, &start).is_none());
     }
