@@ -40,7 +40,7 @@ use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 
 use crate::level::Level;
-use crate::scene::{Body, BodyShape, base_app};
+use crate::scene::{Body, BodyShape, CompoundParts, base_app};
 use crate::{avian, ours, rapier};
 
 /// A ray's length.
@@ -401,6 +401,23 @@ impl TruthShape {
         Self { centre, axis, kind }
     }
 
+    /// The parts of a body of `shape` at `transform` (its translation, and
+    /// the angle of its matrix's x axis).
+    pub fn parts(shape: &BodyShape, transform: &GlobalTransform) -> TruthCollider {
+        let position = transform.translation().truncate();
+        let x_axis = transform.affine().matrix3.x_axis;
+        let angle = x_axis.y.atan2(x_axis.x);
+        match shape {
+            BodyShape::Compound(CompoundParts(parts)) => (parts.iter())
+                .map(|part| {
+                    let at = position + Vec2::from_angle(angle).rotate(part.offset);
+                    Self::new(&part.shape.body_shape(), at, angle + part.angle)
+                })
+                .collect(),
+            shape => vec![Self::new(shape, position, angle)],
+        }
+    }
+
     /// The shape grown by `margin` (shrunk when negative).
     fn grown(mut self, margin: f64) -> Self {
         self.kind = match self.kind {
@@ -585,6 +602,13 @@ pub struct Check {
 impl Check {
     pub fn is_exact(&self) -> bool {
         self.missing + self.extra + self.distance + self.inside == 0
+    }
+
+    pub fn add(&mut self, other: &Self) {
+        self.missing += other.missing;
+        self.extra += other.extra;
+        self.distance += other.distance;
+        self.inside += other.inside;
     }
 }
 
