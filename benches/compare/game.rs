@@ -319,8 +319,9 @@ fn spawn_scene(world: &mut World, scene: &GameScene, kit: &Kit) {
 }
 
 /// This frame's queries, from where the enemies and characters are after
-/// moving: ray `k` from enemy `k % 200` towards a character, up to
-/// [`SIGHT`]; point `j` around a character. Every app plans them (the
+/// moving: ray `k` from enemy `k % 200` towards the `k / 200`-th of ten
+/// characters (different for each enemy and frame), up to [`SIGHT`];
+/// point `j` around a character. Every app plans them (the
 /// baseline too); the engines answer them after their step.
 pub fn plan_queries(
     mut frame: ResMut<GameFrame>,
@@ -343,8 +344,9 @@ pub fn plan_queries(
     }
     plan.rays.clear();
     plan.rays.extend((0..RAYS).map(|k| {
-        let from = enemies[k % ENEMIES];
-        let towards = characters[(k * 7 + f * 13) % CHARACTERS] - from;
+        let (enemy, nth) = (k % ENEMIES, k / ENEMIES);
+        let from = enemies[enemy];
+        let towards = characters[(enemy * 7 + nth * 31 + f * 13) % CHARACTERS] - from;
         let direction = Dir2::new(towards).unwrap_or(Dir2::X);
         (from, direction, towards.length().clamp(1.0, SIGHT))
     }));
@@ -425,7 +427,7 @@ pub fn run(options: &GameOptions) {
     let scene = GameScene::generate(options.seed);
     let rectangles = |level| crate::level::merged_rectangles(level).len();
     println!(
-        "game: {0}x{0} tiles of side {1}: {2} solid ({3} merged rectangles), {4} spikes ({5}); {6} hill polylines of {7} segments in all; {CHARACTERS} characters ({CHARACTERS_ON_TILES} on the tiles, {CHARACTERS_ON_HILLS} on the hills), {ENEMIES} compound enemies, {BULLETS} Swept bullets; {RAYS} rays of up to {SIGHT} and {POINTS} point projections a frame; {8} warm-up + {9} timed frames; generated in {10:.0} ms",
+        "game scene: {0}x{0} tiles of side {1}: {2} solid ({3} merged rectangles), {4} spikes ({5}); {6} hill polylines of {7} segments in all; {CHARACTERS} characters ({CHARACTERS_ON_TILES} on the tiles, {CHARACTERS_ON_HILLS} on the hills), {ENEMIES} compound enemies, {BULLETS} Swept bullets; {RAYS} rays of up to {SIGHT} and {POINTS} point projections a frame; {8} warm-up + {9} timed frames; generated in {10:.0} ms",
         map::SIZE,
         map::TILE,
         scene.map.ground.solid.len(),
@@ -619,7 +621,7 @@ fn report(runs: &[GameRun], options: &GameOptions) {
         let pairs = &run.check.pairs;
         if pairs.missing + pairs.extra > 0 {
             eprintln!(
-                "game: {}: {} missing and {} extra pairs over {} checked frames, at most {:.3e} from touching",
+                "game scene, {}: {} missing and {} extra pairs over {} checked frames, at most {:.3e} from touching",
                 run.engine.name, pairs.missing, pairs.extra, pairs.checked, pairs.largest_gap
             );
         }

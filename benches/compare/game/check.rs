@@ -239,6 +239,8 @@ pub struct SweptStats {
     pub sure_crossings: usize,
     pub missed_crossings: usize,
     shown: usize,
+    /// Where each bullet was at the last check.
+    last: HashMap<Entity, Vec2>,
 }
 
 #[derive(Default)]
@@ -367,15 +369,20 @@ fn path(
     back: f32,
     ahead: f32,
 ) -> (BodyShape, GlobalTransform) {
-    let step = velocity * STEP.as_secs_f32();
-    let centre = at.translation().truncate() + step * (ahead - back) / 2.0;
-    let angle = step.y.atan2(step.x) - std::f32::consts::FRAC_PI_2;
+    let (at, step) = (at.translation().truncate(), velocity * STEP.as_secs_f32());
+    segment_capsule(at - step * back, at + step * ahead, radius)
+}
+
+/// The capsule of `radius` about the segment from `from` to `to`.
+fn segment_capsule(from: Vec2, to: Vec2, radius: f32) -> (BodyShape, GlobalTransform) {
+    let along = to - from;
+    let angle = along.y.atan2(along.x) - std::f32::consts::FRAC_PI_2;
     let shape = BodyShape::Capsule {
         radius,
-        half_length: step.length() * (ahead + back) / 2.0,
+        half_length: along.length() / 2.0,
     };
-    let transform =
-        Transform::from_translation(centre.extend(0.0)).with_rotation(Quat::from_rotation_z(angle));
+    let transform = Transform::from_translation(((from + to) / 2.0).extend(0.0))
+        .with_rotation(Quat::from_rotation_z(angle));
     (shape, transform.into())
 }
 
@@ -442,6 +449,20 @@ impl Paths {
     }
 }
 
+/// A bullet's path since the last frame, from where it was then (`last`;
+/// a step back along its velocity at the first check).
+fn since_last(
+    last: &HashMap<Entity, Vec2>,
+    m: &Movers,
+    i: usize,
+    radius: f32,
+) -> (BodyShape, GlobalTransform) {
+    let now = m.transforms[i].translation().truncate();
+    let before =
+        (last.get(&m.entities[i]).copied()).unwrap_or(now - m.velocities[i] * STEP.as_secs_f32());
+    segment_capsule(before, now, radius)
+}
+
 impl SweptStats {
     fn frame(
         &mut self,
@@ -458,13 +479,30 @@ impl SweptStats {
             self.passed_wrong += usize::from(!ok);
             if !ok && explain() && self.shown < EXPLAINED {
                 self.shown += 1;
+                // How far the path since the last frame passes from it.
+                let bullet = [pair.0, pair.1]
+                    .into_iter()
+                    .find(|e| (m.index.get(e)).is_some_and(|&i| m.actors[i].group() == BULLET));
+                let gap = bullet.map(|bullet| {
+                    let other = if bullet == pair.0 { pair.1 } else { pair.0 };
+                    let i = m.index[&bullet];
+                    let (shape, at) = since_last(&self.last, m, i, BULLET_RADIUS);
+                    (truth.body(m, other).iter())
+                        .map(|(s, t)| truth::gap([shape, *s], [&at, t]))
+                        .fold(f64::INFINITY, f64::min)
+                });
+                let from = bullet.and_then(|b| self.last.get(&b));
                 eprintln!(
-                    "passed pair off its path: {} / {}",
+                    "passed pair off its path ({gap:?} from the path since the last frame, from {from:?}): {} / {}",
                     truth.describe(m, pair.0),
-                    truth.describe(m, pair.1)
+                    truth.describe(m, pair.1),
                 );
             }
         }
+        let last = (0..m.entities.len())
+            .filter(|&i| m.actors[i].group() == BULLET)
+            .map(|i| (m.entities[i], m.transforms[i].translation().truncate()));
+        let last = std::mem::replace(&mut self.last, last.collect());
         let Some(previous) = previous else {
             return;
         };
@@ -475,15 +513,7 @@ impl SweptStats {
             .filter(|&i| m.actors[i].group() == BULLET && !wrapped(m, i, paths.half))
             .collect();
         let (shapes, transforms): (Vec<_>, Vec<_>) = (bullets.iter())
-            .map(|&i| {
-                path(
-                    &m.transforms[i],
-                    m.velocities[i],
-                    BULLET_RADIUS - TOLERANCE,
-                    1.0,
-                    0.0,
-                )
-            })
+            .map(|&i| since_last(&last, m, i, BULLET_RADIUS - TOLERANCE))
             .unzip();
         let entities: Vec<Entity> = bullets.iter().map(|&i| m.entities[i]).collect();
         let mut sure = Vec::new();
