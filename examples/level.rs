@@ -7,6 +7,10 @@
 //! ball pushes itself out of whatever it overlaps along the contact normal
 //! and reflects its velocity, read every frame from [`Collisions`].
 //!
+//! [`CollisionDiagnosticsPlugin`] puts detection's time and pair counts in
+//! Bevy's diagnostics, beside the frame time: the window shows both in a
+//! corner, `--headless` prints them at the end.
+//!
 //! ```sh
 //! cargo run --example level
 //! cargo run --example level -- --headless
@@ -15,6 +19,7 @@
 #[path = "common/mod.rs"]
 mod common;
 
+use bevy::diagnostic::{DiagnosticPath, DiagnosticsStore, FrameTimeDiagnosticsPlugin};
 use bevy::prelude::*;
 use bevy_collide2d::prelude::*;
 
@@ -42,9 +47,16 @@ fn main() -> AppExit {
         (0..600).for_each(|_| app.update());
         let escaped = escaped_balls(app.world_mut());
         println!("level: 600 frames, {BALLS} balls, {escaped} outside the walls");
+        println!(
+            "{}",
+            diagnostics_text(app.world().resource::<DiagnosticsStore>())
+        );
         return AppExit::Success;
     }
-    common::windowed_app(CollisionPlugin::default(), Level).run()
+    common::windowed_app(CollisionPlugin::default(), Level)
+        .add_systems(Startup, spawn_diagnostics_text)
+        .add_systems(Update, show_diagnostics)
+        .run()
 }
 
 /// The example without a window, 1/60 s a frame (`--headless`, tests).
@@ -57,8 +69,12 @@ pub struct Level;
 
 impl Plugin for Level {
     fn build(&self, app: &mut App) {
-        app.add_systems(Startup, spawn_level)
-            .add_systems(Update, (bounce, roll).chain());
+        app.add_plugins((
+            FrameTimeDiagnosticsPlugin::default(),
+            CollisionDiagnosticsPlugin,
+        ))
+        .add_systems(Startup, spawn_level)
+        .add_systems(Update, (bounce, roll).chain());
     }
 }
 
@@ -127,4 +143,44 @@ pub fn escaped_balls(world: &mut World) -> usize {
         .iter(world)
         .filter(|t| t.translation.x.abs() > half.x || t.translation.y.abs() > half.y)
         .count()
+}
+
+/// Frame time and detection, as Bevy's diagnostics smooth them.
+pub fn diagnostics_text(store: &DiagnosticsStore) -> String {
+    let value = |path: &DiagnosticPath| {
+        store
+            .get(path)
+            .and_then(|d| d.smoothed())
+            .unwrap_or(f64::NAN)
+    };
+    format!(
+        "frame {:.2} ms, collision {:.3} ms\n{:.0} colliders, {:.0} touching pairs",
+        value(&FrameTimeDiagnosticsPlugin::FRAME_TIME),
+        value(&CollisionDiagnosticsPlugin::DETECTION),
+        value(&CollisionDiagnosticsPlugin::COLLIDERS),
+        value(&CollisionDiagnosticsPlugin::CONTACT_PAIRS),
+    )
+}
+
+#[derive(Component)]
+struct DiagnosticsText;
+
+fn spawn_diagnostics_text(mut commands: Commands) {
+    commands.spawn((
+        DiagnosticsText,
+        Text::new(""),
+        Node {
+            position_type: PositionType::Absolute,
+            top: px(8.0),
+            left: px(8.0),
+            ..default()
+        },
+    ));
+}
+
+fn show_diagnostics(
+    store: Res<DiagnosticsStore>,
+    mut text: Single<&mut Text, With<DiagnosticsText>>,
+) {
+    text.0 = diagnostics_text(&store);
 }

@@ -11,7 +11,7 @@ use bevy::shape::Aabb2d;
 
 use crate::geometry::{
     Compound, Contact, ConvexPolygon, Shape, ShapeError, ShapeRef, TransformReading, checked_pose,
-    convex_pieces, validate_pose,
+    convex_pieces, convex_pieces_with_holes, validate_pose,
 };
 
 /// A collision shape, centred on its entity.
@@ -58,6 +58,8 @@ use crate::geometry::{
 /// ```
 #[derive(Component, Clone, Debug, PartialEq, Reflect)]
 #[reflect(Component, Debug, PartialEq, Clone)]
+#[cfg_attr(feature = "serialize", derive(serde::Serialize, serde::Deserialize))]
+#[cfg_attr(feature = "serialize", reflect(Serialize, Deserialize))]
 #[require(CollidingEntities, CollisionLayers, Transform)]
 // A per-table "changed since" tick: detection skips reading every static
 // collider's change tick when none of a table's changed.
@@ -170,7 +172,73 @@ impl Collider {
     /// assert_eq!(Collider::concave_polygon(&bowtie), Err(ShapeError::SelfIntersecting));
     /// ```
     pub fn concave_polygon(points: &[Vec2]) -> Result<Self, ShapeError> {
-        let mut pieces = convex_pieces(points)?
+        Self::from_convex_pieces(convex_pieces(points)?)
+    }
+
+    /// The region inside the simple polygon `outline` and outside each of
+    /// `holes` (simple polygons too, concave or not, either winding): a
+    /// frame, a ring-shaped arena, a sprite's outline with gaps. Cut into
+    /// convex pieces that cover exactly that region, as a compound (see
+    /// [`concave_polygon`](Self::concave_polygon), whose errors it shares).
+    ///
+    /// Also fails when a hole crosses or touches the outline or lies
+    /// outside it ([`ShapeError::HoleNotInside`]) and when two holes
+    /// cross, touch or nest ([`ShapeError::HolesOverlap`]).
+    ///
+    /// ```
+    /// # use bevy::prelude::*;
+    /// # use bevy_collide2d::{ShapeError, prelude::*};
+    /// let square = |half: f32| {
+    ///     [(-1.0, -1.0), (1.0, -1.0), (1.0, 1.0), (-1.0, 1.0)].map(|(x, y)| Vec2::new(x, y) * half)
+    /// };
+    /// let frame = Collider::polygon_with_holes(&square(50.0), [square(30.0)]).unwrap();
+    /// let ball = Collider::circle(5.0);
+    /// assert!(!ball.intersects(Isometry2d::IDENTITY, &frame, Isometry2d::IDENTITY));
+    /// assert!(ball.intersects(Isometry2d::from_xy(40.0, 0.0), &frame, Isometry2d::IDENTITY));
+    /// let outside = [square(5.0).map(|p| p + Vec2::new(100.0, 0.0))];
+    /// assert_eq!(
+    ///     Collider::polygon_with_holes(&square(50.0), outside),
+    ///     Err(ShapeError::HoleNotInside(0))
+    /// );
+    /// ```
+    pub fn polygon_with_holes<H: AsRef<[Vec2]>>(
+        outline: &[Vec2],
+        holes: impl IntoIterator<Item = H>,
+    ) -> Result<Self, ShapeError> {
+        let holes: Vec<H> = holes.into_iter().collect();
+        let holes: Vec<&[Vec2]> = holes.iter().map(AsRef::as_ref).collect();
+        Self::from_convex_pieces(convex_pieces_with_holes(outline, &holes)?)
+    }
+
+    /// Terrain from evenly spaced height samples: the line through
+    /// `(x_i, heights[i] * scale.y)`, the `x_i` evenly spaced from
+    /// `-scale.x / 2` to `scale.x / 2` in local coordinates. A
+    /// [polyline](Self::polyline) of those points (part `i` from sample `i`
+    /// to the next, nothing catching at a sample), which also remembers its
+    /// samples ([`Compound::heightfield_samples`]) to save them as they
+    /// were given.
+    ///
+    /// Fails for fewer than two samples ([`ShapeError::EmptyCompound`]), a
+    /// height that is NaN, infinite or too large
+    /// ([`ShapeError::InvalidVertex`]), and a scale that is not finite or
+    /// of width `scale.x <= 0` ([`ShapeError::InvalidHeightfieldScale`]).
+    ///
+    /// ```
+    /// # use bevy::prelude::*;
+    /// # use bevy_collide2d::prelude::*;
+    /// // 100 units wide, samples every 25: heights 0, 10, 0, 10, 0.
+    /// let hills = Collider::heightfield(&[0.0, 1.0, 0.0, 1.0, 0.0], Vec2::new(100.0, 10.0)).unwrap();
+    /// let ball = Collider::circle(2.0);
+    /// assert!(ball.intersects(Isometry2d::from_xy(-25.0, 11.0), &hills, Isometry2d::IDENTITY));
+    /// assert!(!ball.intersects(Isometry2d::from_xy(-25.0, 13.0), &hills, Isometry2d::IDENTITY));
+    /// ```
+    pub fn heightfield(heights: &[f32], scale: Vec2) -> Result<Self, ShapeError> {
+        Compound::heightfield(heights, scale).map(|terrain| Self::new(Shape::Compound(terrain)))
+    }
+
+    /// One convex polygon, or a compound of several.
+    pub(crate) fn from_convex_pieces(pieces: Vec<Vec<Vec2>>) -> Result<Self, ShapeError> {
+        let mut pieces = pieces
             .into_iter()
             .map(|piece| ConvexPolygon::new(&piece).map(Shape::Polygon))
             .collect::<Result<Vec<_>, _>>()?;
@@ -517,6 +585,8 @@ impl TryFrom<&bevy::shape::ConvexPolygon> for Collider {
 /// ```
 #[derive(Component, Clone, Copy, Debug, Default, PartialEq, Eq, Reflect)]
 #[reflect(Component, Debug, Default, PartialEq, Clone)]
+#[cfg_attr(feature = "serialize", derive(serde::Serialize, serde::Deserialize))]
+#[cfg_attr(feature = "serialize", reflect(Serialize, Deserialize))]
 pub struct Swept;
 
 /// Marks a collider as level geometry: walls, floors, tiles, anything that
@@ -545,6 +615,8 @@ pub struct Swept;
 /// ```
 #[derive(Component, Clone, Copy, Debug, Default, PartialEq, Eq, Reflect)]
 #[reflect(Component, Debug, Default, PartialEq, Clone)]
+#[cfg_attr(feature = "serialize", derive(serde::Serialize, serde::Deserialize))]
+#[cfg_attr(feature = "serialize", reflect(Serialize, Deserialize))]
 pub struct StaticCollider;
 
 /// Takes a collider out of detection and [`SpatialQuery`](crate::SpatialQuery)
@@ -576,6 +648,8 @@ pub struct StaticCollider;
 /// ```
 #[derive(Component, Clone, Copy, Debug, Default, PartialEq, Eq, Reflect)]
 #[reflect(Component, Debug, Default, PartialEq, Clone)]
+#[cfg_attr(feature = "serialize", derive(serde::Serialize, serde::Deserialize))]
+#[cfg_attr(feature = "serialize", reflect(Serialize, Deserialize))]
 pub struct ColliderDisabled;
 
 /// Makes an entity a body: it owns the colliders of its subtree (itself
@@ -612,6 +686,8 @@ pub struct ColliderDisabled;
 /// ```
 #[derive(Component, Clone, Copy, Debug, Default, PartialEq, Eq, Reflect)]
 #[reflect(Component, Debug, Default, PartialEq, Clone)]
+#[cfg_attr(feature = "serialize", derive(serde::Serialize, serde::Deserialize))]
+#[cfg_attr(feature = "serialize", reflect(Serialize, Deserialize))]
 pub struct CollisionBody;
 
 /// Makes a collider a one-way platform for
@@ -640,6 +716,8 @@ pub struct CollisionBody;
 /// ```
 #[derive(Component, Clone, Copy, Debug, PartialEq, Reflect)]
 #[reflect(Component, Debug, Default, PartialEq, Clone)]
+#[cfg_attr(feature = "serialize", derive(serde::Serialize, serde::Deserialize))]
+#[cfg_attr(feature = "serialize", reflect(Serialize, Deserialize))]
 pub struct OneWayPlatform {
     /// The side that blocks, as a unit direction in the collider's space
     /// (default: up, `Dir2::Y`).
@@ -670,6 +748,8 @@ impl Default for OneWayPlatform {
 /// ```
 #[derive(Component, Clone, Copy, Debug, PartialEq, Eq, Hash, Reflect)]
 #[reflect(Component, Debug, PartialEq, Default, Clone)]
+#[cfg_attr(feature = "serialize", derive(serde::Serialize, serde::Deserialize))]
+#[cfg_attr(feature = "serialize", reflect(Serialize, Deserialize))]
 #[component(summary_tick)] // as on `Collider`
 pub struct CollisionLayers {
     /// The layers this collider belongs to.

@@ -3,9 +3,12 @@
 #![deny(unsafe_code)]
 #![warn(clippy::undocumented_unsafe_blocks)]
 
+#[cfg(any(feature = "image", feature = "mesh"))]
+mod assets;
 mod components;
 #[cfg(feature = "debug")]
 mod debug;
+mod diagnostics;
 pub mod geometry;
 mod grid;
 pub mod guide;
@@ -20,10 +23,15 @@ mod spatial_query;
 mod stages;
 mod util;
 
+#[cfg(feature = "image")]
+pub use assets::{ColliderFromImage, ImageColliderError, ImageOutline};
+#[cfg(feature = "mesh")]
+pub use assets::{ColliderFromMesh, MeshColliderError};
 pub use components::{
     Collider, ColliderDisabled, CollidingEntities, CollisionBody, CollisionLayers, OneWayPlatform,
     StaticCollider, Swept, pose_and_scale, pose_of,
 };
+pub use diagnostics::CollisionDiagnosticsPlugin;
 pub use geometry::{Contact, ShapeError};
 pub use level::{TilemapCollider, TilemapError, TilemapKind, TilemapTile};
 pub use move_and_slide::{MoveAndSlideConfig, MoveAndSlideOutput, SlideHit, slide_velocity};
@@ -44,13 +52,17 @@ pub use picking::{CollisionPickable, CollisionPickingPlugin, CollisionPickingSet
 pub mod prelude {
     pub use crate::{
         ActiveCollisionHooks, Collider, ColliderDisabled, CollidingEntities, CollisionBody,
-        CollisionEnded, CollisionEvent, CollisionHooks, CollisionLayers, CollisionPlugin,
-        CollisionStarted, CollisionSystems, Collisions, Contact, ContactPair, ContactParts,
-        MoveAndSlideConfig, MoveAndSlideOutput, OneWayPlatform, PointProjection, QueryFilter,
-        RayHit, ShapeHit, SlideHit, SpatialQuery, StaticCollider, Swept, TilemapCollider,
-        TilemapKind, TilemapTile, pose_and_scale, pose_of,
+        CollisionDiagnosticsPlugin, CollisionEnded, CollisionEvent, CollisionHooks,
+        CollisionLayers, CollisionPlugin, CollisionStarted, CollisionSystems, Collisions, Contact,
+        ContactPair, ContactParts, MoveAndSlideConfig, MoveAndSlideOutput, OneWayPlatform,
+        PointProjection, QueryFilter, RayHit, ShapeHit, SlideHit, SpatialQuery, StaticCollider,
+        Swept, TilemapCollider, TilemapKind, TilemapTile, pose_and_scale, pose_of,
     };
 
+    #[cfg(feature = "mesh")]
+    pub use crate::ColliderFromMesh;
+    #[cfg(feature = "image")]
+    pub use crate::{ColliderFromImage, ImageOutline};
     #[cfg(feature = "debug")]
     pub use crate::{CollisionDebugPlugin, CollisionGizmos};
     #[cfg(feature = "picking")]

@@ -12,6 +12,7 @@ use crate::components::{
     Collider, ColliderDisabled, CollidingEntities, CollisionBody, CollisionLayers, OneWayPlatform,
     StaticCollider, Swept,
 };
+use crate::diagnostics::DetectionSchedule;
 use crate::geometry::Contact;
 use crate::level::{
     TilemapCollider, TilemapKind, TilemapTile, any_tilemap_changed, build_tilemap_colliders,
@@ -122,9 +123,12 @@ impl Plugin for CollisionPlugin {
         add_observers(app);
 
         let schedule = self.schedule;
+        app.insert_resource(DetectionSchedule(schedule));
         configure_collision_sets(app, schedule);
         add_prepare_systems(app, schedule);
         add_tilemap_system(app);
+        #[cfg(any(feature = "image", feature = "mesh"))]
+        crate::assets::add_asset_collider_systems(app);
         add_detection_systems(app, schedule);
         (self.add_narrow_phase)(app, schedule);
     }

@@ -374,3 +374,71 @@ fn a_concave_polygon_collides_as_drawn() {
     app.update();
     assert_eq!(log.read(&app).len(), 1, "at the bottom");
 }
+
+#[test]
+fn a_polygon_with_holes_collides_only_where_it_is_solid() {
+    let square = |centre: Vec2, half: f32| {
+        [(-1.0, -1.0), (1.0, -1.0), (1.0, 1.0), (-1.0, 1.0)]
+            .map(|(x, y)| centre + Vec2::new(x, y) * half)
+    };
+    // An arena 100 across with a square pit and a concave notch-shaped pit.
+    let outline = square(Vec2::ZERO, 50.0);
+    let notch = [
+        (0.0, 0.0),
+        (20.0, 0.0),
+        (20.0, 20.0),
+        (10.0, 8.0),
+        (0.0, 20.0),
+    ]
+    .map(|(x, y)| Vec2::new(10.0 + x, -40.0 + y));
+    let pit = square(Vec2::new(-20.0, 20.0), 12.0);
+    let arena = Collider::polygon_with_holes(&outline, [&pit[..], &notch[..]]).unwrap();
+    let inside = |p: Vec2, ring: &[Vec2]| {
+        // Even-odd rule on the ring.
+        let n = ring.len();
+        (0..n).fold(false, |inside, i| {
+            let (a, b) = (ring[i], ring[(i + 1) % n]);
+            let crosses =
+                (a.y > p.y) != (b.y > p.y) && p.x < a.x + (p.y - a.y) * (b.x - a.x) / (b.y - a.y);
+            inside ^ crosses
+        })
+    };
+    let mut app = test_app();
+    let place = Transform::from_xyz(30.0, -10.0, 0.0).with_rotation(Quat::from_rotation_z(0.4));
+    let pose = pose_of(&place);
+    let floor = app.world_mut().spawn((arena, place)).id();
+    // Tiny probes on a lattice: each touches the arena where the region is solid.
+    let mut probes = Vec::new();
+    for i in 0..25 {
+        for j in 0..25 {
+            let local = Vec2::new(-57.0 + i as f32 * 4.7, -57.0 + j as f32 * 4.7);
+            let world = pose.transform_point(local);
+            let probe = spawn_at(&mut app, Collider::circle(0.01), world.x, world.y);
+            let solid = inside(local, &outline) && !inside(local, &pit) && !inside(local, &notch);
+            probes.push((probe, local, solid));
+        }
+    }
+    app.update();
+    let collisions = app.world().resource::<Collisions>();
+    let mut checked = 0;
+    for (probe, local, solid) in probes {
+        let near_edge = [&outline[..], &pit[..], &notch[..]].iter().any(|ring| {
+            let n = ring.len();
+            (0..n).any(|i| {
+                let (a, b) = (ring[i], ring[(i + 1) % n]);
+                let t = ((local - a).dot(b - a) / (b - a).length_squared()).clamp(0.0, 1.0);
+                local.distance(a + (b - a) * t) < 0.05
+            })
+        });
+        if near_edge {
+            continue;
+        }
+        checked += 1;
+        assert_eq!(
+            collisions.contains(probe, floor),
+            solid,
+            "probe at {local} (local)"
+        );
+    }
+    assert!(checked > 500);
+}

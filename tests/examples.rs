@@ -233,6 +233,14 @@ fn level_walls_are_merged_and_hold_every_ball() {
     assert_eq!(level::escaped_balls(world), 0);
     let heard = &app.world().resource::<Heard>().0;
     assert!(heard.len() > 50, "{} events", heard.len());
+    // Detection is in Bevy's diagnostics beside the frame time.
+    let store = app.world().resource::<bevy::diagnostic::DiagnosticsStore>();
+    let latest = |path| store.get(&path).and_then(|d| d.value());
+    assert_eq!(latest(CollisionDiagnosticsPlugin::COLLIDERS), Some(13.0));
+    assert!(latest(CollisionDiagnosticsPlugin::DETECTION).is_some_and(|ms| ms > 0.0));
+    assert!(latest(CollisionDiagnosticsPlugin::CONTACT_PAIRS).is_some());
+    let text = level::diagnostics_text(store);
+    assert!(text.contains("13 colliders"), "{text}");
 }
 
 #[allow(dead_code)]
@@ -275,4 +283,94 @@ fn platformer_player_stands_still_and_spikes_reset_it() {
     run(&mut app, 60);
     assert_eq!(app.world().resource::<platformer::Game>().resets, 1);
     assert!(position(&app, player).distance(platformer::SPAWN) < 30.0);
+}
+
+#[cfg(feature = "image")]
+#[allow(dead_code)]
+#[path = "../examples/asteroids.rs"]
+mod asteroids;
+
+/// Every rock gets a collider from the shipped image once it has loaded
+/// from disk: several convex parts, the image's hole left out.
+#[cfg(feature = "image")]
+#[test]
+fn asteroids_get_their_colliders_from_their_image() {
+    let mut app = asteroids::headless_app();
+    let built = |app: &mut App| {
+        let world = app.world_mut();
+        world
+            .query::<(&asteroids::Rock, &Collider)>()
+            .iter(world)
+            .count()
+    };
+    // The image is read from disk on another thread.
+    for _ in 0..500 {
+        app.update();
+        if built(&mut app) == 6 {
+            break;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(10));
+    }
+    assert_eq!(built(&mut app), 6);
+    let world = app.world_mut();
+    let mut rocks = world.query::<(&Collider, &Sprite, &Transform)>();
+    for (collider, sprite, transform) in rocks.iter(world) {
+        let bevy_collide2d::geometry::Shape::Compound(parts) = collider.shape() else {
+            panic!("{collider:?}");
+        };
+        assert!(parts.parts().len() > 3);
+        // The hole through the rock, 8 pixels round pixel (58, 40) of 96:
+        // a probe at its centre touches nothing, one beside it the rock.
+        let size = sprite.custom_size.unwrap();
+        let flip = if sprite.flip_x { -1.0 } else { 1.0 };
+        let at =
+            |pixel: Vec2| Vec2::new(flip * (pixel.x / 96.0 - 0.5), 0.5 - pixel.y / 96.0) * size;
+        let pose = pose_of(transform);
+        let probe = Collider::circle(0.5);
+        let touches = |pixel: Vec2| {
+            let place = Isometry2d::from_translation(pose.transform_point(at(pixel)));
+            probe.intersects(place, collider, pose)
+        };
+        assert!(!touches(Vec2::new(58.0, 40.0)));
+        assert!(touches(Vec2::new(48.0, 48.0)));
+    }
+    run(&mut app, 120);
+}
+
+#[allow(dead_code)]
+#[path = "../examples/tiled_level.rs"]
+mod tiled_level;
+
+/// The Tiled level: the tile layer is one map with its spikes and ledges
+/// as kinds, the objects are colliders, and the walker crosses it all to
+/// the far wall without falling through, hearing the spikes.
+#[test]
+fn tiled_level_is_read_and_walked_across() {
+    let mut app = tiled_level::headless_app();
+    run(&mut app, 900);
+    let world = app.world_mut();
+    let kinds: Vec<char> = world
+        .query::<&TilemapKind>()
+        .iter(world)
+        .map(|k| k.0)
+        .collect();
+    // The map's own '#' tiles, and a child per other kind.
+    assert_eq!(kinds.len(), 3, "{kinds:?}");
+    let ledges = world
+        .query_filtered::<&TilemapKind, With<OneWayPlatform>>()
+        .iter(world)
+        .count();
+    assert_eq!(ledges, 1);
+    // Rectangle, ellipse, polygon, polyline.
+    let objects = world
+        .query_filtered::<&Collider, (With<StaticCollider>, With<ChildOf>, Without<TilemapKind>)>()
+        .iter(world)
+        .count();
+    assert_eq!(objects, 4);
+    let walker = world.query::<&tiled_level::Walker>().single(world).unwrap();
+    // The map is 640 wide, centred: the far wall's inside is at x = 304.
+    assert!(walker.farthest > 290.0, "got to {}", walker.farthest);
+    // The floor's top is at y = -96 + 16; the capsule's centre stays 9 above.
+    assert!(walker.lowest > -72.0, "fell to {}", walker.lowest);
+    assert!(walker.spikes >= 1);
 }

@@ -157,3 +157,118 @@ fn a_bad_polyline_is_an_error() {
     };
     assert_eq!(compound.parts().len(), 2);
 }
+
+/// Runs `f` with the app's spatial queries.
+fn with_queries<R>(app: &mut App, f: impl FnOnce(&SpatialQuery) -> R) -> R {
+    let mut state = bevy::ecs::system::SystemState::<SpatialQuery>::new(app.world_mut());
+    let spatial = state.get(app.world()).unwrap();
+    f(&spatial)
+}
+
+#[test]
+fn a_heightfield_collides_and_is_queried_as_the_polyline_of_its_samples() {
+    let heights = [0.0, 0.4, 1.1, 0.8, 0.8, 0.2, -0.5, 0.1, 0.9, 0.3];
+    let scale = Vec2::new(180.0, 20.0);
+    let step = scale.x / (heights.len() - 1) as f32;
+    let points: Vec<Vec2> = (heights.iter().enumerate())
+        .map(|(i, &h)| Vec2::new(i as f32 * step - scale.x / 2.0, h * scale.y))
+        .collect();
+    let terrains = [
+        Collider::heightfield(&heights, scale).unwrap(),
+        Collider::polyline(&points).unwrap(),
+    ];
+    // The same world twice, one on a heightfield, one on its polyline;
+    // the terrain turned and scaled so its samples are not axis-aligned.
+    let mut worlds = terrains.map(|terrain| {
+        let mut app = test_app();
+        let place = Transform::from_xyz(5.0, -3.0, 0.0)
+            .with_rotation(Quat::from_rotation_z(0.2))
+            .with_scale(Vec3::new(1.3, 0.8, 1.0));
+        let ground = app.world_mut().spawn((terrain, place, StaticCollider)).id();
+        let mut movers = Vec::new();
+        for k in 0..40 {
+            let x = -95.0 + k as f32 * 4.9;
+            let shape = match k % 3 {
+                0 => Collider::circle(3.0 + (k % 5) as f32),
+                1 => Collider::rect(8.0, 5.0),
+                _ => Collider::capsule(2.0, 6.0),
+            };
+            let at = Transform::from_xyz(x, 12.0 - (k % 7) as f32 * 5.0, 0.0)
+                .with_rotation(Quat::from_rotation_z(k as f32 * 0.37));
+            let mut mover = app.world_mut().spawn((shape, at));
+            if k % 4 == 0 {
+                mover.insert(Swept);
+            }
+            movers.push(mover.id());
+        }
+        app.update();
+        // The swept ones fall through the terrain's line in one step.
+        for (k, &mover) in movers.iter().enumerate() {
+            if k % 4 == 0 {
+                app.world_mut()
+                    .get_mut::<Transform>(mover)
+                    .unwrap()
+                    .translation
+                    .y -= 40.0;
+            }
+        }
+        app.update();
+        (app, ground, movers)
+    });
+    let contacts = |(app, ground, movers): &(App, Entity, Vec<Entity>)| -> Vec<_> {
+        let collisions = app.world().resource::<Collisions>();
+        (movers.iter())
+            .map(|&m| (collisions.get(m, *ground), collisions.parts(m, *ground)))
+            .collect()
+    };
+    let (first, second) = (contacts(&worlds[0]), contacts(&worlds[1]));
+    assert!(
+        first.iter().filter(|c| c.0.is_some()).count() >= 5,
+        "{first:?}"
+    );
+    assert_eq!(first, second);
+
+    let queries = |app: &mut App| {
+        with_queries(app, |spatial| {
+            let filter = QueryFilter::default();
+            let rays: Vec<_> = (0..30)
+                .map(|k| {
+                    let origin = Vec2::new(-100.0 + k as f32 * 7.0, 60.0);
+                    let direction = Dir2::from_xy(0.3 - k as f32 * 0.02, -1.0).unwrap();
+                    spatial.ray_hits(origin, direction, 200.0, 4, &filter)
+                })
+                .collect();
+            let points: Vec<_> = (0..30)
+                .map(|k| spatial.project_point(Vec2::new(-90.0 + k as f32 * 6.0, 2.0), &filter))
+                .collect();
+            (rays, points)
+        })
+    };
+    let (a, b) = (queries(&mut worlds[0].0), queries(&mut worlds[1].0));
+    assert_eq!(a, b);
+}
+
+#[test]
+fn a_bad_heightfield_is_an_error() {
+    let scale = Vec2::new(10.0, 1.0);
+    assert_eq!(
+        Collider::heightfield(&[1.0], scale),
+        Err(ShapeError::EmptyCompound)
+    );
+    assert!(matches!(
+        Collider::heightfield(&[0.0, f32::NAN, 1.0], scale),
+        Err(ShapeError::InvalidVertex(_))
+    ));
+    for bad in [
+        Vec2::new(0.0, 1.0),
+        Vec2::new(-3.0, 1.0),
+        Vec2::new(5.0, f32::INFINITY),
+    ] {
+        assert_eq!(
+            Collider::heightfield(&[0.0, 1.0], bad),
+            Err(ShapeError::InvalidHeightfieldScale(bad))
+        );
+    }
+    // A flat heightfield (zero height scale) is a line, and fine.
+    assert!(Collider::heightfield(&[0.0, 1.0, 2.0], Vec2::new(10.0, 0.0)).is_ok());
+}

@@ -47,6 +47,15 @@ pub enum ShapeError {
     /// A transform that scales the collider to nothing on an axis (this
     /// scale): detection hides such a collider.
     ZeroScale(Vec2),
+    /// Hole `i` of a polygon with holes crosses or touches the outline, or
+    /// lies outside it.
+    HoleNotInside(usize),
+    /// Holes `i` and `j` (`i < j`) of a polygon with holes cross, touch, or
+    /// one is inside the other.
+    HolesOverlap(usize, usize),
+    /// A heightfield scale that is not finite or whose width (`x`) is not
+    /// `> 0`, or so small that neighbouring samples fall on one point.
+    InvalidHeightfieldScale(Vec2),
 }
 
 impl fmt::Display for ShapeError {
@@ -83,6 +92,17 @@ impl fmt::Display for ShapeError {
                 p.translation, p.rotation.cos, p.rotation.sin
             ),
             Self::ZeroScale(s) => write!(f, "scaled to nothing on an axis: scale {s}"),
+            Self::HoleNotInside(i) => write!(
+                f,
+                "hole {i} must lie inside the outline without touching it"
+            ),
+            Self::InvalidHeightfieldScale(s) => write!(
+                f,
+                "a heightfield's scale must be finite, its width > 0 and wide enough to tell its samples apart, got {s}"
+            ),
+            Self::HolesOverlap(i, j) => {
+                write!(f, "holes {i} and {j} must not cross, touch or nest")
+            }
         }
     }
 }

@@ -10,6 +10,8 @@ use std::sync::Arc;
 
 use bevy::math::{Isometry2d, Rot2, Vec2};
 use bevy::reflect::Reflect;
+#[cfg(feature = "serialize")]
+use bevy::reflect::{ReflectDeserialize, ReflectSerialize};
 use bevy::shape::Aabb2d;
 
 use super::checked::{validate_parts, within_magnitude};
@@ -28,6 +30,8 @@ const SMALL_COMPOUND: usize = 16;
 /// compound's own pose.
 #[derive(Clone, Debug, PartialEq, Reflect)]
 #[reflect(Debug, PartialEq, Clone)]
+#[cfg_attr(feature = "serialize", derive(serde::Serialize, serde::Deserialize))]
+#[cfg_attr(feature = "serialize", reflect(Serialize, Deserialize))]
 pub struct CompoundPart {
     /// Where the part is relative to the compound.
     pub pose: Isometry2d,
@@ -46,6 +50,12 @@ pub struct CompoundPart {
 #[derive(Clone, Reflect)]
 #[reflect(opaque)]
 #[reflect(Debug, PartialEq, Clone)]
+#[cfg_attr(feature = "serialize", reflect(Serialize, Deserialize))]
+#[cfg_attr(
+    feature = "serialize",
+    derive(serde::Serialize, serde::Deserialize),
+    serde(try_from = "CompoundData", into = "CompoundData")
+)]
 pub struct Compound {
     inner: Arc<Parts>,
 }
@@ -69,6 +79,56 @@ struct Parts {
     /// A polyline's points (the last equal to the first when closed): part
     /// `i` is the segment from point `i` to `i + 1`.
     polyline: Option<Box<[Vec2]>>,
+    /// A heightfield's samples and scale, kept to save it as it was made.
+    heightfield: Option<Box<Heightfield>>,
+}
+
+/// The samples of a [`Compound::heightfield`].
+#[derive(Debug, Clone, PartialEq)]
+#[cfg_attr(feature = "serialize", derive(serde::Serialize, serde::Deserialize))]
+struct Heightfield {
+    heights: Box<[f32]>,
+    scale: Vec2,
+}
+
+/// How a compound is saved: its parts, or a polyline's points (rebuilt, and
+/// checked, when loaded).
+#[cfg(feature = "serialize")]
+#[derive(serde::Serialize, serde::Deserialize)]
+enum CompoundData {
+    Parts(Vec<CompoundPart>),
+    Polyline(Vec<Vec2>),
+    Heightfield(Heightfield),
+}
+
+#[cfg(feature = "serialize")]
+impl From<Compound> for CompoundData {
+    fn from(compound: Compound) -> Self {
+        if let Some(samples) = &compound.inner.heightfield {
+            return Self::Heightfield(Heightfield::clone(samples));
+        }
+        match compound.polyline_points() {
+            Some(points) => Self::Polyline(points.to_vec()),
+            None => Self::Parts(compound.parts().to_vec()),
+        }
+    }
+}
+
+#[cfg(feature = "serialize")]
+impl TryFrom<CompoundData> for Compound {
+    type Error = ShapeError;
+
+    fn try_from(data: CompoundData) -> Result<Self, ShapeError> {
+        match data {
+            CompoundData::Parts(parts) => Ok(Self::new(
+                parts.into_iter().map(|part| (part.pose, part.shape)),
+            )),
+            CompoundData::Polyline(points) => Self::polyline(&points),
+            CompoundData::Heightfield(samples) => {
+                Self::heightfield(&samples.heights, samples.scale)
+            }
+        }
+    }
 }
 
 impl PartialEq for Compound {
@@ -146,6 +206,50 @@ impl Compound {
         Ok(Self::from_parts(parts, Some(kept.into())))
     }
 
+    /// Terrain from evenly spaced height samples: the polyline through
+    /// `(x_i, heights[i] * scale.y)`, the `x_i` evenly spaced from
+    /// `-scale.x / 2` to `scale.x / 2` (as parry's heightfields). Part `i`
+    /// is the segment from sample `i` to `i + 1`, with the polyline's
+    /// ghost-vertex rule: nothing catches at a sample.
+    ///
+    /// Fails for fewer than two samples ([`ShapeError::EmptyCompound`]), a
+    /// height that is NaN or infinite, or whose point is too large
+    /// ([`ShapeError::InvalidVertex`]), and a scale that is not finite with
+    /// `scale.x > 0` ([`ShapeError::InvalidHeightfieldScale`]).
+    pub fn heightfield(heights: &[f32], scale: Vec2) -> Result<Self, ShapeError> {
+        if !(scale.is_finite() && scale.x > 0.0) {
+            return Err(ShapeError::InvalidHeightfieldScale(scale));
+        }
+        if heights.len() < 2 {
+            return Err(ShapeError::EmptyCompound);
+        }
+        let step = scale.x / (heights.len() - 1) as f32;
+        let points: Vec<Vec2> = (heights.iter().enumerate())
+            .map(|(i, &h)| Vec2::new(i as f32 * step - scale.x * 0.5, h * scale.y))
+            .collect();
+        if let Some(&bad) = points.iter().find(|&&p| !within_magnitude(p)) {
+            return Err(ShapeError::InvalidVertex(bad));
+        }
+        let mut terrain = Self::polyline(&points)?;
+        if terrain.parts().len() != heights.len() - 1 {
+            // Samples closer than a float step merged: the parts no longer
+            // match the samples one for one.
+            return Err(ShapeError::InvalidHeightfieldScale(scale));
+        }
+        if let Some(inner) = Arc::get_mut(&mut terrain.inner) {
+            inner.heightfield = Some(Box::new(Heightfield {
+                heights: heights.into(),
+                scale,
+            }));
+        }
+        Ok(terrain)
+    }
+
+    /// A heightfield's samples and scale, as given to [`Self::heightfield`].
+    pub fn heightfield_samples(&self) -> Option<(&[f32], Vec2)> {
+        (self.inner.heightfield.as_deref()).map(|h| (&*h.heights, h.scale))
+    }
+
     /// The compound of parts none of which is a compound, with its grid.
     fn from_flat(parts: Vec<CompoundPart>) -> Self {
         Self::from_parts(parts, None)
@@ -176,6 +280,7 @@ impl Compound {
                 local_extent,
                 part_radii,
                 polyline,
+                heightfield: None,
             }),
         }
     }
@@ -403,6 +508,7 @@ impl Compound {
                 local_extent: summary.local_extent,
                 part_radii: summary.part_radii,
                 polyline: None,
+                heightfield: None,
             }),
         })
     }

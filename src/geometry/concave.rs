@@ -87,7 +87,7 @@ fn corner(prev: DVec2, vertex: DVec2, next: DVec2) -> Corner {
 
 /// Twice the area of the triangle `a`, `b`, `p`: positive when `p` is left of
 /// the line from `a` to `b`, zero when on it.
-fn orientation(a: DVec2, b: DVec2, p: DVec2) -> f64 {
+pub(super) fn orientation(a: DVec2, b: DVec2, p: DVec2) -> f64 {
     (b - a).perp_dot(p - a)
 }
 
@@ -181,7 +181,7 @@ fn check_simple(outline: &[DVec2]) -> Result<(), ShapeError> {
 
 /// Whether the segments `a`-`b` and `c`-`d` have any point in common, ends
 /// included.
-fn segments_touch(a: DVec2, b: DVec2, c: DVec2, d: DVec2) -> bool {
+pub(super) fn segments_touch(a: DVec2, b: DVec2, c: DVec2, d: DVec2) -> bool {
     let side = |from: DVec2, to: DVec2, p: DVec2| -> i8 {
         let o = orientation(from, to, p);
         i8::from(o > 0.0) - i8::from(o < 0.0)

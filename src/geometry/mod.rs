@@ -12,6 +12,7 @@ mod concave;
 mod contact;
 mod convex;
 mod dispatch;
+mod holes;
 mod pairs;
 mod part_grid;
 mod polygon;
@@ -43,6 +44,7 @@ pub(crate) use dispatch::{ContactOp, PairShape, SpecialKind, dispatch};
 pub(crate) use dispatch::{
     ListedPart, contact_with_listed_parts, for_each_part_contact, prefetch_parts, visit_parts_in,
 };
+pub(crate) use holes::convex_pieces_with_holes;
 pub(crate) use pairs::Stick;
 pub use pairs::{
     circle_circle_contact, circle_circle_intersects, circle_rect_contact, circle_rect_intersects,

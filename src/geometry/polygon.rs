@@ -3,6 +3,8 @@
 
 use bevy::math::Vec2;
 use bevy::reflect::Reflect;
+#[cfg(feature = "serialize")]
+use bevy::reflect::{ReflectDeserialize, ReflectSerialize};
 use core::fmt;
 use std::sync::Arc;
 
@@ -37,9 +39,33 @@ use super::shape_ref::PolygonRef;
 #[derive(Clone, PartialEq, Reflect)]
 #[reflect(opaque)]
 #[reflect(Debug, PartialEq, Clone)]
+#[cfg_attr(feature = "serialize", reflect(Serialize, Deserialize))]
+#[cfg_attr(
+    feature = "serialize",
+    derive(serde::Serialize, serde::Deserialize),
+    serde(try_from = "Vec<Vec2>", into = "Vec<Vec2>")
+)]
 pub struct ConvexPolygon {
     /// The vertices, then as many normals.
     points: Arc<[Vec2]>,
+}
+
+// Saved as its vertices; loaded through `new`, so a file cannot make a
+// polygon that is not convex.
+#[cfg(feature = "serialize")]
+impl From<ConvexPolygon> for Vec<Vec2> {
+    fn from(polygon: ConvexPolygon) -> Self {
+        polygon.vertices().to_vec()
+    }
+}
+
+#[cfg(feature = "serialize")]
+impl TryFrom<Vec<Vec2>> for ConvexPolygon {
+    type Error = ShapeError;
+
+    fn try_from(points: Vec<Vec2>) -> Result<Self, ShapeError> {
+        Self::new(&points)
+    }
 }
 
 impl fmt::Debug for ConvexPolygon {

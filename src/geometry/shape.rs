@@ -1,5 +1,7 @@
 use bevy::math::{Isometry2d, Vec2};
 use bevy::reflect::Reflect;
+#[cfg(feature = "serialize")]
+use bevy::reflect::{ReflectDeserialize, ReflectSerialize};
 use bevy::shape::Aabb2d;
 
 use super::checked::ShapeError;
@@ -19,6 +21,8 @@ use super::{Contact, ConvexPolygon, convex};
 /// a `_` arm.
 #[derive(Clone, Debug, PartialEq, Reflect)]
 #[reflect(Debug, PartialEq, Clone)]
+#[cfg_attr(feature = "serialize", derive(serde::Serialize, serde::Deserialize))]
+#[cfg_attr(feature = "serialize", reflect(Serialize, Deserialize))]
 #[non_exhaustive]
 pub enum Shape {
     /// A disc of the given radius.

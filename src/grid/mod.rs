@@ -180,7 +180,7 @@ impl SpatialGrid {
     /// bounds).
     // Always inlined, as `visit_along`: a query walks two grids through one
     // call site, and out of line the caller's shape test behind `visit` is
-    // no longer inlined into the walk (benches/README.md, 2026-11-26).
+    // no longer inlined into the walk (benches/JOURNAL.md, 2026-11-26).
     #[inline(always)]
     pub fn visit_overlapping(&self, aabbs: &[Aabb2d], query: &Aabb2d, mut visit: impl FnMut(u32)) {
         if aabbs.len() != self.box_count {

@@ -25,10 +25,15 @@
 //! | [`fixed_timestep`] | detection in `FixedPostUpdate` |
 //! | [`determinism_and_rollback`] | the same events on every run and thread count; rolling a world back |
 //! | [`layers`] | who collides with whom |
+//! | [`levels_from_editors`] | Tiled and LDtk maps, terrain samples, saving levels in scenes |
 //! | [`collision_hooks`] | rules of a game's own: one-way platforms, teams, bullets that spare their shooter |
 #![cfg_attr(
     feature = "debug",
     doc = "| [`debug_overlay`] | seeing the colliders and contacts |"
+)]
+#![cfg_attr(
+    all(feature = "image", feature = "mesh"),
+    doc = "| [`colliders_from_art`] | colliders from a sprite's image or a 2D mesh |"
 )]
 //! | [`spatial_queries`] | rays, lines of sight, what is under a point or in range |
 //! | [`disabling_and_bodies`] | switching colliders off; one body of several colliders |
@@ -45,6 +50,8 @@
 
 pub mod bouncing_ball;
 pub mod character_controller;
+#[cfg(all(feature = "image", feature = "mesh"))]
+pub mod colliders_from_art;
 pub mod collision_hooks;
 pub mod damage_on_first_touch;
 #[cfg(feature = "debug")]
@@ -53,6 +60,7 @@ pub mod determinism_and_rollback;
 pub mod disabling_and_bodies;
 pub mod fixed_timestep;
 pub mod layers;
+pub mod levels_from_editors;
 pub mod messages_or_observers;
 pub mod migrating;
 pub mod pushing_a_box;

@@ -1,6 +1,8 @@
 //! Level helpers: [`TilemapCollider`] turns a tile map into one static
 //! compound collider of a few rectangles.
 
+#[cfg(feature = "serialize")]
+mod saved;
 mod tiles;
 
 use bevy::math::{URect, UVec2, Vec2};
@@ -56,6 +58,12 @@ pub use tiles::TilemapError;
 #[derive(Component, Clone, Debug, PartialEq, Reflect)]
 #[reflect(opaque)]
 #[reflect(Component, Debug, PartialEq, Clone)]
+#[cfg_attr(feature = "serialize", reflect(Serialize, Deserialize))]
+#[cfg_attr(
+    feature = "serialize",
+    derive(serde::Serialize, serde::Deserialize),
+    serde(from = "saved::SavedTilemap", into = "saved::SavedTilemap")
+)]
 #[require(Transform)]
 #[component(on_remove = remove_map_collider)]
 pub struct TilemapCollider {
@@ -74,12 +82,16 @@ pub struct TilemapCollider {
 /// on the level from one on anything else.
 #[derive(Component, Clone, Copy, Debug, Default, PartialEq, Eq, Reflect)]
 #[reflect(Component, Debug, Default, PartialEq, Clone)]
+#[cfg_attr(feature = "serialize", derive(serde::Serialize, serde::Deserialize))]
+#[cfg_attr(feature = "serialize", reflect(Serialize, Deserialize))]
 pub struct TilemapTile;
 
 /// The kind of tile a [`TilemapCollider`]'s collider is made of: the
 /// character that draws it in the map (`'#'` for the map's own collider).
 #[derive(Component, Clone, Copy, Debug, PartialEq, Eq, Reflect)]
 #[reflect(Component, Debug, PartialEq, Clone)]
+#[cfg_attr(feature = "serialize", derive(serde::Serialize, serde::Deserialize))]
+#[cfg_attr(feature = "serialize", reflect(Serialize, Deserialize))]
 pub struct TilemapKind(pub char);
 
 impl TilemapCollider {
@@ -118,9 +130,7 @@ impl TilemapCollider {
         kinds: impl IntoIterator<Item = (char, CollisionLayers)>,
     ) -> Self {
         let kinds: Vec<(char, CollisionLayers)> = kinds.into_iter().collect();
-        let symbols: Vec<char> = std::iter::once('#')
-            .chain(kinds.iter().map(|k| k.0))
-            .collect();
+        let symbols = kind_symbols(&kinds);
         Self::new(tile_size, SolidCells::from_ascii(rows, &symbols), kinds)
     }
 
@@ -132,7 +142,48 @@ impl TilemapCollider {
         size: UVec2,
         solid: impl IntoIterator<Item = UVec2>,
     ) -> Self {
-        Self::new(tile_size, SolidCells::from_cells(size, solid), Vec::new())
+        let cells = solid.into_iter().map(|cell| (cell, '#'));
+        Self::new(
+            tile_size,
+            SolidCells::from_cells(size, cells, &['#']),
+            Vec::new(),
+        )
+    }
+
+    /// A map of `size` tiles with several kinds of solid tile, each cell
+    /// `(col, row)` from the bottom-left given with its kind's symbol:
+    /// `'#'`, or one of `kinds` with its layers, as in
+    /// [`Self::from_ascii_with_kinds`] (for maps from an editor whose tiles
+    /// say what they are: ground, spikes, ledges). A symbol that is neither
+    /// is [`TilemapError::UnknownKind`].
+    ///
+    /// ```
+    /// # use bevy::prelude::*;
+    /// # use bevy_collide2d::prelude::*;
+    /// const HAZARD: u32 = 0b10;
+    /// let map = TilemapCollider::from_cells_with_kinds(
+    ///     Vec2::splat(16.0),
+    ///     UVec2::new(4, 2),
+    ///     [(UVec2::new(0, 0), '#'), (UVec2::new(1, 0), '#'), (UVec2::new(2, 1), '^')],
+    ///     [('^', CollisionLayers::new(HAZARD, u32::MAX))],
+    /// );
+    /// assert_eq!(map.error(), None);
+    /// assert_eq!(map.rects(), vec![URect::new(0, 0, 2, 1)]);
+    /// assert_eq!(map.kind_at(UVec2::new(2, 1)), Some('^'));
+    /// ```
+    pub fn from_cells_with_kinds(
+        tile_size: Vec2,
+        size: UVec2,
+        cells: impl IntoIterator<Item = (UVec2, char)>,
+        kinds: impl IntoIterator<Item = (char, CollisionLayers)>,
+    ) -> Self {
+        let kinds: Vec<(char, CollisionLayers)> = kinds.into_iter().collect();
+        let symbols = kind_symbols(&kinds);
+        Self::new(
+            tile_size,
+            SolidCells::from_cells(size, cells, &symbols),
+            kinds,
+        )
     }
 
     /// The map of these cells and kinds, its rectangles merged.
@@ -251,6 +302,13 @@ impl TilemapCollider {
             }))
         })
     }
+}
+
+/// The symbols of a map's kinds, by kind index: `'#'`, then `kinds`'.
+fn kind_symbols(kinds: &[(char, CollisionLayers)]) -> Vec<char> {
+    std::iter::once('#')
+        .chain(kinds.iter().map(|k| k.0))
+        .collect()
 }
 
 /// Whether a [`TilemapCollider`] was added or changed since the last frame:

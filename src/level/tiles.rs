@@ -16,6 +16,7 @@ pub(crate) struct SolidCells {
 
 /// Why tile map data cannot be used as given.
 #[derive(Clone, Copy, Debug, PartialEq)]
+#[cfg_attr(feature = "serialize", derive(serde::Serialize, serde::Deserialize))]
 pub enum TilemapError {
     /// A row of the ASCII map is longer or shorter than the first one (its
     /// line, counted from 1 at the top, and its length in characters).
@@ -29,6 +30,14 @@ pub enum TilemapError {
     },
     /// A solid cell given by code lies outside the map.
     CellOutside(UVec2),
+    /// A solid cell given by code is of a kind the map was not given
+    /// ([`TilemapCollider::from_cells_with_kinds`](super::TilemapCollider::from_cells_with_kinds)).
+    UnknownKind {
+        /// The cell, from the bottom-left.
+        cell: UVec2,
+        /// Its kind's symbol.
+        symbol: char,
+    },
     /// A tile size with a component that is zero, negative, NaN or
     /// infinite.
     InvalidTileSize(Vec2),
@@ -46,6 +55,10 @@ impl fmt::Display for TilemapError {
                 "row {line} of the map has {len} tiles where the first has {expected}"
             ),
             Self::CellOutside(cell) => write!(f, "solid tile {cell} is outside the map"),
+            Self::UnknownKind { cell, symbol } => write!(
+                f,
+                "solid tile {cell} is of kind {symbol:?}, which is not one of the map's kinds"
+            ),
             Self::InvalidTileSize(size) => {
                 write!(
                     f,
@@ -100,17 +113,22 @@ impl SolidCells {
         })
     }
 
-    /// A `size` map whose solid cells are `cells`.
+    /// A `size` map whose solid cells are `cells`, each with its kind's
+    /// symbol, one of `symbols`.
     pub(crate) fn from_cells(
         size: UVec2,
-        cells: impl IntoIterator<Item = UVec2>,
+        cells: impl IntoIterator<Item = (UVec2, char)>,
+        symbols: &[char],
     ) -> Result<Self, TilemapError> {
         let mut kinds = vec![0; size.x as usize * size.y as usize];
-        for cell in cells {
+        for (cell, symbol) in cells {
             if cell.x >= size.x || cell.y >= size.y {
                 return Err(TilemapError::CellOutside(cell));
             }
-            kinds[cell.y as usize * size.x as usize + cell.x as usize] = 1;
+            let Some(kind) = symbols.iter().position(|&s| s == symbol) else {
+                return Err(TilemapError::UnknownKind { cell, symbol });
+            };
+            kinds[cell.y as usize * size.x as usize + cell.x as usize] = kind as u8 + 1;
         }
         Ok(Self { size, kinds })
     }
@@ -282,8 +300,15 @@ mod tests {
         assert!(!map.is_solid(UVec2::new(1, 1)));
         assert!(map.is_solid(UVec2::new(3, 1)));
         assert_eq!(
-            SolidCells::from_cells(UVec2::new(2, 2), [UVec2::new(2, 0)]),
+            SolidCells::from_cells(UVec2::new(2, 2), [(UVec2::new(2, 0), '#')], &['#']),
             Err(TilemapError::CellOutside(UVec2::new(2, 0)))
+        );
+        assert_eq!(
+            SolidCells::from_cells(UVec2::new(2, 2), [(UVec2::new(1, 0), '^')], &['#']),
+            Err(TilemapError::UnknownKind {
+                cell: UVec2::new(1, 0),
+                symbol: '^'
+            })
         );
     }
 }
