@@ -34,6 +34,7 @@ pub use spatial_query::{
 };
 pub use stages::collisions::{Collisions, ContactPair, ContactParts};
 pub use stages::events::{CollisionEnded, CollisionEvent, CollisionStarted};
+pub use stages::hooks::{ActiveCollisionHooks, CollisionHooks};
 
 #[cfg(feature = "debug")]
 pub use debug::{CollisionDebugPlugin, CollisionGizmos, collision_gizmos_enabled};
@@ -43,11 +44,12 @@ pub use picking::{CollisionPickable, CollisionPickingPlugin, CollisionPickingSet
 /// Everything a game needs: `use bevy_collide2d::prelude::*;`.
 pub mod prelude {
     pub use crate::{
-        Collider, ColliderDisabled, CollidingEntities, CollisionBody, CollisionEnded,
-        CollisionEvent, CollisionLayers, CollisionPlugin, CollisionStarted, CollisionSystems,
-        Collisions, Contact, ContactPair, ContactParts, MoveAndSlideConfig, MoveAndSlideOutput,
-        OneWayPlatform, PointProjection, QueryFilter, RayCaster, RayHit, RayHits, ShapeCaster,
-        ShapeHit, ShapeHits, SlideHit, SpatialQuery, StaticCollider, Swept, TilemapCollider,
+        ActiveCollisionHooks, Collider, ColliderDisabled, CollidingEntities, CollisionBody,
+        CollisionEnded, CollisionEvent, CollisionHooks, CollisionLayers, CollisionPlugin,
+        CollisionStarted, CollisionSystems, Collisions, Contact, ContactPair, ContactParts,
+        MoveAndSlideConfig, MoveAndSlideOutput, OneWayPlatform, PointProjection, QueryFilter,
+        RayCaster, RayHit, RayHits, ShapeCaster, ShapeHit, ShapeHits, SlideHit, SpatialQuery,
+        StaticCollider, Swept, TilemapCollider,
         TilemapKind, TilemapTile, pose_and_scale, pose_of,
     };
 
