@@ -19,9 +19,9 @@
 //! half-planes, the farthest of a capsule's middle and end discs).
 
 use bevy::math::{Dir2, Isometry2d, Vec2};
-use bevy::shape::{Aabb2d, BoundingVolume};
 
 use super::checked::validate_placement;
+use super::part_grid::RayWalk;
 use super::ray::checked_ray;
 use super::{Compound, RayIntersection, Shape, ShapeRef};
 use crate::util::scratch::{scratch_items, with_scratch};
@@ -274,6 +274,57 @@ struct Stretch {
 
 scratch_items!(Stretch);
 
+/// A hollow ray in a compound: its parts' stretches along the ray.
+struct Stretches<'a> {
+    compound: &'a Compound,
+    pose: Isometry2d,
+    origin: Vec2,
+    direction: Dir2,
+    max_distance: f32,
+    stretches: &'a mut Vec<Stretch>,
+    /// The farthest exit so far; the origin is in the compound, so at
+    /// least 0.
+    farthest: f32,
+}
+
+impl Stretches<'_> {
+    /// Adds part `i`'s stretch, if the ray meets it within `max_distance`.
+    fn add(&mut self, i: usize) {
+        let part = &self.compound.parts()[i];
+        let part_pose = self.pose * part.pose;
+        let shape = part.shape.as_ref();
+        let (origin, direction) = (self.origin, self.direction);
+        if let Some(entry) = shape.cast_ray_valid(part_pose, origin, direction, self.max_distance) {
+            let (exit, normal) = convex_exit(shape, part_pose, origin, direction, entry.distance);
+            self.farthest = self.farthest.max(exit);
+            self.stretches.push(Stretch {
+                enter: entry.distance,
+                exit,
+                normal,
+                part: i as u32,
+            });
+        }
+    }
+}
+
+/// Along a big compound's part grid: no part along the ray is skipped (one
+/// beyond the run so far may join it once another part extends it), and
+/// the walk stops at the first cell past every stretch found, where the
+/// run has surely ended.
+impl RayWalk for Stretches<'_> {
+    fn test(&mut self, part: usize) {
+        self.add(part);
+    }
+
+    fn reach(&self) -> f32 {
+        self.farthest
+    }
+
+    fn part_reach(&self) -> f32 {
+        f32::INFINITY
+    }
+}
+
 /// Where a ray whose origin is in some part of `compound` at `pose` leaves
 /// their union, if within `max_distance`: the stretches of the parts along
 /// it, in order, joined while each starts where the run so far ends (or
@@ -281,7 +332,8 @@ scratch_items!(Stretch);
 /// that touches the end of the run to within rounding continues it too:
 /// two parts that share a side (a seam) meet there exactly, but the ray's
 /// distances to that side, worked out in each part's frame, may differ in
-/// their last bits. Out of line: rare.
+/// their last bits. A big compound's parts are found by walking its part
+/// grid along the ray, as the solid cast does. Out of line: rare.
 #[inline(never)]
 fn compound_exit(
     compound: &Compound,
@@ -290,24 +342,24 @@ fn compound_exit(
     direction: Dir2,
     max_distance: f32,
 ) -> Option<(f32, Dir2)> {
-    let near = || {
-        let end = origin + direction * max_distance;
-        pose.local_box(Aabb2d::new(origin, Vec2::ZERO).merge(&Aabb2d::new(end, Vec2::ZERO)))
-    };
     with_scratch(|stretches: &mut Vec<Stretch>| {
-        compound.visit_parts(near, |i, part| {
-            let part_pose = pose * part.pose;
-            let shape = part.shape.as_ref();
-            if let Some(entry) = shape.cast_ray_valid(part_pose, origin, direction, max_distance) {
-                let (exit, normal) = convex_exit(shape, part_pose, origin, direction, entry.distance);
-                stretches.push(Stretch {
-                    enter: entry.distance,
-                    exit,
-                    normal,
-                    part: i,
-                });
+        let mut along = Stretches {
+            compound,
+            pose,
+            origin,
+            direction,
+            max_distance,
+            stretches: &mut *stretches,
+            farthest: 0.0,
+        };
+        match compound.part_grid() {
+            Some(grid) => {
+                let local_origin = pose.inverse_transform_point(origin);
+                let local_direction = pose.rotation.inverse() * direction.as_vec2();
+                grid.walk_ray(local_origin, local_direction, max_distance, &mut along);
             }
-        });
+            None => (0..compound.parts().len()).for_each(|i| along.add(i)),
+        }
         stretches.sort_unstable_by(|p, q| p.enter.total_cmp(&q.enter).then(p.part.cmp(&q.part)));
         let (mut run, mut normal) = (0.0f32, None);
         for stretch in stretches.iter() {
@@ -581,6 +633,94 @@ mod tests {
             .cast_ray_hollow(Isometry2d::IDENTITY, Vec2::ZERO, Dir2::X, 10.0)
             .unwrap();
         assert_eq!((hit.distance, hit.normal), (1.0, Dir2::X));
+    }
+
+    /// A tile map big enough for a part grid (one unit square a tile, not
+    /// merged, so every tile side inside it is a seam), turned and moved:
+    /// a ray from inside leaves where an f64 walk over the cells along it
+    /// first finds an empty one, through that cell's side. Stopping the
+    /// grid walk at the first cell past the first tile's exit (a seam)
+    /// fails.
+    #[test]
+    fn big_tile_maps_are_left_where_an_f64_cell_walk_leaves() {
+        use rand::{Rng, SeedableRng, rngs::StdRng};
+        const SIZE: i32 = 30;
+        let mut rng = StdRng::seed_from_u64(4801);
+        let filled: Vec<bool> = (0..SIZE * SIZE).map(|_| rng.random_bool(0.7)).collect();
+        let is_filled = |x: i32, y: i32| {
+            (0..SIZE).contains(&x) && (0..SIZE).contains(&y) && filled[(y * SIZE + x) as usize]
+        };
+        let tiles = (0..SIZE * SIZE).filter(|&i| filled[i as usize]).map(|i| {
+            let at = Isometry2d::from_xy((i % SIZE) as f32 + 0.5, (i / SIZE) as f32 + 0.5);
+            (at, Shape::Rect { half_size: Vec2::splat(0.5) })
+        });
+        let map = Shape::Compound(Compound::new(tiles));
+        let Shape::Compound(compound) = &map else { unreachable!() };
+        assert!(compound.has_part_grid());
+        let (mut checked, mut long) = (0, 0);
+        for case in 0..2_000 {
+            let pose = Isometry2d::new(
+                Vec2::new(rng.random_range(-100.0..100.0), rng.random_range(-100.0..100.0)),
+                Rot2::radians(rng.random_range(-4.0..4.0)),
+            );
+            // In a tile, clear of its sides; not along an axis.
+            let (cx, cy) = (rng.random_range(0..SIZE), rng.random_range(0..SIZE));
+            if !is_filled(cx, cy) {
+                continue;
+            }
+            let local = Vec2::new(
+                cx as f32 + rng.random_range(0.05..0.95),
+                cy as f32 + rng.random_range(0.05..0.95),
+            );
+            let angle = rng.random_range(0.0..core::f64::consts::TAU);
+            let d = bevy::math::DVec2::new(angle.cos(), angle.sin());
+            if d.x.abs() < 1e-2 || d.y.abs() < 1e-2 {
+                continue;
+            }
+            // The f64 walk: from cell to cell, to the first empty one.
+            let o = local.as_dvec2();
+            let (mut cell, mut t, mut axis) = ([cx, cy], 0.0f64, 0);
+            while is_filled(cell[0], cell[1]) {
+                let leave = [0, 1].map(|k| {
+                    let edge = f64::from(cell[k] + i32::from(d[k] > 0.0));
+                    (edge - o[k]) / d[k]
+                });
+                axis = usize::from(leave[1] < leave[0]);
+                // Too near a corner to call.
+                if (leave[0] - leave[1]).abs() < 1e-3 {
+                    t = f64::NAN;
+                    break;
+                }
+                t = leave[axis];
+                cell[axis] += if d[axis] > 0.0 { 1 } else { -1 };
+            }
+            if t.is_nan() {
+                continue;
+            }
+            let direction = Dir2::new(pose.rotation * d.as_vec2()).unwrap();
+            let origin = pose.transform_point(local);
+            let hit = map.cast_ray_hollow(pose, origin, direction, f32::INFINITY).unwrap();
+            let tolerance = 1e-3;
+            assert!(
+                (f64::from(hit.distance) - t).abs() < tolerance,
+                "case {case}: from {local} along {d}: {hit:?}, expected {t}"
+            );
+            let mut normal = Vec2::ZERO;
+            normal[axis] = d[axis].signum() as f32;
+            assert!(
+                hit.normal.abs_diff_eq(pose.rotation * normal, 1e-4),
+                "case {case}: {hit:?} {normal}"
+            );
+            // Too short: nothing.
+            let short = (t as f32 - 0.01).max(0.0);
+            if t > 0.02 {
+                assert_eq!(map.cast_ray_hollow(pose, origin, direction, short), None);
+            }
+            checked += 1;
+            long += usize::from(t > 2.0);
+        }
+        // Many rays, and many that cross seams.
+        assert!(checked > 1_000 && long > 300, "{checked} {long}");
     }
 
     /// A straight polyline of collinear segments: a ray along it from on it
