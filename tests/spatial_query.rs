@@ -422,11 +422,12 @@ fn check_queries(app: &mut App, rng: &mut XorShift, centres: &[Vec2], half: f32)
         found[3] += usize::from(actual.is_some());
         // Every hit of the cast, nearest first: the first is `cast_shape`'s.
         let max_hits = [1, 3, 10_000][round % 3];
-        let pose = Isometry2d::new(pose.translation, pose.rotation.normalize());
+        // As the query places it (normalised once: again would move bits).
+        let placed = Isometry2d::new(pose.translation, pose.rotation.normalize());
         let mut expected: Vec<ShapeHit> = (colliders.iter())
             .filter(|c| filter.accepts(c.entity, &c.layers))
             .filter_map(|c| {
-                let hit = cast_shape(collider.shape(), pose, direction, max_distance, &c.shape, c.pose)?;
+                let hit = cast_shape(collider.shape(), placed, direction, max_distance, &c.shape, c.pose)?;
                 Some(ShapeHit {
                     entity: c.entity,
                     distance: hit.distance,

@@ -117,13 +117,31 @@ fn random_case(rng: &mut StdRng, draw: Draw) -> (Shape, Isometry2d, Vec2, Dir2, 
         Vec2::new(rng.random_range(-5.0..5.0), rng.random_range(-5.0..5.0)),
         Rot2::radians(rng.random_range(-4.0..4.0)),
     );
-    // Most origins within the shape's reach, so that many are inside.
-    let origin = if rng.random_bool(0.8) {
+    // Most origins within the shape's reach, half of them drawn until one
+    // is inside (small shapes are mostly missed otherwise).
+    let parts = reference_parts(&shape, pose);
+    let inside = |p: Vec2| {
+        let p = p.as_dvec2();
+        parts.iter().any(|part| part.signed_distance(p) < -MARGIN)
+    };
+    let near = |rng: &mut StdRng| {
         let local = Vec2::new(
             rng.random_range(-reach..reach),
             rng.random_range(-reach..reach),
         );
         pose.transform_point(local)
+    };
+    let origin = if rng.random_bool(0.5) {
+        let mut origin = near(rng);
+        for _ in 0..30 {
+            if inside(origin) {
+                break;
+            }
+            origin = near(rng);
+        }
+        origin
+    } else if rng.random_bool(0.6) {
+        near(rng)
     } else {
         Vec2::new(rng.random_range(-20.0..20.0), rng.random_range(-20.0..20.0))
     };
@@ -132,8 +150,9 @@ fn random_case(rng: &mut StdRng, draw: Draw) -> (Shape, Isometry2d, Vec2, Dir2, 
     } else {
         Dir2::from_angle(rng.random_range(0.0..core::f32::consts::TAU))
     };
+    // Short rays too, many of which end inside.
     let max_distance = if rng.random_bool(0.3) {
-        rng.random_range(0.0..20.0)
+        rng.random_range(0.0..reach)
     } else {
         f32::INFINITY
     };
