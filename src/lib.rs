@@ -49,8 +49,7 @@ pub mod prelude {
         CollisionStarted, CollisionSystems, Collisions, Contact, ContactPair, ContactParts,
         MoveAndSlideConfig, MoveAndSlideOutput, OneWayPlatform, PointProjection, QueryFilter,
         RayCaster, RayHit, RayHits, ShapeCaster, ShapeHit, ShapeHits, SlideHit, SpatialQuery,
-        StaticCollider, Swept, TilemapCollider,
-        TilemapKind, TilemapTile, pose_and_scale, pose_of,
+        StaticCollider, Swept, TilemapCollider, TilemapKind, TilemapTile, pose_and_scale, pose_of,
     };
 
     #[cfg(feature = "debug")]

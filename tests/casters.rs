@@ -14,17 +14,25 @@ use bevy::ecs::entity::EntityHashMap;
 use bevy::ecs::entity_disabling::Disabled;
 use bevy::log::tracing::{self, Event, Level, Subscriber, field::Field, field::Visit};
 use bevy::log::tracing_subscriber::{self, Layer, layer::Context, layer::SubscriberExt};
-use bevy::reflect::GetPath;
 use bevy::prelude::*;
+use bevy::reflect::GetPath;
 use bevy_collide2d::prelude::*;
 use common::*;
 
 fn ray_hits(app: &App, caster: Entity) -> Vec<RayHit> {
-    app.world().get::<RayHits>(caster).unwrap().as_slice().to_vec()
+    app.world()
+        .get::<RayHits>(caster)
+        .unwrap()
+        .as_slice()
+        .to_vec()
 }
 
 fn shape_hits(app: &App, caster: Entity) -> Vec<ShapeHit> {
-    app.world().get::<ShapeHits>(caster).unwrap().as_slice().to_vec()
+    app.world()
+        .get::<ShapeHits>(caster)
+        .unwrap()
+        .as_slice()
+        .to_vec()
 }
 
 fn entities<'a>(hits: impl IntoIterator<Item = &'a RayHit>) -> Vec<Entity> {
@@ -60,7 +68,10 @@ fn ray_hits_follow_the_transform_and_the_parent() {
     let hits = ray_hits(&app, caster);
     assert_eq!(entities(&hits), [right]);
     assert_eq!(hits[0].distance, 90.0);
-    assert_eq!((hits[0].point, hits[0].normal), (Vec2::new(100.0, 0.0), Dir2::NEG_X));
+    assert_eq!(
+        (hits[0].point, hits[0].normal),
+        (Vec2::new(100.0, 0.0), Dir2::NEG_X)
+    );
     let ray = app.world().get::<RayHits>(caster).unwrap().ray().unwrap();
     assert_eq!((ray.origin, ray.direction), (Vec2::new(10.0, 0.0), Dir2::X));
 
@@ -95,8 +106,10 @@ fn ray_hits_follow_the_transform_and_the_parent() {
     // (1, 2): it hits the right wall 200 up.
     let stretched = Transform::from_scale(Vec3::new(1.0, 2.0, 1.0));
     *app.world_mut().get_mut::<Transform>(caster).unwrap() = stretched;
-    app.world_mut().get_mut::<RayCaster>(caster).unwrap().direction =
-        Dir2::new(Vec2::ONE).unwrap();
+    app.world_mut()
+        .get_mut::<RayCaster>(caster)
+        .unwrap()
+        .direction = Dir2::new(Vec2::ONE).unwrap();
     app.update();
     let hits = ray_hits(&app, caster);
     assert_near(hits[0].point, Vec2::new(100.0, 180.0));
@@ -135,7 +148,6 @@ fn ray_hits_follow_the_transform_and_the_parent() {
     assert_near(hits[0].point, Vec2::new(-100.0, -20.0));
 }
 
-
 /// Layers, excluded entities and a predicate select what the caster sees.
 #[test]
 fn the_filter_selects_what_the_caster_sees() {
@@ -147,7 +159,12 @@ fn the_filter_selects_what_the_caster_sees() {
         .insert(CollisionLayers::new(GLASS, u32::MAX));
     let near = wall_at(&mut app, 40.0);
     let far = wall_at(&mut app, 60.0);
-    let caster = |filter: QueryFilter| (RayCaster::new(Vec2::ZERO, Dir2::X).with_filter(filter), Transform::default());
+    let caster = |filter: QueryFilter| {
+        (
+            RayCaster::new(Vec2::ZERO, Dir2::X).with_filter(filter),
+            Transform::default(),
+        )
+    };
     let everything = app.world_mut().spawn(caster(QueryFilter::default())).id();
     let no_glass = app
         .world_mut()
@@ -161,7 +178,9 @@ fn the_filter_selects_what_the_caster_sees() {
         .id();
     let predicate = app
         .world_mut()
-        .spawn(caster(QueryFilter::default().with_predicate(move |e| e == far)))
+        .spawn(caster(
+            QueryFilter::default().with_predicate(move |e| e == far),
+        ))
         .id();
     app.update();
     assert_eq!(entities(&ray_hits(&app, everything)), [glass]);
@@ -175,7 +194,9 @@ fn the_filter_selects_what_the_caster_sees() {
 #[test]
 fn max_hits_keeps_the_nearest_in_order() {
     let mut app = test_app();
-    let walls: Vec<Entity> = (1..=5).map(|i| wall_at(&mut app, 20.0 * i as f32)).collect();
+    let walls: Vec<Entity> = (1..=5)
+        .map(|i| wall_at(&mut app, 20.0 * i as f32))
+        .collect();
     let caster = |max_hits: usize, max_distance: f32| {
         (
             RayCaster::new(Vec2::ZERO, Dir2::X)
@@ -189,13 +210,19 @@ fn max_hits_keeps_the_nearest_in_order() {
         .map(|(hits, max)| app.world_mut().spawn(caster(hits, max)).id())
         .collect();
     app.update();
-    let found: Vec<Vec<Entity>> = casters.iter().map(|&c| entities(&ray_hits(&app, c))).collect();
+    let found: Vec<Vec<Entity>> = casters
+        .iter()
+        .map(|&c| entities(&ray_hits(&app, c)))
+        .collect();
     assert_eq!(found[0], []);
     assert_eq!(found[1], walls[..1]);
     assert_eq!(found[2], walls[..3]);
     assert_eq!(found[3], walls);
     assert_eq!(found[4], walls[..3]);
-    let distances: Vec<f32> = ray_hits(&app, casters[3]).iter().map(|h| h.distance).collect();
+    let distances: Vec<f32> = ray_hits(&app, casters[3])
+        .iter()
+        .map(|h| h.distance)
+        .collect();
     assert_eq!(distances, [20.0, 40.0, 60.0, 80.0, 100.0]);
 }
 
@@ -209,7 +236,11 @@ fn its_own_entity_and_body_are_left_out() {
     // A caster inside its own collider: not hit by its own ray.
     let own = app
         .world_mut()
-        .spawn((Collider::circle(20.0), RayCaster::new(Vec2::ZERO, Dir2::X), Transform::default()))
+        .spawn((
+            Collider::circle(20.0),
+            RayCaster::new(Vec2::ZERO, Dir2::X),
+            Transform::default(),
+        ))
         .id();
     let not_ignoring = app
         .world_mut()
@@ -223,15 +254,27 @@ fn its_own_entity_and_body_are_left_out() {
     // nested body (a shield) in the probe's way.
     let body = app
         .world_mut()
-        .spawn((CollisionBody, Collider::rect(20.0, 20.0), Transform::from_xyz(0.0, -300.0, 0.0)))
+        .spawn((
+            CollisionBody,
+            Collider::rect(20.0, 20.0),
+            Transform::from_xyz(0.0, -300.0, 0.0),
+        ))
         .id();
     let arm = app
         .world_mut()
-        .spawn((Collider::rect(10.0, 4.0), Transform::from_xyz(20.0, 0.0, 0.0), ChildOf(body)))
+        .spawn((
+            Collider::rect(10.0, 4.0),
+            Transform::from_xyz(20.0, 0.0, 0.0),
+            ChildOf(body),
+        ))
         .id();
     let probe = app
         .world_mut()
-        .spawn((RayCaster::new(Vec2::ZERO, Dir2::X).with_max_hits(10), Transform::default(), ChildOf(arm)))
+        .spawn((
+            RayCaster::new(Vec2::ZERO, Dir2::X).with_max_hits(10),
+            Transform::default(),
+            ChildOf(arm),
+        ))
         .id();
     let shield = app
         .world_mut()
@@ -249,7 +292,10 @@ fn its_own_entity_and_body_are_left_out() {
     assert_eq!(hits[0].distance, 0.0);
     assert_eq!(entities(&ray_hits(&app, probe)), [shield, wall]);
     // Off: the body's colliders the ray starts in or meets are hit too.
-    app.world_mut().get_mut::<RayCaster>(probe).unwrap().ignore_self = false;
+    app.world_mut()
+        .get_mut::<RayCaster>(probe)
+        .unwrap()
+        .ignore_self = false;
     app.update();
     assert_eq!(entities(&ray_hits(&app, probe)), [arm, shield, wall]);
 }
@@ -283,7 +329,10 @@ fn despawned_and_disabled_targets_are_not_hit() {
     app.world_mut().entity_mut(far).remove::<Disabled>();
     app.update();
     assert_eq!(entities(&ray_hits(&app, caster)), [far]);
-    app.world_mut().get_mut::<RayCaster>(caster).unwrap().enabled = false;
+    app.world_mut()
+        .get_mut::<RayCaster>(caster)
+        .unwrap()
+        .enabled = false;
     app.update();
     let hits = app.world().get::<RayHits>(caster).unwrap();
     assert!(hits.is_empty() && hits.ray().is_none());
@@ -303,11 +352,21 @@ fn solid_and_hollow_rays() {
         .id();
     let hollow = app
         .world_mut()
-        .spawn((RayCaster::new(Vec2::ZERO, Dir2::X).with_solid(false).with_max_hits(5), Transform::default()))
+        .spawn((
+            RayCaster::new(Vec2::ZERO, Dir2::X)
+                .with_solid(false)
+                .with_max_hits(5),
+            Transform::default(),
+        ))
         .id();
     let hollow_up = app
         .world_mut()
-        .spawn((RayCaster::new(Vec2::ZERO, Dir2::Y).with_solid(false).with_max_hits(5), Transform::default()))
+        .spawn((
+            RayCaster::new(Vec2::ZERO, Dir2::Y)
+                .with_solid(false)
+                .with_max_hits(5),
+            Transform::default(),
+        ))
         .id();
     app.update();
     let hits = ray_hits(&app, solid);
@@ -329,7 +388,9 @@ fn solid_and_hollow_rays() {
 #[test]
 fn shape_casters_follow_the_transform_and_keep_their_hits() {
     let mut app = test_app();
-    let walls: Vec<Entity> = (1..=3).map(|i| wall_at(&mut app, 50.0 * i as f32)).collect();
+    let walls: Vec<Entity> = (1..=3)
+        .map(|i| wall_at(&mut app, 50.0 * i as f32))
+        .collect();
     let caster = app
         .world_mut()
         .spawn((
@@ -340,7 +401,10 @@ fn shape_casters_follow_the_transform_and_keep_their_hits() {
         .id();
     app.update();
     let hits = shape_hits(&app, caster);
-    assert_eq!(hits.iter().map(|h| h.entity).collect::<Vec<_>>(), walls[..2]);
+    assert_eq!(
+        hits.iter().map(|h| h.entity).collect::<Vec<_>>(),
+        walls[..2]
+    );
     assert_eq!((hits[0].distance, hits[1].distance), (45.0, 95.0));
     assert_eq!(hits[0].normal, Dir2::NEG_X);
     let cast = app.world().get::<ShapeHits>(caster).unwrap();
@@ -348,11 +412,20 @@ fn shape_casters_follow_the_transform_and_keep_their_hits() {
     assert_eq!(cast.direction(), Some(Dir2::X));
 
     // Scaled by 2: the box is 20 by 4, its origin twice as far out.
-    *app.world_mut().get_mut::<Transform>(caster).unwrap() = Transform::from_scale(Vec3::splat(2.0));
+    *app.world_mut().get_mut::<Transform>(caster).unwrap() =
+        Transform::from_scale(Vec3::splat(2.0));
     app.update();
     let hits = shape_hits(&app, caster);
     assert_eq!(hits[0].distance, 40.0);
-    assert_eq!(app.world().get::<ShapeHits>(caster).unwrap().start().unwrap().translation, Vec2::new(0.0, 10.0));
+    assert_eq!(
+        app.world()
+            .get::<ShapeHits>(caster)
+            .unwrap()
+            .start()
+            .unwrap()
+            .translation,
+        Vec2::new(0.0, 10.0)
+    );
     // Turned a quarter: the box stands up (2 wide, 10 high) and casts up;
     // turned back by the shape's own rotation it lies down again.
     let turned = Transform::from_rotation(Quat::from_rotation_z(-FRAC_PI_2));
@@ -365,7 +438,10 @@ fn shape_casters_follow_the_transform_and_keep_their_hits() {
     app.update();
     let hits = shape_hits(&app, caster);
     assert!((hits[0].distance - 49.0).abs() < 1e-3, "{hits:?}");
-    app.world_mut().get_mut::<ShapeCaster>(caster).unwrap().shape_rotation = Rot2::degrees(90.0);
+    app.world_mut()
+        .get_mut::<ShapeCaster>(caster)
+        .unwrap()
+        .shape_rotation = Rot2::degrees(90.0);
     app.update();
     let hits = shape_hits(&app, caster);
     assert!((hits[0].distance - 45.0).abs() < 1e-3, "{hits:?}");
@@ -381,7 +457,10 @@ fn shape_casters_follow_the_transform_and_keep_their_hits() {
     }
     app.update();
     assert_eq!(shape_hits(&app, caster)[0].distance, 0.0);
-    app.world_mut().get_mut::<ShapeCaster>(caster).unwrap().ignore_origin_penetration = true;
+    app.world_mut()
+        .get_mut::<ShapeCaster>(caster)
+        .unwrap()
+        .ignore_origin_penetration = true;
     app.update();
     let hits = shape_hits(&app, caster);
     assert_eq!(hits[0].entity, walls[1], "{hits:?}");
@@ -419,7 +498,12 @@ impl<S: Subscriber> Layer<S> for WarningRecorder {
 /// How many warnings so far name `entity`.
 fn warnings_about(entity: Entity) -> usize {
     let name = format!("Caster on {entity} ");
-    WARNINGS.lock().unwrap().iter().filter(|w| w.contains(&name)).count()
+    WARNINGS
+        .lock()
+        .unwrap()
+        .iter()
+        .filter(|w| w.contains(&name))
+        .count()
 }
 
 /// `caster` with a direction that is not one: `Dir2::new_unchecked` panics
@@ -442,23 +526,59 @@ fn bad_input_casts_nothing_and_warns_once() {
     let ray = |caster: RayCaster, transform: Transform| (caster, transform);
     let good = RayCaster::new(Vec2::ZERO, Dir2::X);
     let bad_rays: Vec<Entity> = [
-        ray(with_raw_direction(good.clone(), Vec2::ZERO), Transform::default()),
-        ray(with_raw_direction(good.clone(), Vec2::NAN), Transform::default()),
+        ray(
+            with_raw_direction(good.clone(), Vec2::ZERO),
+            Transform::default(),
+        ),
+        ray(
+            with_raw_direction(good.clone(), Vec2::NAN),
+            Transform::default(),
+        ),
         ray(good.clone(), Transform::from_xyz(f32::NAN, 0.0, 0.0)),
-        ray(good.clone(), Transform::from_rotation(Quat::from_xyzw(f32::NAN, 0.0, 0.0, 1.0))),
-        ray(RayCaster { origin: Vec2::new(f32::INFINITY, 0.0), ..good.clone() }, Transform::default()),
+        ray(
+            good.clone(),
+            Transform::from_rotation(Quat::from_xyzw(f32::NAN, 0.0, 0.0, 1.0)),
+        ),
+        ray(
+            RayCaster {
+                origin: Vec2::new(f32::INFINITY, 0.0),
+                ..good.clone()
+            },
+            Transform::default(),
+        ),
         ray(good.clone().with_max_distance(-1.0), Transform::default()),
-        ray(good.clone().with_max_distance(f32::NAN), Transform::default()),
+        ray(
+            good.clone().with_max_distance(f32::NAN),
+            Transform::default(),
+        ),
     ]
     .into_iter()
     .map(|bundle| app.world_mut().spawn(bundle).id())
     .collect();
     let box_caster = ShapeCaster::new(Collider::rect(2.0, 2.0), Vec2::ZERO, Dir2::X);
     let bad_shapes: Vec<Entity> = [
-        (ShapeCaster::new(Collider::circle(-1.0), Vec2::ZERO, Dir2::X), Transform::default()),
-        (box_caster.clone().with_max_distance(-5.0), Transform::default()),
-        (ShapeCaster { shape_rotation: Rot2 { cos: f32::NAN, sin: 0.0 }, ..box_caster.clone() }, Transform::default()),
-        (box_caster.clone(), Transform::from_xyz(0.0, f32::INFINITY, 0.0)),
+        (
+            ShapeCaster::new(Collider::circle(-1.0), Vec2::ZERO, Dir2::X),
+            Transform::default(),
+        ),
+        (
+            box_caster.clone().with_max_distance(-5.0),
+            Transform::default(),
+        ),
+        (
+            ShapeCaster {
+                shape_rotation: Rot2 {
+                    cos: f32::NAN,
+                    sin: 0.0,
+                },
+                ..box_caster.clone()
+            },
+            Transform::default(),
+        ),
+        (
+            box_caster.clone(),
+            Transform::from_xyz(0.0, f32::INFINITY, 0.0),
+        ),
     ]
     .into_iter()
     .map(|bundle| app.world_mut().spawn(bundle).id())
@@ -466,7 +586,10 @@ fn bad_input_casts_nothing_and_warns_once() {
     // Scaled to nothing: hidden, as a collider is, without a warning.
     let hidden = app
         .world_mut()
-        .spawn((good.clone(), Transform::from_scale(Vec3::new(0.0, 1.0, 1.0))))
+        .spawn((
+            good.clone(),
+            Transform::from_scale(Vec3::new(0.0, 1.0, 1.0)),
+        ))
         .id();
     for _ in 0..5 {
         app.update();
@@ -474,22 +597,38 @@ fn bad_input_casts_nothing_and_warns_once() {
     for &entity in &bad_rays {
         assert!(ray_hits(&app, entity).is_empty(), "{entity}");
         assert!(app.world().get::<RayHits>(entity).unwrap().ray().is_none());
-        assert_eq!(warnings_about(entity), 1, "{entity}: {:#?}", WARNINGS.lock().unwrap());
+        assert_eq!(
+            warnings_about(entity),
+            1,
+            "{entity}: {:#?}",
+            WARNINGS.lock().unwrap()
+        );
     }
     for &entity in &bad_shapes {
         assert!(shape_hits(&app, entity).is_empty(), "{entity}");
-        assert_eq!(warnings_about(entity), 1, "{entity}: {:#?}", WARNINGS.lock().unwrap());
+        assert_eq!(
+            warnings_about(entity),
+            1,
+            "{entity}: {:#?}",
+            WARNINGS.lock().unwrap()
+        );
     }
     assert!(ray_hits(&app, hidden).is_empty());
     assert_eq!(warnings_about(hidden), 0);
 
     // Fixed: it casts, without a new warning; broken again: warned again.
     let fixed = bad_rays[5];
-    app.world_mut().get_mut::<RayCaster>(fixed).unwrap().max_distance = 100.0;
+    app.world_mut()
+        .get_mut::<RayCaster>(fixed)
+        .unwrap()
+        .max_distance = 100.0;
     app.update();
     assert_eq!(ray_hits(&app, fixed).len(), 1);
     assert_eq!(warnings_about(fixed), 1);
-    app.world_mut().get_mut::<RayCaster>(fixed).unwrap().max_distance = -1.0;
+    app.world_mut()
+        .get_mut::<RayCaster>(fixed)
+        .unwrap()
+        .max_distance = -1.0;
     app.update();
     app.update();
     assert!(ray_hits(&app, fixed).is_empty());

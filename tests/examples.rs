@@ -271,14 +271,22 @@ fn platformer_player_stands_still_and_spikes_reset_it() {
         assert!(position(&app, player).distance(rest) < 1e-3);
     }
     // Its ground probe sees the floor right under its feet.
-    let below = app.world().get::<platformer::Player>(player).unwrap().ground_below;
+    let below = app
+        .world()
+        .get::<platformer::Player>(player)
+        .unwrap()
+        .ground_below;
     assert!(below.is_some_and(|d| d < 1.0), "{below:?}");
     // Over the spike pit, falling: no floor below (the spikes are not on
     // the level's layer).
     let mut transform = app.world_mut().get_mut::<Transform>(player).unwrap();
     transform.translation.x = 660.0;
     app.update();
-    let below = app.world().get::<platformer::Player>(player).unwrap().ground_below;
+    let below = app
+        .world()
+        .get::<platformer::Player>(player)
+        .unwrap()
+        .ground_below;
     assert_eq!(below, None);
     run(&mut app, 60);
     assert_eq!(app.world().resource::<platformer::Game>().resets, 1);

@@ -427,7 +427,14 @@ fn check_queries(app: &mut App, rng: &mut XorShift, centres: &[Vec2], half: f32)
         let mut expected: Vec<ShapeHit> = (colliders.iter())
             .filter(|c| filter.accepts(c.entity, &c.layers))
             .filter_map(|c| {
-                let hit = cast_shape(collider.shape(), placed, direction, max_distance, &c.shape, c.pose)?;
+                let hit = cast_shape(
+                    collider.shape(),
+                    placed,
+                    direction,
+                    max_distance,
+                    &c.shape,
+                    c.pose,
+                )?;
                 Some(ShapeHit {
                     entity: c.entity,
                     distance: hit.distance,
@@ -436,7 +443,11 @@ fn check_queries(app: &mut App, rng: &mut XorShift, centres: &[Vec2], half: f32)
                 })
             })
             .collect();
-        expected.sort_by(|a, b| a.distance.total_cmp(&b.distance).then(a.entity.cmp(&b.entity)));
+        expected.sort_by(|a, b| {
+            a.distance
+                .total_cmp(&b.distance)
+                .then(a.entity.cmp(&b.entity))
+        });
         expected.truncate(max_hits);
         let all = with_spatial(app, |q| {
             q.shape_cast_hits(&collider, pose, direction, max_distance, max_hits, &filter)
@@ -445,7 +456,11 @@ fn check_queries(app: &mut App, rng: &mut XorShift, centres: &[Vec2], half: f32)
             all, expected,
             "round {round}: cast hits {collider:?} from {pose:?} {direction:?} {max_distance} {max_hits} {filter:?}"
         );
-        assert_eq!(all.first().copied(), actual, "round {round}: first cast hit");
+        assert_eq!(
+            all.first().copied(),
+            actual,
+            "round {round}: first cast hit"
+        );
 
         check_more_queries(app, rng, &colliders, &filter, (centre, half), round);
     }
@@ -515,7 +530,9 @@ fn check_more_queries(
     // starts inside.
     let mut expected: Vec<RayHit> = (accepted.iter())
         .filter_map(|c| {
-            let hit = c.shape.cast_ray_hollow(c.pose, origin, direction, max_distance)?;
+            let hit = c
+                .shape
+                .cast_ray_hollow(c.pose, origin, direction, max_distance)?;
             Some(RayHit {
                 entity: c.entity,
                 distance: hit.distance,
@@ -594,7 +611,10 @@ fn check_more_queries(
         },
         false => found,
     });
-    assert_eq!(solid, expected_solid, "round {round}: solid projection of {point}");
+    assert_eq!(
+        solid, expected_solid,
+        "round {round}: solid projection of {point}"
+    );
 
     let corner = rng.point(centre, half);
     let region = Aabb2d {

@@ -95,7 +95,10 @@ impl Plugin for Platformer {
                     .chain(),
             )
             .add_systems(PostUpdate, check_player.after(CollisionSystems::Events))
-            .add_systems(PostUpdate, read_ground_probe.after(CollisionSystems::Casters));
+            .add_systems(
+                PostUpdate,
+                read_ground_probe.after(CollisionSystems::Casters),
+            );
     }
 }
 

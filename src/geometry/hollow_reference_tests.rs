@@ -168,7 +168,9 @@ fn check_hollow_rays(seed: u64, cases: usize, draw: Draw) -> Tally {
         let (shape, pose, origin, direction, max_distance) = random_case(&mut rng, draw);
         let actual = shape.cast_ray_hollow(pose, origin, direction, max_distance);
         let describe = || {
-            format!("{draw:?} case {case}: {shape:?} {pose:?} {origin} {direction:?} {max_distance}: {actual:?}")
+            format!(
+                "{draw:?} case {case}: {shape:?} {pose:?} {origin} {direction:?} {max_distance}: {actual:?}"
+            )
         };
         let parts = reference_parts(&shape, pose);
         let (o, d) = (origin.as_dvec2(), direction.as_vec2().as_dvec2());

@@ -125,9 +125,13 @@ fn convex_exit(
             pose.transform_point(b),
             entered,
         )),
-        ShapeRef::Polygon(polygon) => {
-            polygon_exit(origin, direction, polygon.vertices(), polygon.normals(), pose)
-        }
+        ShapeRef::Polygon(polygon) => polygon_exit(
+            origin,
+            direction,
+            polygon.vertices(),
+            polygon.normals(),
+            pose,
+        ),
         ShapeRef::Compound(_) => None,
     };
     match exit {
@@ -221,7 +225,9 @@ fn segment_exit(origin: Vec2, direction: Dir2, a: Vec2, b: Vec2, entered: f32) -
     let edge = b - a;
     let crossing = direction.perp_dot(edge);
     if crossing == 0.0 {
-        let far = (a - origin).dot(*direction).max((b - origin).dot(*direction));
+        let far = (a - origin)
+            .dot(*direction)
+            .max((b - origin).dot(*direction));
         return (far, direction);
     }
     let normal = Vec2::new(edge.y, -edge.x) * crossing.signum();
@@ -368,7 +374,13 @@ fn compound_exit(
             }
             let joins = stretch.enter <= run || {
                 let part = &compound.parts()[stretch.part as usize];
-                touches(part.shape.as_ref(), pose * part.pose, origin, direction, run)
+                touches(
+                    part.shape.as_ref(),
+                    pose * part.pose,
+                    origin,
+                    direction,
+                    run,
+                )
             };
             if !joins {
                 break;
@@ -556,7 +568,10 @@ mod tests {
         let hit = wall
             .cast_ray_hollow(pose, Vec2::new(0.5, 1.0), Dir2::NEG_X, 10.0)
             .unwrap();
-        assert_eq!((hit.distance, hit.point, hit.normal), (2.5, Vec2::new(-2.0, 1.0), Dir2::NEG_X));
+        assert_eq!(
+            (hit.distance, hit.point, hit.normal),
+            (2.5, Vec2::new(-2.0, 1.0), Dir2::NEG_X)
+        );
         assert_eq!(
             wall.cast_ray_hollow(pose, Vec2::new(0.5, 1.0), Dir2::NEG_X, 2.0),
             None
@@ -596,7 +611,12 @@ mod tests {
                 (Vec2::new(0.5, 1.0), Vec2::X, 5.5, Vec2::X),
                 (Vec2::new(5.0, 1.0), Vec2::NEG_X, 5.0, Vec2::NEG_X),
                 (Vec2::new(1.0, 0.5), Vec2::Y, 5.5, Vec2::Y),
-                (Vec2::new(0.5, 5.5), Vec2::new(1.0, -1.0), 1.5 * 2f32.sqrt(), Vec2::X),
+                (
+                    Vec2::new(0.5, 5.5),
+                    Vec2::new(1.0, -1.0),
+                    1.5 * 2f32.sqrt(),
+                    Vec2::X,
+                ),
             ];
             for (from, towards, distance, normal) in cases {
                 let origin = pose.transform_point(from);
@@ -612,7 +632,12 @@ mod tests {
         // A row of tiles, one rectangle each, side by side.
         let tiles = Shape::Compound(Compound::new((0..50).map(|i| {
             let at = Isometry2d::from_xy(0.5 + i as f32, 0.5);
-            (at, Shape::Rect { half_size: Vec2::splat(0.5) })
+            (
+                at,
+                Shape::Rect {
+                    half_size: Vec2::splat(0.5),
+                },
+            )
         })));
         for (x, y) in [(0.1, 0.5), (3.3, 0.2), (17.0, 0.999)] {
             for far in [0.0f32, 1e4, -3e5] {
@@ -620,7 +645,10 @@ mod tests {
                 let origin = pose.transform_point(Vec2::new(x, y));
                 let hit = tiles.cast_ray_hollow(pose, origin, Dir2::X, 1e3).unwrap();
                 let tolerance = 1e-5 * (1.0 + far.abs());
-                assert!((hit.distance - (50.0 - x)).abs() <= tolerance, "{x} {far}: {hit:?}");
+                assert!(
+                    (hit.distance - (50.0 - x)).abs() <= tolerance,
+                    "{x} {far}: {hit:?}"
+                );
                 assert_eq!(hit.normal, Dir2::X);
             }
         }
@@ -652,15 +680,25 @@ mod tests {
         };
         let tiles = (0..SIZE * SIZE).filter(|&i| filled[i as usize]).map(|i| {
             let at = Isometry2d::from_xy((i % SIZE) as f32 + 0.5, (i / SIZE) as f32 + 0.5);
-            (at, Shape::Rect { half_size: Vec2::splat(0.5) })
+            (
+                at,
+                Shape::Rect {
+                    half_size: Vec2::splat(0.5),
+                },
+            )
         });
         let map = Shape::Compound(Compound::new(tiles));
-        let Shape::Compound(compound) = &map else { unreachable!() };
+        let Shape::Compound(compound) = &map else {
+            unreachable!()
+        };
         assert!(compound.has_part_grid());
         let (mut checked, mut long) = (0, 0);
         for case in 0..2_000 {
             let pose = Isometry2d::new(
-                Vec2::new(rng.random_range(-100.0..100.0), rng.random_range(-100.0..100.0)),
+                Vec2::new(
+                    rng.random_range(-100.0..100.0),
+                    rng.random_range(-100.0..100.0),
+                ),
                 Rot2::radians(rng.random_range(-4.0..4.0)),
             );
             // In a tile, clear of its sides; not along an axis.
@@ -699,7 +737,9 @@ mod tests {
             }
             let direction = Dir2::new(pose.rotation * d.as_vec2()).unwrap();
             let origin = pose.transform_point(local);
-            let hit = map.cast_ray_hollow(pose, origin, direction, f32::INFINITY).unwrap();
+            let hit = map
+                .cast_ray_hollow(pose, origin, direction, f32::INFINITY)
+                .unwrap();
             let tolerance = 1e-3;
             assert!(
                 (f64::from(hit.distance) - t).abs() < tolerance,
@@ -749,10 +789,7 @@ mod tests {
         }
         let nan = Isometry2d::from_xy(f32::NAN, 0.0);
         assert_eq!(circle.cast_ray_hollow(nan, Vec2::ZERO, Dir2::X, 10.0), None);
-        assert_eq!(
-            circle.cast_ray_hollow(pose, Vec2::NAN, Dir2::X, 10.0),
-            None
-        );
+        assert_eq!(circle.cast_ray_hollow(pose, Vec2::NAN, Dir2::X, 10.0), None);
         let bad = Shape::Circle { radius: -1.0 };
         assert_eq!(bad.cast_ray_hollow(pose, Vec2::ZERO, Dir2::X, 10.0), None);
     }

@@ -1,9 +1,9 @@
 //! [`SpatialQuery`]: ray casts and overlap queries against the colliders of
 //! the last detection, through the same grid as the broad phase.
 
+mod casters;
 mod filter;
 mod log;
-mod casters;
 mod nearest_and_all;
 mod refresh_casters;
 mod solidity;
@@ -16,9 +16,9 @@ use bevy::math::{Dir2, Isometry2d, Vec2};
 use bevy::prelude::*;
 use bevy::shape::Aabb2d;
 
+pub use casters::{RayCaster, RayHits, ShapeCaster, ShapeHits};
 pub use filter::{EntityPredicate, QueryFilter};
 pub(crate) use log::{DRAWN_LENGTH, QueryLog, QueryRecord};
-pub use casters::{RayCaster, RayHits, ShapeCaster, ShapeHits};
 pub use nearest_and_all::PointProjection;
 pub(crate) use nearest_and_all::ShapeCast;
 pub(crate) use refresh_casters::{WarnedCasters, refresh_ray_casters, refresh_shape_casters};

@@ -70,16 +70,23 @@ impl SpatialQuery<'_, '_> {
             min: origin,
             max: origin,
         };
-        let hits = self.hits_along(start, direction, max_distance, max_hits, filter, |index, limit| {
-            let (target, shape) = colliders.get(index);
-            let hit = shape.cast_ray_as(target.pose, origin, direction, limit, solid)?;
-            Some(RayHit {
-                entity: target.entity,
-                distance: hit.distance,
-                point: hit.point,
-                normal: hit.normal,
-            })
-        });
+        let hits = self.hits_along(
+            start,
+            direction,
+            max_distance,
+            max_hits,
+            filter,
+            |index, limit| {
+                let (target, shape) = colliders.get(index);
+                let hit = shape.cast_ray_as(target.pose, origin, direction, limit, solid)?;
+                Some(RayHit {
+                    entity: target.entity,
+                    distance: hit.distance,
+                    point: hit.point,
+                    normal: hit.normal,
+                })
+            },
+        );
         self.record_ray(origin, direction, max_distance, hits.iter());
         hits
     }
@@ -147,26 +154,43 @@ impl SpatialQuery<'_, '_> {
         let colliders = self.colliders();
         // Each cast goes the whole way, not only up to the farthest hit
         // kept, so that its distance does not depend on the search's order.
-        let hits = self.hits_along(shape.aabb(pose), direction, max_distance, max_hits, filter, |index, _| {
-            let (target, target_shape) = colliders.get(index);
-            let hit = cast_shape_of(shape, pose, direction, max_distance, target_shape, target.pose)?;
-            // Leaving what it starts in: not in its way.
-            let leaving = hit.distance == 0.0 && hit.normal.dot(*direction) >= 0.0;
-            if cast.ignore_origin_penetration && leaving {
-                return None;
-            }
-            Some(ShapeHit {
-                entity: target.entity,
-                distance: hit.distance,
-                point: hit.point,
-                normal: hit.normal,
-            })
-        });
+        let hits = self.hits_along(
+            shape.aabb(pose),
+            direction,
+            max_distance,
+            max_hits,
+            filter,
+            |index, _| {
+                let (target, target_shape) = colliders.get(index);
+                let hit = cast_shape_of(
+                    shape,
+                    pose,
+                    direction,
+                    max_distance,
+                    target_shape,
+                    target.pose,
+                )?;
+                // Leaving what it starts in: not in its way.
+                let leaving = hit.distance == 0.0 && hit.normal.dot(*direction) >= 0.0;
+                if cast.ignore_origin_penetration && leaving {
+                    return None;
+                }
+                Some(ShapeHit {
+                    entity: target.entity,
+                    distance: hit.distance,
+                    point: hit.point,
+                    normal: hit.normal,
+                })
+            },
+        );
         self.record(|| QueryRecord::Cast {
             shape: shape.to_owned(),
             start: pose,
             end: pose.translation
-                + direction * hits.first().map_or(max_distance.min(DRAWN_LENGTH), |hit| hit.distance),
+                + direction
+                    * hits
+                        .first()
+                        .map_or(max_distance.min(DRAWN_LENGTH), |hit| hit.distance),
             hit: hits.first().map(|hit| (hit.point, hit.normal)),
         });
         hits

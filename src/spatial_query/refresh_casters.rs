@@ -99,17 +99,20 @@ pub(crate) fn refresh_shape_casters(
             Some(Ok(cast)) => cast,
             None => None,
         };
-        let found = cast.as_ref().map_or_else(Vec::new, |(shape, pose, direction)| {
-            let filter = owners.filter_for(entity, caster.ignore_self, &caster.filter, &mut own);
-            let cast = ShapeCast {
-                shape: shape.as_ref(),
-                pose: *pose,
-                direction: *direction,
-                max_distance: caster.max_distance,
-                ignore_origin_penetration: caster.ignore_origin_penetration,
-            };
-            spatial.shape_cast_hits_of(&cast, caster.max_hits, &filter)
-        });
+        let found = cast
+            .as_ref()
+            .map_or_else(Vec::new, |(shape, pose, direction)| {
+                let filter =
+                    owners.filter_for(entity, caster.ignore_self, &caster.filter, &mut own);
+                let cast = ShapeCast {
+                    shape: shape.as_ref(),
+                    pose: *pose,
+                    direction: *direction,
+                    max_distance: caster.max_distance,
+                    ignore_origin_penetration: caster.ignore_origin_penetration,
+                };
+                spatial.shape_cast_hits_of(&cast, caster.max_hits, &filter)
+            });
         let start = cast.map(|(_, pose, direction)| (pose, direction));
         hits.set_if_neq(ShapeHits::new(start, found));
     }
@@ -170,7 +173,12 @@ fn placement(
 /// The world ray of `caster` on an entity with `transform` (see
 /// [`placement`]).
 fn world_ray(caster: &RayCaster, transform: &GlobalTransform) -> Result<Option<Ray2d>, BadCaster> {
-    placement(transform, caster.origin, caster.direction, caster.max_distance)
+    placement(
+        transform,
+        caster.origin,
+        caster.direction,
+        caster.max_distance,
+    )
 }
 
 /// The world shape, its pose and the direction of `caster` on an entity
@@ -180,7 +188,12 @@ fn world_cast(
     caster: &ShapeCaster,
     transform: &GlobalTransform,
 ) -> Result<Option<(Shape, Isometry2d, Dir2)>, BadCaster> {
-    let Some(ray) = placement(transform, caster.origin, caster.direction, caster.max_distance)?
+    let Some(ray) = placement(
+        transform,
+        caster.origin,
+        caster.direction,
+        caster.max_distance,
+    )?
     else {
         return Ok(None);
     };
