@@ -150,7 +150,7 @@ fn circle_exit(origin: Vec2, direction: Dir2, center: Vec2, radius: f32) -> Opti
     // which stays accurate for far origins.
     let across = offset.perp_dot(*direction);
     let half_chord_squared = radius * radius - across * across;
-    if !(half_chord_squared >= 0.0) {
+    if half_chord_squared.is_nan() || half_chord_squared < 0.0 {
         return None;
     }
     let distance = -along + half_chord_squared.sqrt();
@@ -174,7 +174,7 @@ fn rect_exit(
     for k in 0..2 {
         let (start, step, half) = (local_origin[k], local_direction[k], half_size[k]);
         if step == 0.0 {
-            if !(start.abs() <= half) {
+            if start.is_nan() || start.abs() > half {
                 return None;
             }
             continue;
@@ -186,7 +186,7 @@ fn rect_exit(
             (exit, axis) = (far, k);
         }
     }
-    if !(enter <= exit) {
+    if enter.is_nan() || exit.is_nan() || enter > exit {
         return None;
     }
     let mut local_normal = Vec2::ZERO;

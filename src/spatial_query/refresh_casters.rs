@@ -156,8 +156,7 @@ fn placement(
     if !(local_direction.is_finite() && local_direction != Vec2::ZERO) {
         return Err(BadCaster::Direction);
     }
-    // `!(x >= 0)` also rejects NaN.
-    if !(max_distance >= 0.0) {
+    if max_distance.is_nan() || max_distance < 0.0 {
         return Err(BadCaster::MaxDistance);
     }
     let signed_scale = reading.signed_scale();
