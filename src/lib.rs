@@ -37,7 +37,8 @@ pub use level::{TilemapCollider, TilemapError, TilemapKind, TilemapTile};
 pub use move_and_slide::{MoveAndSlideConfig, MoveAndSlideOutput, SlideHit, slide_velocity};
 pub use plugin::{CollisionPlugin, CollisionSystems};
 pub use spatial_query::{
-    EntityPredicate, PointProjection, QueryFilter, RayHit, ShapeHit, SpatialQuery,
+    EntityPredicate, PointProjection, QueryFilter, RayCaster, RayHit, RayHits, ShapeCaster,
+    ShapeHit, ShapeHits, SpatialQuery,
 };
 pub use stages::collisions::{Collisions, ContactPair, ContactParts};
 pub use stages::events::{CollisionEnded, CollisionEvent, CollisionStarted};
@@ -55,8 +56,9 @@ pub mod prelude {
         CollisionDiagnosticsPlugin, CollisionEnded, CollisionEvent, CollisionHooks,
         CollisionLayers, CollisionPlugin, CollisionStarted, CollisionSystems, Collisions, Contact,
         ContactPair, ContactParts, MoveAndSlideConfig, MoveAndSlideOutput, OneWayPlatform,
-        PointProjection, QueryFilter, RayHit, ShapeHit, SlideHit, SpatialQuery, StaticCollider,
-        Swept, TilemapCollider, TilemapKind, TilemapTile, pose_and_scale, pose_of,
+        PointProjection, QueryFilter, RayCaster, RayHit, RayHits, ShapeCaster, ShapeHit,
+        ShapeHits, SlideHit, SpatialQuery, StaticCollider, Swept, TilemapCollider, TilemapKind,
+        TilemapTile, pose_and_scale, pose_of,
     };
 
     #[cfg(feature = "mesh")]

@@ -17,7 +17,10 @@ use crate::geometry::Contact;
 use crate::level::{
     TilemapCollider, TilemapKind, TilemapTile, any_tilemap_changed, build_tilemap_colliders,
 };
-use crate::spatial_query::QueryLog;
+use crate::spatial_query::{
+    QueryFilter, QueryLog, RayCaster, RayHits, ShapeCaster, ShapeHits, WarnedCasters,
+    refresh_ray_casters, refresh_shape_casters,
+};
 use crate::stages::bodies::{
     ColliderBodies, mark_bodies_stale, mark_bodies_stale_on_discard, mark_bodies_stale_on_insert,
 };
@@ -114,6 +117,10 @@ pub enum CollisionSystems {
     /// Messages, observer events and [`CollidingEntities`] from those
     /// changes.
     Events,
+    /// Every [`RayCaster`] and [`ShapeCaster`] cast again against the
+    /// colliders of this detection, into their [`RayHits`] and
+    /// [`ShapeHits`].
+    Casters,
 }
 
 impl Plugin for CollisionPlugin {
@@ -153,7 +160,12 @@ fn register_types(app: &mut App) {
         .register_type::<ContactPair>()
         .register_type::<CollisionEvent>()
         .register_type::<CollisionStarted>()
-        .register_type::<CollisionEnded>();
+        .register_type::<CollisionEnded>()
+        .register_type::<RayCaster>()
+        .register_type::<RayHits>()
+        .register_type::<ShapeCaster>()
+        .register_type::<ShapeHits>()
+        .register_type::<QueryFilter>();
 }
 
 /// Inserts the resources the detection steps keep between runs.
@@ -171,6 +183,7 @@ fn init_resources(app: &mut App) {
         .init_resource::<PreviousPoses>()
         .init_resource::<InsertedColliding>()
         .init_resource::<QueryLog>()
+        .init_resource::<WarnedCasters>()
         .init_resource::<Workers>();
 }
 
@@ -193,6 +206,7 @@ fn configure_collision_sets(app: &mut App, schedule: InternedScheduleLabel) {
             CollisionSystems::BroadPhase,
             CollisionSystems::NarrowPhase,
             CollisionSystems::Events,
+            CollisionSystems::Casters,
         )
             .chain(),
     );
@@ -255,14 +269,16 @@ fn add_tilemap_system(app: &mut App) {
     }
 }
 
-/// Adds the broad phase and events systems to their sets in
-/// `schedule`.
+/// Adds the broad phase, events and casters systems to their sets in
+/// `schedule` (the narrow phase is added with the hooks, which it is generic
+/// over).
 fn add_detection_systems(app: &mut App, schedule: InternedScheduleLabel) {
     app.add_systems(
         schedule,
         (
             find_candidate_pairs.in_set(CollisionSystems::BroadPhase),
             report_collision_changes.in_set(CollisionSystems::Events),
+            (refresh_ray_casters, refresh_shape_casters).in_set(CollisionSystems::Casters),
         ),
     );
 }

@@ -260,7 +260,8 @@ fn platformer_route_is_completed() {
 }
 
 /// Standing still on the floor for two seconds: grounded every frame, no
-/// drift; dropped onto the spikes: back at the start.
+/// drift, the ground probe on the floor; dropped onto the spikes (no
+/// floor below): back at the start.
 #[test]
 fn platformer_player_stands_still_and_spikes_reset_it() {
     let mut app = platformer::headless_app(false);
@@ -277,9 +278,24 @@ fn platformer_player_stands_still_and_spikes_reset_it() {
         );
         assert!(position(&app, player).distance(rest) < 1e-3);
     }
-    // Over the spike pit, falling.
+    // Its ground probe sees the floor right under its feet.
+    let below = app
+        .world()
+        .get::<platformer::Player>(player)
+        .unwrap()
+        .ground_below;
+    assert!(below.is_some_and(|d| d < 1.0), "{below:?}");
+    // Over the spike pit, falling: no floor below (the spikes are not on
+    // the level's layer).
     let mut transform = app.world_mut().get_mut::<Transform>(player).unwrap();
     transform.translation.x = 660.0;
+    app.update();
+    let below = app
+        .world()
+        .get::<platformer::Player>(player)
+        .unwrap()
+        .ground_below;
+    assert_eq!(below, None);
     run(&mut app, 60);
     assert_eq!(app.world().resource::<platformer::Game>().resets, 1);
     assert!(position(&app, player).distance(platformer::SPAWN) < 30.0);

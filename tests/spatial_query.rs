@@ -420,6 +420,47 @@ fn check_queries(app: &mut App, rng: &mut XorShift, centres: &[Vec2], half: f32)
             "round {round}: cast {collider:?} from {pose:?} {direction:?} {max_distance} {filter:?}"
         );
         found[3] += usize::from(actual.is_some());
+        // Every hit of the cast, nearest first: the first is `cast_shape`'s.
+        let max_hits = [1, 3, 10_000][round % 3];
+        // As the query places it (normalised once: again would move bits).
+        let placed = Isometry2d::new(pose.translation, pose.rotation.normalize());
+        let mut expected: Vec<ShapeHit> = (colliders.iter())
+            .filter(|c| filter.accepts(c.entity, &c.layers))
+            .filter_map(|c| {
+                let hit = cast_shape(
+                    collider.shape(),
+                    placed,
+                    direction,
+                    max_distance,
+                    &c.shape,
+                    c.pose,
+                )?;
+                Some(ShapeHit {
+                    entity: c.entity,
+                    distance: hit.distance,
+                    point: hit.point,
+                    normal: hit.normal,
+                })
+            })
+            .collect();
+        expected.sort_by(|a, b| {
+            a.distance
+                .total_cmp(&b.distance)
+                .then(a.entity.cmp(&b.entity))
+        });
+        expected.truncate(max_hits);
+        let all = with_spatial(app, |q| {
+            q.shape_cast_hits(&collider, pose, direction, max_distance, max_hits, &filter)
+        });
+        assert_eq!(
+            all, expected,
+            "round {round}: cast hits {collider:?} from {pose:?} {direction:?} {max_distance} {max_hits} {filter:?}"
+        );
+        assert_eq!(
+            all.first().copied(),
+            actual,
+            "round {round}: first cast hit"
+        );
 
         check_more_queries(app, rng, &colliders, &filter, (centre, half), round);
     }
@@ -485,6 +526,39 @@ fn check_more_queries(
         "round {round}: ray hits {origin} {direction:?} {max_distance} {max_hits} {filter:?}: {actual:?} vs {expected:?}"
     );
 
+    // Hollow: each collider where the ray enters it, or leaves it when it
+    // starts inside.
+    let mut expected: Vec<RayHit> = (accepted.iter())
+        .filter_map(|c| {
+            let hit = c
+                .shape
+                .cast_ray_hollow(c.pose, origin, direction, max_distance)?;
+            Some(RayHit {
+                entity: c.entity,
+                distance: hit.distance,
+                point: hit.point,
+                normal: hit.normal,
+            })
+        })
+        .collect();
+    expected.sort_by(|a, b| {
+        a.distance
+            .total_cmp(&b.distance)
+            .then(a.entity.cmp(&b.entity))
+    });
+    expected.truncate(max_hits);
+    let (actual, first) = with_spatial(app, |q| {
+        (
+            q.ray_hits_hollow(origin, direction, max_distance, max_hits, &filter),
+            q.cast_ray_hollow(origin, direction, max_distance, &filter),
+        )
+    });
+    assert!(
+        actual.len() == expected.len() && actual.iter().zip(&expected).all(|(a, b)| same(a, b)),
+        "round {round}: hollow ray hits {origin} {direction:?} {max_distance} {max_hits} {filter:?}: {actual:?} vs {expected:?}"
+    );
+    assert_eq!(first, actual.first().copied(), "round {round}: hollow ray");
+
     let point = rng.point(centre, half * 1.5);
     let dot = Shape::Circle { radius: 0.0 };
     let mut distances: Vec<(f32, Entity, bool)> = (accepted.iter())
@@ -527,6 +601,20 @@ fn check_more_queries(
             panic!("round {round}: projection of {point}: {actual:?} vs {expected:?}")
         }
     }
+    // Solid: a point inside projects to itself; the same collider answers.
+    let solid = with_spatial(app, |q| q.project_point_solid(point, &filter));
+    let expected_solid = actual.map(|found| match found.inside {
+        true => PointProjection {
+            point,
+            distance: 0.0,
+            ..found
+        },
+        false => found,
+    });
+    assert_eq!(
+        solid, expected_solid,
+        "round {round}: solid projection of {point}"
+    );
 
     let corner = rng.point(centre, half);
     let region = Aabb2d {

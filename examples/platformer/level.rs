@@ -73,6 +73,15 @@ pub fn hill_points() -> Vec<Vec2> {
         .collect()
 }
 
+/// The player's ground probe: a ray down from its feet (the capsule's
+/// bottom, 14 below its centre) that sees only the level, up to 400 below.
+/// The plugin casts it after every detection into the player's `RayHits`.
+fn ground_probe() -> RayCaster {
+    RayCaster::new(Vec2::new(0.0, -14.0), Dir2::NEG_Y)
+        .with_max_distance(400.0)
+        .with_filter(QueryFilter::default().with_layers(CollisionLayers::new(PLAYER, SOLID)))
+}
+
 /// Static things are level geometry on the `SOLID` layer.
 fn solid() -> impl Bundle {
     (StaticCollider, CollisionLayers::new(SOLID, PLAYER))
@@ -172,6 +181,7 @@ pub fn spawn_level(mut commands: Commands) {
             Player::default(),
             Collider::capsule(7.0, 14.0),
             CollisionLayers::new(PLAYER, SOLID | ITEMS),
+            ground_probe(),
             Transform::from_translation(SPAWN.extend(1.0)),
         ))
         .observe(touch);

@@ -8,7 +8,9 @@
 //! and the platform's motion is added to the character's. Coins, the goal
 //! and the spikes (tiles of their own kind in the map, `^`) are colliders
 //! on another layer, heard through an observer on the player
-//! ([`CollisionStarted`]).
+//! ([`CollisionStarted`]). A ground probe on the player (a [`RayCaster`]
+//! down from its feet) tells how high it is: its shadow sits on the level
+//! below it.
 //!
 //! [`level`] builds the level, [`player`] moves the player and reacts to
 //! what it touches, [`autoplay`] plays the route by itself, [`view`] draws
@@ -92,7 +94,11 @@ impl Plugin for Platformer {
                 )
                     .chain(),
             )
-            .add_systems(PostUpdate, check_player.after(CollisionSystems::Events));
+            .add_systems(PostUpdate, check_player.after(CollisionSystems::Events))
+            .add_systems(
+                PostUpdate,
+                read_ground_probe.after(CollisionSystems::Casters),
+            );
     }
 }
 
@@ -103,6 +109,9 @@ pub struct Player {
     pub grounded: bool,
     /// What it stands on: a moving platform carries it.
     pub ground: Option<Entity>,
+    /// How far below its feet its ground probe (a [`RayCaster`]) sees the
+    /// level, if within 400: its shadow goes there.
+    pub ground_below: Option<f32>,
 }
 
 #[derive(Component)]
@@ -168,6 +177,13 @@ fn check_player(
             game.deepest_overlap = game.deepest_overlap.max(contact.depth);
         }
     }
+}
+
+/// After the casters: how far below the player the ground is, from the
+/// hits of its ground probe.
+fn read_ground_probe(player: Single<(&RayHits, &mut Player)>) {
+    let (probe, mut player) = player.into_inner();
+    player.ground_below = probe.first().map(|ground| ground.distance);
 }
 
 /// What a headless run did: its [`Display`](fmt::Display) is the line

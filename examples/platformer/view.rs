@@ -25,14 +25,41 @@ pub fn run(autoplay_on: bool, overlay: bool) -> AppExit {
                 keyboard.before(autoplay),
                 (follow_player, show_score).after(move_player),
             ),
-        );
+        )
+        .add_systems(PostUpdate, place_shadow.after(CollisionSystems::Casters));
     if overlay {
         app.add_plugins(CollisionDebugPlugin::default());
     }
     app.run()
 }
 
+/// The player's shadow on the level below it.
+#[derive(Component)]
+struct Shadow;
+
+/// Puts the shadow where the player's ground probe hits the level, smaller
+/// the higher the player is; hidden when the probe sees nothing.
+fn place_shadow(
+    player: Single<&RayHits, With<Player>>,
+    shadow: Single<(&mut Transform, &mut Visibility), With<Shadow>>,
+) {
+    let (mut transform, mut visibility) = shadow.into_inner();
+    let Some(ground) = player.first() else {
+        *visibility = Visibility::Hidden;
+        return;
+    };
+    *visibility = Visibility::Inherited;
+    let size = (1.0 - ground.distance / 200.0).max(0.3);
+    transform.translation = (ground.point + Vec2::new(0.0, 1.0)).extend(0.5);
+    transform.scale = Vec3::new(size, size, 1.0);
+}
+
 fn spawn_view(mut commands: Commands) {
+    commands.spawn((
+        Shadow,
+        Sprite::from_color(Color::srgba(0.0, 0.0, 0.0, 0.4), Vec2::new(16.0, 3.0)),
+        Transform::default(),
+    ));
     commands.spawn((
         Camera2d,
         Projection::from(OrthographicProjection {

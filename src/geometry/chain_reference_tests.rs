@@ -24,7 +24,7 @@ const TOLERANCE: f64 = 2e-3;
 
 /// The three families of shapes.
 #[derive(Clone, Copy, Debug, PartialEq)]
-enum Family {
+pub(super) enum Family {
     Convex,
     Compound,
     Polyline,
@@ -51,7 +51,7 @@ fn random_polyline(rng: &mut StdRng) -> Shape {
 }
 
 /// A random shape of `family`, about 12 across.
-fn random_shape(rng: &mut StdRng, family: Family) -> Shape {
+pub(super) fn random_shape(rng: &mut StdRng, family: Family) -> Shape {
     let convex = |rng: &mut StdRng| {
         let kind = Kind::ALL[rng.random_range(0..5)];
         random_shape_of(rng, kind, 4.0)

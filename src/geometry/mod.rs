@@ -20,6 +20,7 @@ mod polyline;
 mod pose;
 mod push_out;
 mod ray;
+mod ray_hollow;
 mod shape;
 mod shape_cast;
 mod shape_ref;
@@ -30,6 +31,8 @@ mod translation_cast;
 mod cast_reference_tests;
 #[cfg(test)]
 mod chain_reference_tests;
+#[cfg(test)]
+mod hollow_reference_tests;
 #[cfg(test)]
 mod property_tests;
 #[cfg(test)]

@@ -200,7 +200,23 @@ impl PartGrid {
         origin: Vec2,
         direction: Vec2,
         max_distance: f32,
-        mut test: impl FnMut(usize) -> Option<f32>,
+        test: impl FnMut(usize) -> Option<f32>,
+    ) {
+        let mut nearest = NearestHit {
+            best: f32::INFINITY,
+            test,
+        };
+        self.walk_ray(origin, direction, max_distance, &mut nearest);
+    }
+
+    /// The walk of [`Self::visit_along_ray`], asking `walk` which parts are
+    /// still wanted and when to stop.
+    pub(crate) fn walk_ray<W: RayWalk>(
+        &self,
+        origin: Vec2,
+        direction: Vec2,
+        max_distance: f32,
+        walk: &mut W,
     ) {
         let size = Vec2::new(self.columns as f32, self.rows as f32) * self.cell;
         let bounds = Aabb2d {
@@ -232,18 +248,17 @@ impl PartGrid {
                 (edge - origin[axis]) / direction[axis]
             }
         };
-        let mut best = f32::INFINITY;
         let mut recent = [u32::MAX; 4];
-        let mut visit_cell = |[x, y]: [u32; 2], best: &mut f32| {
+        let mut visit_cell = |[x, y]: [u32; 2], walk: &mut W| {
             let c = (y * self.columns + x) as usize;
             let entries = &self.entries[self.starts[c] as usize..self.starts[c + 1] as usize];
             for entry in entries {
                 // Already asked (a part over consecutive cells), or beside
-                // the ray, or beyond the nearest hit.
+                // the ray, or beyond what is still wanted.
                 if recent.contains(&entry.part) {
                     continue;
                 }
-                let reach = best.min(exit) + slack;
+                let reach = walk.part_reach().min(exit) + slack;
                 if ray_box(
                     origin,
                     direction,
@@ -256,17 +271,15 @@ impl PartGrid {
                 }
                 recent.rotate_right(1);
                 recent[0] = entry.part;
-                if let Some(distance) = test(entry.part as usize) {
-                    *best = best.min(distance);
-                }
+                walk.test(entry.part as usize);
             }
         };
         loop {
-            visit_cell(cell, &mut best);
+            visit_cell(cell, walk);
             let next = [leaves(cell, 0), leaves(cell, 1)];
             let axis = usize::from(next[1] < next[0]);
             let leave = next[axis];
-            if leave > exit || best <= leave - slack {
+            if leave > exit || walk.reach() <= leave - slack {
                 return;
             }
             // A ray through a corner, within rounding, also looks in the
@@ -275,7 +288,7 @@ impl PartGrid {
             if next[other] <= leave + slack {
                 let beside = step_cell(cell, other, step[other], last);
                 if let Some(beside) = beside {
-                    visit_cell(beside, &mut best);
+                    visit_cell(beside, walk);
                 }
             }
             match step_cell(cell, axis, step[axis], last) {
@@ -283,6 +296,40 @@ impl PartGrid {
                 None => return,
             }
         }
+    }
+}
+
+/// What a walk along a ray through a [`PartGrid`] asks its caller.
+pub(crate) trait RayWalk {
+    /// Tests part `part`, whose box the ray passes through.
+    fn test(&mut self, part: usize);
+
+    /// How far along the ray anything is still wanted: the walk stops
+    /// before a cell that starts beyond it.
+    fn reach(&self) -> f32;
+
+    /// How far along the ray a part must start to be tested (default:
+    /// [`Self::reach`]).
+    fn part_reach(&self) -> f32 {
+        self.reach()
+    }
+}
+
+/// The nearest hit: parts beyond it are not wanted.
+struct NearestHit<F> {
+    best: f32,
+    test: F,
+}
+
+impl<F: FnMut(usize) -> Option<f32>> RayWalk for NearestHit<F> {
+    fn test(&mut self, part: usize) {
+        if let Some(distance) = (self.test)(part) {
+            self.best = self.best.min(distance);
+        }
+    }
+
+    fn reach(&self) -> f32 {
+        self.best
     }
 }
 

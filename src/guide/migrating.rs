@@ -40,6 +40,13 @@
 //! | `ray_hits` (all hits, up to a count) | `intersect_ray` (a callback per hit) | [`SpatialQuery::ray_hits`] (sorted, up to a count) |
 //! | `cast_shape` | `cast_shape` | [`SpatialQuery::cast_shape`] |
 //! | `project_point` (`PointProjection { point, is_inside }`) | `project_point` | [`SpatialQuery::project_point`] ([`PointProjection`]: `point`, `inside`, `distance`, `entity`) |
+//! | `cast_ray` / `ray_hits` with `solid: true` | `cast_ray` / `intersect_ray` with `solid: true` | [`SpatialQuery::cast_ray`] / [`SpatialQuery::ray_hits`] (solid is the default) |
+//! | `cast_ray` / `ray_hits` with `solid: false` | `cast_ray` / `intersect_ray` with `solid: false` | [`SpatialQuery::cast_ray_hollow`] / [`SpatialQuery::ray_hits_hollow`] |
+//! | `project_point(point, true, &filter)` | `project_point(point, true, filter)` | [`SpatialQuery::project_point_solid`] (a point inside projects to itself) |
+//! | `project_point(point, false, &filter)` | `project_point(point, false, filter)` | [`SpatialQuery::project_point`] (the boundary point even from inside: the default) |
+//! | `RayCaster` (`origin`, `direction`, `max_distance`, `max_hits`, `solid`, `ignore_self`, `query_filter`) and `RayHits` (in any order, `iter_sorted`) | — | [`RayCaster`] (the same, `filter` for `query_filter`; one hit by default) and [`RayHits`] (nearest first); it follows the entity's `GlobalTransform`, scale included |
+//! | `ShapeCaster` (`shape`, `origin`, `shape_rotation` in radians, `direction`, `max_hits`, `ignore_origin_penetration`, ...) and `ShapeHits` | — | [`ShapeCaster`] (`shape_rotation` a `Rot2`; the shape scaled with the entity) and [`ShapeHits`] |
+//! | `shape_hits` (every hit of a shape cast) | — | [`SpatialQuery::shape_cast_hits`] |
 //! | `point_intersections` | `intersect_point` | [`SpatialQuery::point_hits`] |
 //! | `shape_intersections` | `intersect_shape` | [`SpatialQuery::shape_hits`] |
 //! | `aabb_intersections_with_aabb` | `colliders_with_aabb_intersecting_aabb` | [`SpatialQuery::aabb_hits`] |
@@ -87,6 +94,14 @@
 //! [`SpatialQuery::ray_hits`]: crate::SpatialQuery::ray_hits
 //! [`SpatialQuery::cast_shape`]: crate::SpatialQuery::cast_shape
 //! [`SpatialQuery::project_point`]: crate::SpatialQuery::project_point
+//! [`SpatialQuery::project_point_solid`]: crate::SpatialQuery::project_point_solid
+//! [`SpatialQuery::cast_ray_hollow`]: crate::SpatialQuery::cast_ray_hollow
+//! [`SpatialQuery::ray_hits_hollow`]: crate::SpatialQuery::ray_hits_hollow
+//! [`SpatialQuery::shape_cast_hits`]: crate::SpatialQuery::shape_cast_hits
+//! [`RayCaster`]: crate::RayCaster
+//! [`RayHits`]: crate::RayHits
+//! [`ShapeCaster`]: crate::ShapeCaster
+//! [`ShapeHits`]: crate::ShapeHits
 //! [`SpatialQuery::point_hits`]: crate::SpatialQuery::point_hits
 //! [`SpatialQuery::shape_hits`]: crate::SpatialQuery::shape_hits
 //! [`SpatialQuery::aabb_hits`]: crate::SpatialQuery::aabb_hits

@@ -4,7 +4,7 @@
 use core::fmt;
 use std::sync::Arc;
 
-use bevy::ecs::entity::EntityHashSet;
+use bevy::ecs::entity::{EntityHashSet, EntityMapper, MapEntities};
 use bevy::prelude::*;
 
 use crate::components::CollisionLayers;
@@ -33,7 +33,12 @@ use crate::components::CollisionLayers;
 /// assert!(!sight.accepts(coin, &coin_layers));
 /// assert!(!sight.accepts(player, &wall_layers));
 /// ```
-#[derive(Clone, Default)]
+///
+/// It is reflected (as part of [`RayCaster`](crate::RayCaster) and
+/// [`ShapeCaster`](crate::ShapeCaster)) without its predicate, a closure:
+/// a filter read back from a scene has none.
+#[derive(Clone, Default, Reflect)]
+#[reflect(Debug, Default, PartialEq, Clone)]
 pub struct QueryFilter {
     /// The layers the query has, as a collider would (default: all).
     pub layers: CollisionLayers,
@@ -41,7 +46,19 @@ pub struct QueryFilter {
     pub excluded: EntityHashSet,
     /// A game's own test of the entities the query sees
     /// ([`Self::with_predicate`]).
+    #[reflect(ignore)]
     pub predicate: Option<EntityPredicate>,
+}
+
+/// The excluded entities are mapped (a filter in a scene names the scene's
+/// entities).
+impl MapEntities for QueryFilter {
+    fn map_entities<E: EntityMapper>(&mut self, mapper: &mut E) {
+        if !self.excluded.is_empty() {
+            let excluded = core::mem::take(&mut self.excluded);
+            self.excluded = excluded.into_iter().map(|e| mapper.get_mapped(e)).collect();
+        }
+    }
 }
 
 /// A test of the entities a query sees ([`QueryFilter::with_predicate`]).
@@ -97,7 +114,7 @@ impl QueryFilter {
     /// it owns what it reads: collect what it needs from queries first.
     ///
     /// ```
-    /// # use bevy::ecs::entity::EntityHashSet;
+    /// # use bevy::ecs::entity::{EntityHashSet, EntityMapper, MapEntities};
     /// # use bevy::prelude::*;
     /// # use bevy_collide2d::prelude::*;
     /// #[derive(Component)]

@@ -1,20 +1,27 @@
 //! [`SpatialQuery`]: ray casts and overlap queries against the colliders of
 //! the last detection, through the same grid as the broad phase.
 
+mod casters;
 mod filter;
 mod log;
 mod nearest_and_all;
+mod refresh_casters;
+mod solidity;
 
 use std::sync::LazyLock;
 
+use bevy::ecs::entity::{EntityMapper, MapEntities};
 use bevy::ecs::system::{SystemChangeTick, SystemParam};
 use bevy::math::{Dir2, Isometry2d, Vec2};
 use bevy::prelude::*;
 use bevy::shape::Aabb2d;
 
+pub use casters::{RayCaster, RayHits, ShapeCaster, ShapeHits};
 pub use filter::{EntityPredicate, QueryFilter};
 pub(crate) use log::{DRAWN_LENGTH, QueryLog, QueryRecord};
 pub use nearest_and_all::PointProjection;
+pub(crate) use nearest_and_all::ShapeCast;
+pub(crate) use refresh_casters::{WarnedCasters, refresh_ray_casters, refresh_shape_casters};
 
 use crate::components::{Collider, OneWayPlatform};
 use crate::geometry::{ShapeRef, cast_shape_of, checked_placement, checked_ray};
@@ -26,7 +33,8 @@ use crate::stages::static_colliders::StaticColliders;
 use crate::util::scratch::{scratch_items, with_scratch};
 
 /// Where a ray cast by [`SpatialQuery::cast_ray`] first hits a collider.
-#[derive(Clone, Copy, Debug, PartialEq)]
+#[derive(Clone, Copy, Debug, PartialEq, Reflect)]
+#[reflect(Debug, PartialEq, Clone)]
 pub struct RayHit {
     /// The collider's entity.
     pub entity: Entity,
@@ -37,15 +45,24 @@ pub struct RayHit {
     pub point: Vec2,
     /// The collider's outward unit normal at `point`; `-direction` when the
     /// ray starts inside it (see [`RayIntersection`](crate::geometry::RayIntersection)).
+    /// A hollow ray ([`SpatialQuery::cast_ray_hollow`]) that starts inside
+    /// hits where it leaves, with the outward normal there.
     pub normal: Dir2,
 }
 
+impl MapEntities for RayHit {
+    fn map_entities<E: EntityMapper>(&mut self, mapper: &mut E) {
+        self.entity = mapper.get_mapped(self.entity);
+    }
+}
+
 // Answers are gathered in per-thread lists of these.
-scratch_items!(Entity, RayHit);
+scratch_items!(Entity, RayHit, ShapeHit);
 
 /// Where a shape cast by [`SpatialQuery::cast_shape`] first touches a
 /// collider.
-#[derive(Clone, Copy, Debug, PartialEq)]
+#[derive(Clone, Copy, Debug, PartialEq, Reflect)]
+#[reflect(Debug, PartialEq, Clone)]
 pub struct ShapeHit {
     /// The collider's entity.
     pub entity: Entity,
@@ -58,6 +75,12 @@ pub struct ShapeHit {
     /// The collider's outward unit normal at `point`, towards the cast
     /// shape (see [`ShapeCastHit`](crate::geometry::ShapeCastHit)).
     pub normal: Dir2,
+}
+
+impl MapEntities for ShapeHit {
+    fn map_entities<E: EntityMapper>(&mut self, mapper: &mut E) {
+        self.entity = mapper.get_mapped(self.entity);
+    }
 }
 
 /// Ray casts and overlap queries against the colliders, as a system
@@ -110,7 +133,13 @@ pub struct ShapeHit {
 ///
 /// Shapes are solid and touching counts, as in detection: a point on a
 /// boundary is inside, a ray grazing a shape hits it, a ray starting inside
-/// a shape hits it at distance 0. Bad input (NaN or infinite coordinates, a
+/// a shape hits it at distance 0. The hollow rays
+/// ([`cast_ray_hollow`](Self::cast_ray_hollow),
+/// [`ray_hits_hollow`](Self::ray_hits_hollow)) see shapes as their
+/// outlines instead: a ray starting inside hits where it leaves.
+/// [`project_point`](Self::project_point) gives the nearest boundary point
+/// even from inside; [`project_point_solid`](Self::project_point_solid) the
+/// point itself. Bad input (NaN or infinite coordinates, a
 /// NaN or negative distance, an invalid collider or pose) finds nothing and
 /// never panics.
 ///
@@ -151,6 +180,19 @@ impl SpatialQuery<'_, '_> {
         max_distance: f32,
         filter: &QueryFilter,
     ) -> Option<RayHit> {
+        self.cast_ray_as(origin, direction, max_distance, true, filter)
+    }
+
+    /// [`Self::cast_ray`] with shapes `solid`, else
+    /// [`hollow`](Self::cast_ray_hollow).
+    pub(crate) fn cast_ray_as(
+        &self,
+        origin: Vec2,
+        direction: Dir2,
+        max_distance: f32,
+        solid: bool,
+        filter: &QueryFilter,
+    ) -> Option<RayHit> {
         let direction = checked_ray(origin, direction, max_distance)?;
         let colliders = self.colliders();
         let start = Aabb2d {
@@ -160,7 +202,7 @@ impl SpatialQuery<'_, '_> {
         let hit = self
             .nearest_along(start, direction, max_distance, filter, |index, limit| {
                 let (target, shape) = colliders.get(index);
-                let hit = shape.cast_ray_valid(target.pose, origin, direction, limit)?;
+                let hit = shape.cast_ray_as(target.pose, origin, direction, limit, solid)?;
                 Some((hit.distance, (hit.point, hit.normal)))
             })
             .map(|(entity, distance, (point, normal))| RayHit {

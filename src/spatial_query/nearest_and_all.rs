@@ -2,13 +2,14 @@
 //! collider along a ray, the nearest point of the colliders, and the
 //! colliders whose boxes meet a region.
 
-use bevy::math::{Dir2, Vec2};
+use bevy::math::{Dir2, Isometry2d, Vec2};
 use bevy::prelude::*;
 use bevy::shape::Aabb2d;
 
-use super::{QueryFilter, QueryRecord, RayHit, SpatialQuery};
-use crate::geometry::{MAX_MAGNITUDE, checked_ray};
-use crate::util::scratch::with_scratch;
+use super::{DRAWN_LENGTH, QueryFilter, QueryRecord, RayHit, ShapeHit, SpatialQuery};
+use crate::components::Collider;
+use crate::geometry::{MAX_MAGNITUDE, ShapeRef, cast_shape_of, checked_placement, checked_ray};
+use crate::util::scratch::{ScratchItem, with_scratch};
 
 /// The nearest point of a collider to a point, found by
 /// [`SpatialQuery::project_point`].
@@ -16,7 +17,9 @@ use crate::util::scratch::with_scratch;
 pub struct PointProjection {
     /// The collider's entity.
     pub entity: Entity,
-    /// The point of the collider's boundary nearest the query's point.
+    /// The point of the collider's boundary nearest the query's point;
+    /// the query's point itself when it is inside and the projection is
+    /// solid ([`SpatialQuery::project_point_solid`]).
     pub point: Vec2,
     /// Whether the query's point is inside the collider (boundary
     /// included).
@@ -42,6 +45,20 @@ impl SpatialQuery<'_, '_> {
         max_hits: usize,
         filter: &QueryFilter,
     ) -> Vec<RayHit> {
+        self.ray_hits_as(origin, direction, max_distance, max_hits, true, filter)
+    }
+
+    /// [`Self::ray_hits`] with shapes `solid`, else
+    /// [`hollow`](Self::ray_hits_hollow).
+    pub(crate) fn ray_hits_as(
+        &self,
+        origin: Vec2,
+        direction: Dir2,
+        max_distance: f32,
+        max_hits: usize,
+        solid: bool,
+        filter: &QueryFilter,
+    ) -> Vec<RayHit> {
         let Some(direction) = checked_ray(origin, direction, max_distance) else {
             return Vec::new();
         };
@@ -53,39 +70,172 @@ impl SpatialQuery<'_, '_> {
             min: origin,
             max: origin,
         };
-        let order = |hit: &RayHit| (hit.distance, hit.entity);
-        let hits = with_scratch(|hits: &mut Vec<RayHit>| {
-            self.visit_along(start, direction, max_distance, filter, |index| {
+        let hits = self.hits_along(
+            start,
+            direction,
+            max_distance,
+            max_hits,
+            filter,
+            |index, limit| {
                 let (target, shape) = colliders.get(index);
+                let hit = shape.cast_ray_as(target.pose, origin, direction, limit, solid)?;
+                Some(RayHit {
+                    entity: target.entity,
+                    distance: hit.distance,
+                    point: hit.point,
+                    normal: hit.normal,
+                })
+            },
+        );
+        self.record_ray(origin, direction, max_distance, hits.iter());
+        hits
+    }
+
+    /// Every collider that `collider`, moved from `pose` along `direction`
+    /// by up to `max_distance` (which may be [`f32::INFINITY`]), touches,
+    /// among those `filter` accepts, nearest first (equal distances by
+    /// lowest [`Entity`]), at most `max_hits` of them: what a sweeping blade
+    /// cuts, what lies along a dash. Each collider is hit once, where the
+    /// shape first touches it, as if the others were not there; the rest is
+    /// as [`cast_shape`](Self::cast_shape), whose hit is the first of these.
+    /// Once `max_hits` are found, farther colliders are not tested.
+    ///
+    /// ```
+    /// # use bevy::prelude::*;
+    /// # use bevy_collide2d::prelude::*;
+    /// fn dash(spatial: SpatialQuery) {
+    ///     let blade = Collider::rect(4.0, 30.0);
+    ///     let start = Isometry2d::from_xy(0.0, 0.0);
+    ///     for hit in spatial.shape_cast_hits(&blade, start, Dir2::X, 200.0, 5, &QueryFilter::default()) {
+    ///         info!("cuts {} after {}", hit.entity, hit.distance);
+    ///     }
+    /// }
+    /// # bevy::ecs::system::assert_is_system(dash);
+    /// ```
+    pub fn shape_cast_hits(
+        &self,
+        collider: &Collider,
+        pose: Isometry2d,
+        direction: Dir2,
+        max_distance: f32,
+        max_hits: usize,
+        filter: &QueryFilter,
+    ) -> Vec<ShapeHit> {
+        let Ok(pose) = checked_placement(collider.shape_ref(), pose) else {
+            return Vec::new();
+        };
+        let cast = ShapeCast {
+            shape: collider.shape_ref(),
+            pose,
+            direction,
+            max_distance,
+            ignore_origin_penetration: false,
+        };
+        self.shape_cast_hits_of(&cast, max_hits, filter)
+    }
+
+    /// The hits of `cast` (its shape and pose checked), as
+    /// [`Self::shape_cast_hits`] finds them.
+    pub(crate) fn shape_cast_hits_of(
+        &self,
+        cast: &ShapeCast<'_>,
+        max_hits: usize,
+        filter: &QueryFilter,
+    ) -> Vec<ShapeHit> {
+        let ShapeCast {
+            shape,
+            pose,
+            max_distance,
+            ..
+        } = *cast;
+        let Some(direction) = checked_ray(pose.translation, cast.direction, max_distance) else {
+            return Vec::new();
+        };
+        let colliders = self.colliders();
+        // Each cast goes the whole way, not only up to the farthest hit
+        // kept, so that its distance does not depend on the search's order.
+        let hits = self.hits_along(
+            shape.aabb(pose),
+            direction,
+            max_distance,
+            max_hits,
+            filter,
+            |index, _| {
+                let (target, target_shape) = colliders.get(index);
+                let hit = cast_shape_of(
+                    shape,
+                    pose,
+                    direction,
+                    max_distance,
+                    target_shape,
+                    target.pose,
+                )?;
+                // Leaving what it starts in: not in its way.
+                let leaving = hit.distance == 0.0 && hit.normal.dot(*direction) >= 0.0;
+                if cast.ignore_origin_penetration && leaving {
+                    return None;
+                }
+                Some(ShapeHit {
+                    entity: target.entity,
+                    distance: hit.distance,
+                    point: hit.point,
+                    normal: hit.normal,
+                })
+            },
+        );
+        self.record(|| QueryRecord::Cast {
+            shape: shape.to_owned(),
+            start: pose,
+            end: pose.translation
+                + direction
+                    * hits
+                        .first()
+                        .map_or(max_distance.min(DRAWN_LENGTH), |hit| hit.distance),
+            hit: hits.first().map(|hit| (hit.point, hit.normal)),
+        });
+        hits
+    }
+
+    /// The hits `cast(index, limit)` finds in the colliders that `filter`
+    /// accepts, moving `start` along `direction` by up to `max_distance`,
+    /// nearest first (equal distances by lowest [`Entity`]), at most
+    /// `max_hits`; hits beyond `limit` (the farthest of a full list) are not
+    /// needed.
+    fn hits_along<H: Hit>(
+        &self,
+        start: Aabb2d,
+        direction: Dir2,
+        max_distance: f32,
+        max_hits: usize,
+        filter: &QueryFilter,
+        mut cast: impl FnMut(usize, f32) -> Option<H>,
+    ) -> Vec<H> {
+        if max_hits == 0 {
+            return Vec::new();
+        }
+        let colliders = self.colliders();
+        with_scratch(|hits: &mut Vec<H>| {
+            self.visit_along(start, direction, max_distance, filter, |index| {
                 let full = hits.len() == max_hits;
                 // Farther than the last of a full list: not needed.
                 let limit = if full {
-                    hits[max_hits - 1].distance
+                    hits[max_hits - 1].order().0
                 } else {
                     max_distance
                 };
-                if filter.accepts(target.entity, colliders.layers(index)) {
-                    let hit = shape.cast_ray_valid(target.pose, origin, direction, limit);
-                    if let Some(hit) = hit {
-                        let hit = RayHit {
-                            entity: target.entity,
-                            distance: hit.distance,
-                            point: hit.point,
-                            normal: hit.normal,
-                        };
-                        let at = hits.partition_point(|kept| order(kept) < order(&hit));
-                        if at < max_hits {
-                            hits.insert(at, hit);
-                            hits.truncate(max_hits);
-                        }
+                if filter.accepts(colliders.entity(index), colliders.layers(index))
+                    && let Some(hit) = cast(index, limit)
+                {
+                    let at = hits.partition_point(|kept| kept.order() < hit.order());
+                    if at < max_hits {
+                        hits.insert(at, hit);
+                        hits.truncate(max_hits);
                     }
                 }
-                (hits.len() == max_hits).then(|| hits[max_hits - 1].distance)
+                (hits.len() == max_hits).then(|| hits[max_hits - 1].order().0)
             });
             hits.to_vec()
-        });
-        self.record_ray(origin, direction, max_distance, hits.iter());
-        hits
+        })
     }
 
     /// The collider nearest to `point` among those `filter` accepts, and
@@ -100,7 +250,22 @@ impl SpatialQuery<'_, '_> {
     /// The search looks in growing squares around `point`, so a near
     /// collider is found without testing far ones. In a compound, the part
     /// `point` is deepest in, else the nearest part, answers.
+    ///
+    /// This is the peers' `solid: false` projection (the boundary point
+    /// even from inside); [`project_point_solid`](Self::project_point_solid)
+    /// projects a point inside to itself.
     pub fn project_point(&self, point: Vec2, filter: &QueryFilter) -> Option<PointProjection> {
+        self.project_point_as(point, false, filter)
+    }
+
+    /// [`Self::project_point`], or [`Self::project_point_solid`] when
+    /// `solid`.
+    pub(crate) fn project_point_as(
+        &self,
+        point: Vec2,
+        solid: bool,
+        filter: &QueryFilter,
+    ) -> Option<PointProjection> {
         if !(point.is_finite() && point.abs().max_element() <= MAX_MAGNITUDE) {
             return None;
         }
@@ -149,12 +314,15 @@ impl SpatialQuery<'_, '_> {
             // A collider nearer than `within` has its box in the square: the
             // best one found is the nearest of all.
             match best {
-                Some(found) if found.inside || found.distance <= within => {
+                Some(mut found) if found.inside || found.distance <= within => {
+                    if solid && found.inside {
+                        (found.point, found.distance) = (point, 0.0);
+                    }
                     self.record(|| QueryRecord::Projection {
                         point,
                         projected: found.point,
                     });
-                    return best;
+                    return Some(found);
                 }
                 _ if within >= 2.0 * MAX_MAGNITUDE => return best,
                 _ => within *= 4.0,
@@ -187,4 +355,34 @@ fn aabb_distance(aabb: &Aabb2d, point: Vec2) -> f32 {
         .max(point - aabb.max)
         .max(Vec2::ZERO)
         .length()
+}
+
+/// A hit kept in a list nearest first.
+trait Hit: ScratchItem + Copy {
+    /// Its distance, then its entity: the list's order.
+    fn order(&self) -> (f32, Entity);
+}
+
+impl Hit for RayHit {
+    fn order(&self) -> (f32, Entity) {
+        (self.distance, self.entity)
+    }
+}
+
+impl Hit for ShapeHit {
+    fn order(&self) -> (f32, Entity) {
+        (self.distance, self.entity)
+    }
+}
+
+/// A shape cast, its shape and pose checked.
+#[derive(Clone, Copy)]
+pub(crate) struct ShapeCast<'a> {
+    pub(crate) shape: ShapeRef<'a>,
+    pub(crate) pose: Isometry2d,
+    pub(crate) direction: Dir2,
+    pub(crate) max_distance: f32,
+    /// Leave out the colliders the shape touches at `pose` and does not
+    /// move deeper into ([`ShapeCaster::ignore_origin_penetration`](crate::ShapeCaster::ignore_origin_penetration)).
+    pub(crate) ignore_origin_penetration: bool,
 }
