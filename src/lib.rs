@@ -56,9 +56,9 @@ pub mod prelude {
         CollisionDiagnosticsPlugin, CollisionEnded, CollisionEvent, CollisionHooks,
         CollisionLayers, CollisionPlugin, CollisionStarted, CollisionSystems, Collisions, Contact,
         ContactPair, ContactParts, MoveAndSlideConfig, MoveAndSlideOutput, OneWayPlatform,
-        PointProjection, QueryFilter, RayCaster, RayHit, RayHits, ShapeCaster, ShapeHit,
-        ShapeHits, SlideHit, SpatialQuery, StaticCollider, Swept, TilemapCollider, TilemapKind,
-        TilemapTile, pose_and_scale, pose_of,
+        PointProjection, QueryFilter, RayCaster, RayHit, RayHits, ShapeCaster, ShapeHit, ShapeHits,
+        SlideHit, SpatialQuery, StaticCollider, Swept, TilemapCollider, TilemapKind, TilemapTile,
+        pose_and_scale, pose_of,
     };
 
     #[cfg(feature = "mesh")]

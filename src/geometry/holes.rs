@@ -264,7 +264,7 @@ mod tests {
             let arrow =
                 [(0.0, 0.0), (4.0, 2.0), (0.0, 4.0), (1.5, 2.0)].map(|(x, y)| at + Vec2::new(x, y));
             let at = Vec2::new(rng.random_range(24.0..52.0), rng.random_range(3.0..14.0));
-            let spin = rng.random_range(0.0..6.28f32);
+            let spin = rng.random_range(0.0..std::f32::consts::TAU);
             let triangle = [0.0f32, 2.1, 4.2].map(|a| at + Vec2::from_angle(a + spin) * 3.0);
             let holes: [&[Vec2]; 2] = [&arrow, &triangle];
             let pieces = convex_pieces_with_holes(&outline, &holes).unwrap();
