@@ -62,6 +62,14 @@
 //! assert_eq!(kinds, ['#', '^']);
 //! ```
 //!
+//! The repository's `tiled_level` example does this with the `tiled`
+//! crate and a `.tmx` file. For LDtk (`ldtk_rust`, `bevy_ecs_ldtk`), the
+//! same steps read an IntGrid layer (its values as kinds) and the entity
+//! layer's fields. `bevy_ecs_tiled` has physics backends for avian2d and
+//! rapier through its `TiledPhysicsBackend` trait; once it supports Bevy
+//! 0.20, a backend for this crate is the same conversion in its
+//! `spawn_colliders`, returning the entities it spawned.
+//!
 //! A bad map (a tile outside the map, a kind the map was not given) builds
 //! no collider and is reported once with a warning; check
 //! [`TilemapCollider::error`] to report it in the game's own way.
