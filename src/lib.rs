@@ -24,18 +24,18 @@ pub use components::{
     Collider, ColliderDisabled, CollidingEntities, CollisionBody, CollisionLayers, OneWayPlatform,
     StaticCollider, Swept, pose_and_scale, pose_of,
 };
-pub use geometry::{Contact, ShapeError};
+pub use geometry::{Contact, ContactParts, FeatureId, Manifold, ManifoldPoint, ShapeError};
 pub use level::{TilemapCollider, TilemapError, TilemapKind, TilemapTile};
 pub use move_and_slide::{MoveAndSlideConfig, MoveAndSlideOutput, SlideHit, slide_velocity};
 pub use plugin::{CollisionPlugin, CollisionSystems};
 pub use spatial_query::{
     EntityPredicate, PointProjection, QueryFilter, RayHit, ShapeHit, SpatialQuery,
 };
-pub use stages::collisions::{Collisions, ContactPair, ContactParts};
+pub use stages::collisions::{Collisions, ContactPair};
 pub use stages::events::{CollisionEnded, CollisionEvent, CollisionStarted};
 
 #[cfg(feature = "debug")]
-pub use debug::{CollisionDebugPlugin, CollisionGizmos, collision_gizmos_enabled};
+pub use debug::{CollisionDebugPlugin, CollisionGizmos, DebugRender, collision_gizmos_enabled};
 #[cfg(feature = "picking")]
 pub use picking::{CollisionPickable, CollisionPickingPlugin, CollisionPickingSettings};
 
@@ -44,13 +44,14 @@ pub mod prelude {
     pub use crate::{
         Collider, ColliderDisabled, CollidingEntities, CollisionBody, CollisionEnded,
         CollisionEvent, CollisionLayers, CollisionPlugin, CollisionStarted, CollisionSystems,
-        Collisions, Contact, ContactPair, ContactParts, MoveAndSlideConfig, MoveAndSlideOutput,
+        Collisions, Contact, ContactPair, ContactParts, FeatureId, Manifold, ManifoldPoint,
+        MoveAndSlideConfig, MoveAndSlideOutput,
         OneWayPlatform, PointProjection, QueryFilter, RayHit, ShapeHit, SlideHit, SpatialQuery,
         StaticCollider, Swept, TilemapCollider, TilemapKind, TilemapTile, pose_and_scale, pose_of,
     };
 
     #[cfg(feature = "debug")]
-    pub use crate::{CollisionDebugPlugin, CollisionGizmos};
+    pub use crate::{CollisionDebugPlugin, CollisionGizmos, DebugRender};
     #[cfg(feature = "picking")]
     pub use crate::{CollisionPickable, CollisionPickingPlugin, CollisionPickingSettings};
 }

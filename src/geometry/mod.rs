@@ -1,5 +1,6 @@
-//! Pure 2D collision geometry: shapes, exact overlap tests and contacts, ray
-//! and shape casts, and swept tests (time of impact).
+//! Pure 2D collision geometry: shapes, exact overlap tests, contacts and
+//! contact manifolds, ray and shape casts, and swept tests (time of
+//! impact).
 //!
 //! Nothing here knows about the ECS. Shapes are centred at their local origin
 //! and a pose ([`Isometry2d`](bevy::math::Isometry2d)) places them in the
@@ -12,6 +13,7 @@ mod concave;
 mod contact;
 mod convex;
 mod dispatch;
+mod manifold;
 mod pairs;
 mod part_grid;
 mod polygon;
@@ -30,6 +32,8 @@ mod cast_reference_tests;
 #[cfg(test)]
 mod chain_reference_tests;
 #[cfg(test)]
+mod manifold_reference_tests;
+#[cfg(test)]
 mod property_tests;
 #[cfg(test)]
 mod reference_tests;
@@ -38,7 +42,7 @@ pub use checked::{MAX_MAGNITUDE, ShapeError, validate_pose};
 pub(crate) use checked::{checked_placement, checked_pose, within_magnitude};
 pub use compound::{Compound, CompoundPart};
 pub(crate) use concave::convex_pieces;
-pub use contact::Contact;
+pub use contact::{Contact, ContactParts};
 pub(crate) use dispatch::{ContactOp, PairShape, SpecialKind, dispatch};
 pub(crate) use dispatch::{
     ListedPart, contact_with_listed_parts, for_each_part_contact, prefetch_parts, visit_parts_in,
@@ -48,6 +52,8 @@ pub use pairs::{
     circle_circle_contact, circle_circle_intersects, circle_rect_contact, circle_rect_intersects,
     rect_rect_contact, rect_rect_intersects,
 };
+pub(crate) use manifold::manifold_of;
+pub use manifold::{FeatureId, Manifold, ManifoldPoint};
 pub use polygon::ConvexPolygon;
 pub(crate) use polygon::scaled_points_into;
 pub(crate) use pose::TransformReading;

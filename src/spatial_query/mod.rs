@@ -3,6 +3,7 @@
 
 mod filter;
 mod log;
+mod manifolds;
 mod nearest_and_all;
 
 use std::sync::LazyLock;
