@@ -33,6 +33,7 @@ pub use spatial_query::{
 };
 pub use stages::collisions::{Collisions, ContactPair};
 pub use stages::events::{CollisionEnded, CollisionEvent, CollisionStarted};
+pub use stages::hooks::{ActiveCollisionHooks, CollisionHooks};
 
 #[cfg(feature = "debug")]
 pub use debug::{CollisionDebugPlugin, CollisionGizmos, DebugRender, collision_gizmos_enabled};
@@ -42,10 +43,10 @@ pub use picking::{CollisionPickable, CollisionPickingPlugin, CollisionPickingSet
 /// Everything a game needs: `use bevy_collide2d::prelude::*;`.
 pub mod prelude {
     pub use crate::{
-        Collider, ColliderDisabled, CollidingEntities, CollisionBody, CollisionEnded,
-        CollisionEvent, CollisionLayers, CollisionPlugin, CollisionStarted, CollisionSystems,
-        Collisions, Contact, ContactPair, ContactParts, FeatureId, Manifold, ManifoldPoint,
-        MoveAndSlideConfig, MoveAndSlideOutput,
+        ActiveCollisionHooks, Collider, ColliderDisabled, CollidingEntities, CollisionBody,
+        CollisionEnded, CollisionEvent, CollisionHooks, CollisionLayers, CollisionPlugin,
+        CollisionStarted, CollisionSystems, Collisions, Contact, ContactPair, ContactParts,
+        FeatureId, Manifold, ManifoldPoint, MoveAndSlideConfig, MoveAndSlideOutput,
         OneWayPlatform, PointProjection, QueryFilter, RayHit, ShapeHit, SlideHit, SpatialQuery,
         StaticCollider, Swept, TilemapCollider, TilemapKind, TilemapTile, pose_and_scale, pose_of,
     };

@@ -1,6 +1,7 @@
 //! [`CollisionPlugin`]: wires the detection steps into a schedule.
 
 use bevy::ecs::schedule::{InternedScheduleLabel, ScheduleLabel};
+use bevy::ecs::system::SystemParamItem;
 use bevy::prelude::*;
 use bevy::transform::TransformSystems;
 use bevy::transform::systems::{
@@ -26,6 +27,7 @@ use crate::stages::collisions::{Collisions, ContactPair};
 use crate::stages::events::{
     CollisionEnded, CollisionEvent, CollisionStarted, report_collision_changes,
 };
+use crate::stages::hooks::{ActiveCollisionHooks, CollisionHooks};
 use crate::stages::narrow_phase::{PairChanges, PreviousPairs, compute_contacts};
 use crate::stages::part_neighbourhoods::PartNeighbourhoods;
 use crate::stages::prepare::snapshot_colliders;
@@ -51,6 +53,8 @@ use crate::util::parallel::Workers;
 /// before detection so poses are current.
 pub struct CollisionPlugin {
     schedule: InternedScheduleLabel,
+    /// Adds the narrow phase, with the game's hooks if it has some.
+    add_narrow_phase: fn(&mut App, InternedScheduleLabel),
 }
 
 impl CollisionPlugin {
@@ -58,8 +62,34 @@ impl CollisionPlugin {
     pub fn new(schedule: impl ScheduleLabel) -> Self {
         Self {
             schedule: schedule.intern(),
+            add_narrow_phase: add_narrow_phase::<()>,
         }
     }
+
+    /// Detection that asks the game's [`CollisionHooks`] `H` about the
+    /// pairs of colliders with [`ActiveCollisionHooks`] (see there).
+    ///
+    /// [`ActiveCollisionHooks`]: crate::ActiveCollisionHooks
+    pub fn with_hooks<H: CollisionHooks + 'static>(self) -> Self
+    where
+        for<'w, 's> SystemParamItem<'w, 's, H>: CollisionHooks,
+    {
+        Self {
+            add_narrow_phase: add_narrow_phase::<H>,
+            ..self
+        }
+    }
+}
+
+/// Adds the narrow phase asking the hooks `H` to `schedule`.
+fn add_narrow_phase<H: CollisionHooks + 'static>(app: &mut App, schedule: InternedScheduleLabel)
+where
+    for<'w, 's> SystemParamItem<'w, 's, H>: CollisionHooks,
+{
+    app.add_systems(
+        schedule,
+        compute_contacts::<H>.in_set(CollisionSystems::NarrowPhase),
+    );
 }
 
 impl Default for CollisionPlugin {
@@ -96,6 +126,7 @@ impl Plugin for CollisionPlugin {
         add_prepare_systems(app, schedule);
         add_tilemap_system(app);
         add_detection_systems(app, schedule);
+        (self.add_narrow_phase)(app, schedule);
     }
 }
 
@@ -110,6 +141,7 @@ fn register_types(app: &mut App) {
         .register_type::<ColliderDisabled>()
         .register_type::<CollisionBody>()
         .register_type::<OneWayPlatform>()
+        .register_type::<ActiveCollisionHooks>()
         .register_type::<TilemapCollider>()
         .register_type::<TilemapTile>()
         .register_type::<TilemapKind>()
@@ -223,14 +255,13 @@ fn add_tilemap_system(app: &mut App) {
     }
 }
 
-/// Adds the broad phase, narrow phase and events systems to their sets in
+/// Adds the broad phase and events systems to their sets in
 /// `schedule`.
 fn add_detection_systems(app: &mut App, schedule: InternedScheduleLabel) {
     app.add_systems(
         schedule,
         (
             find_candidate_pairs.in_set(CollisionSystems::BroadPhase),
-            compute_contacts.in_set(CollisionSystems::NarrowPhase),
             report_collision_changes.in_set(CollisionSystems::Events),
         ),
     );

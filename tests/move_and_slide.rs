@@ -986,7 +986,11 @@ fn depenetrate_gets_out_of_a_v_valley_upward() {
             let what = format!("{degrees} degrees, {name}: {start} -> {at}");
             assert!(at.y > start.y, "{what}: not out upward");
             assert!(at.x.abs() < 1e-3, "{what}: pushed sideways");
-            assert_eq!(hits.len(), 2, "{what}: both sides are surfaces pushed out of: {hits:?}");
+            assert_eq!(
+                hits.len(),
+                2,
+                "{what}: both sides are surfaces pushed out of: {hits:?}"
+            );
             for (a, b) in [(left, Vec2::ZERO), (Vec2::ZERO, right)] {
                 let clear = segment_distance(at, a, b) - 5.0;
                 assert!(

@@ -111,7 +111,7 @@ pub fn spawn(world: &mut World, bodies: &[Body]) -> Vec<Entity> {
 }
 
 /// A body's collider.
-fn collider(shape: &BodyShape) -> Collider {
+pub fn collider(shape: &BodyShape) -> Collider {
     match *shape {
         BodyShape::Circle { radius } => Collider::circle(radius),
         // `rectangle` takes full side lengths.
@@ -172,22 +172,27 @@ pub fn spawn_tiles(world: &mut World, level: &Level) -> Vec<Entity> {
 /// way to make a tile map one entity.
 pub fn spawn_tilemap(world: &mut World, level: &Level) -> Vec<Entity> {
     let rectangles = crate::level::merged_rectangles(level);
+    let origin = level.origin();
+    let map = world
+        .spawn((
+            Transform::from_translation(origin.extend(0.0)),
+            RigidBody::Static,
+            map_collider(&rectangles),
+        ))
+        .id();
+    world.insert_resource(crate::level::PeerMap::new(map, origin, &rectangles));
+    Vec::new()
+}
+
+/// A compound of axis-aligned rectangles, each `(centre, half size)`.
+pub fn map_collider(rectangles: &[(Vec2, Vec2)]) -> Collider {
     let parts = (rectangles.iter())
         .map(|&(centre, half)| {
             let rectangle = Collider::rectangle(2.0 * half.x, 2.0 * half.y);
             (centre, Rotation::IDENTITY, rectangle)
         })
         .collect();
-    let origin = level.origin();
-    let map = world
-        .spawn((
-            Transform::from_translation(origin.extend(0.0)),
-            RigidBody::Static,
-            Collider::compound(parts),
-        ))
-        .id();
-    world.insert_resource(crate::level::PeerMap::new(map, origin, &rectangles));
-    Vec::new()
+    Collider::compound(parts)
 }
 
 /// The touching pairs of the contact graph (the same set `Collisions::iter`

@@ -131,11 +131,21 @@ impl Character {
 /// each in two empty cells, one above the other; on the hills, just above a
 /// line.
 pub fn generate(ground: Ground, n: usize, seed: u64) -> Vec<(Vec2, Character)> {
-    let mut rng = ChaCha8Rng::seed_from_u64(seed ^ 0xc4a2_ac7e);
+    let mut rng = rng(seed);
     let starts = match ground {
-        Ground::Tiles(level) => tile_starts(level, n, &mut rng),
+        Ground::Tiles(level) => tile_starts(level, n, &mut rng, 1),
         Ground::Hills(hills) => hills.starts(n, &mut rng, RADIUS + HALF_LENGTH),
     };
+    with_states(starts, &mut rng)
+}
+
+/// The characters' random stream of a seed.
+pub fn rng(seed: u64) -> ChaCha8Rng {
+    ChaCha8Rng::seed_from_u64(seed ^ 0xc4a2_ac7e)
+}
+
+/// A seeded game state for a character at each of `starts`.
+pub fn with_states(starts: Vec<Vec2>, rng: &mut ChaCha8Rng) -> Vec<(Vec2, Character)> {
     starts
         .into_iter()
         .map(|position| {
@@ -154,8 +164,9 @@ pub fn generate(ground: Ground, n: usize, seed: u64) -> Vec<(Vec2, Character)> {
         .collect()
 }
 
-/// `n` places in the tiles, each in two empty cells one above the other.
-fn tile_starts(level: &Level, n: usize, rng: &mut ChaCha8Rng) -> Vec<Vec2> {
+/// `n` places in the tiles, each in two empty cells one above the other,
+/// the lower one in row `min_row` or above.
+pub fn tile_starts(level: &Level, n: usize, rng: &mut ChaCha8Rng, min_row: usize) -> Vec<Vec2> {
     let size = level.size as usize;
     let solid = solid_bitmap(level);
     let mut taken = vec![false; size * size];
@@ -165,7 +176,7 @@ fn tile_starts(level: &Level, n: usize, rng: &mut ChaCha8Rng) -> Vec<Vec2> {
         tries += 1;
         assert!(tries < 100 * n + 10_000, "no room for {n} characters");
         let col = rng.random_range(2..size - 2);
-        let row = rng.random_range(1..size - 2);
+        let row = rng.random_range(min_row.max(1)..size - 2);
         let (low, high) = (row * size + col, (row + 1) * size + col);
         if solid[low] || solid[high] || taken[low] || taken[high] {
             continue;
@@ -184,7 +195,8 @@ fn tile_starts(level: &Level, n: usize, rng: &mut ChaCha8Rng) -> Vec<Vec2> {
     out
 }
 
-fn solid_bitmap(level: &Level) -> Vec<bool> {
+/// Whether each cell is solid, row by row from the bottom.
+pub fn solid_bitmap(level: &Level) -> Vec<bool> {
     let size = level.size as usize;
     let mut solid = vec![false; size * size];
     for cell in &level.solid {
@@ -195,27 +207,36 @@ fn solid_bitmap(level: &Level) -> Vec<bool> {
 
 /// The map's half side, for the game logic.
 #[derive(Resource, Clone, Copy)]
-struct HalfSide(f32);
+pub struct HalfSide(f32);
 
 /// Whether the `Update` systems of ours and avian2d iterate the characters
 /// in parallel (`par_iter_mut`, the default) or one by one (`--serial`).
 #[derive(Resource, Clone, Copy)]
-struct Parallel(bool);
+pub struct Parallel(bool);
 
 /// Time spent in the character-moving `Update` system (ours, avian2d), or
 /// from before rapier's `SyncBackend` set to after its
 /// `update_character_controls`.
 #[derive(Resource, Default)]
-struct MoveTimes(Vec<Duration>);
+pub struct MoveTimes(pub Vec<Duration>);
+
+/// What the controllers' systems read: the map's half side (the game
+/// logic turns back at its sides), whether to move the characters in
+/// parallel, and where to put the move systems' times.
+pub fn insert_resources(app: &mut App, half_side: f32, parallel: bool) {
+    app.insert_resource(HalfSide(half_side))
+        .insert_resource(Parallel(parallel))
+        .init_resource::<MoveTimes>();
+}
 
 /// How one app is built.
 pub struct CharacterEngine {
     pub name: &'static str,
-    setup: fn(&mut App),
+    pub setup: fn(&mut App),
     spawn_tiles: fn(&mut World, &Level),
     /// Each line of the hills as one static collider.
-    spawn_hills: fn(&mut World, &Hills),
-    spawn_character: fn(&mut World, Vec2, Character),
+    pub spawn_hills: fn(&mut World, &Hills) -> Vec<Entity>,
+    pub spawn_character: fn(&mut World, Vec2, Character) -> Entity,
     /// `false`: the baseline, whose cost is subtracted.
     moves: bool,
 }
@@ -230,10 +251,12 @@ pub const ENGINES: [CharacterEngine; 4] = [
             crate::level::spawn_plain_tiles(world, level);
         },
         spawn_hills: |world, hills| {
-            world.spawn_batch(hills.lines.iter().map(|_| Transform::default()));
+            (world.spawn_batch(hills.lines.iter().map(|_| Transform::default()))).collect()
         },
         spawn_character: |world, at, character| {
-            world.spawn((Transform::from_translation(at.extend(0.0)), character));
+            world
+                .spawn((Transform::from_translation(at.extend(0.0)), character))
+                .id()
         },
         moves: false,
     },
@@ -270,7 +293,7 @@ pub const ENGINES: [CharacterEngine; 4] = [
 ];
 
 /// The baseline's characters: the game logic with nothing in the way.
-fn move_free(
+pub fn move_free(
     time: Res<Time>,
     half: Res<HalfSide>,
     mut characters: Query<(&mut Transform, &mut Character)>,
@@ -282,29 +305,40 @@ fn move_free(
     }
 }
 
-mod ours {
+pub mod ours {
     use super::*;
     use bevy_collide2d::prelude::*;
 
     pub fn setup(app: &mut App) {
         crate::ours::setup(app);
+        add_controller(app);
+    }
+
+    /// The `Update` system moving the characters by `move_and_slide`.
+    pub fn add_controller(app: &mut App) {
         app.add_systems(Update, move_characters);
     }
 
-    pub fn spawn_hills(world: &mut World, hills: &Hills) {
-        for line in &hills.lines {
-            let collider = Collider::polyline(line).expect("a line of distinct points");
-            world.spawn((Transform::default(), collider, StaticCollider));
-        }
+    pub fn spawn_hills(world: &mut World, hills: &Hills) -> Vec<Entity> {
+        (hills.lines.iter())
+            .map(|line| {
+                let collider = Collider::polyline(line).expect("a line of distinct points");
+                world
+                    .spawn((Transform::default(), collider, StaticCollider))
+                    .id()
+            })
+            .collect()
     }
 
-    pub fn spawn_character(world: &mut World, at: Vec2, character: Character) {
-        world.spawn((
-            Transform::from_translation(at.extend(0.0)),
-            Collider::capsule(RADIUS, 2.0 * HALF_LENGTH),
-            CollisionLayers::new(CHARACTER_BIT, TILE_BIT),
-            character,
-        ));
+    pub fn spawn_character(world: &mut World, at: Vec2, character: Character) -> Entity {
+        world
+            .spawn((
+                Transform::from_translation(at.extend(0.0)),
+                Collider::capsule(RADIUS, 2.0 * HALF_LENGTH),
+                CollisionLayers::new(CHARACTER_BIT, TILE_BIT),
+                character,
+            ))
+            .id()
     }
 
     fn move_characters(
@@ -348,31 +382,42 @@ mod ours {
     }
 }
 
-mod avian {
+pub mod avian {
     use super::*;
     use avian2d::prelude::*;
 
     pub fn setup(app: &mut App) {
         crate::avian::setup(app);
+        add_controller(app);
+    }
+
+    /// The `Update` system moving the characters by `MoveAndSlide`.
+    pub fn add_controller(app: &mut App) {
         app.add_systems(Update, move_characters);
     }
 
-    pub fn spawn_hills(world: &mut World, hills: &Hills) {
-        for line in &hills.lines {
-            let collider = Collider::polyline(line.clone(), None);
-            world.spawn((Transform::default(), RigidBody::Static, collider));
-        }
+    pub fn spawn_hills(world: &mut World, hills: &Hills) -> Vec<Entity> {
+        (hills.lines.iter())
+            .map(|line| {
+                let collider = Collider::polyline(line.clone(), None);
+                world
+                    .spawn((Transform::default(), RigidBody::Static, collider))
+                    .id()
+            })
+            .collect()
     }
 
-    pub fn spawn_character(world: &mut World, at: Vec2, character: Character) {
-        world.spawn((
-            Transform::from_translation(at.extend(0.0)),
-            RigidBody::Kinematic,
-            CustomPositionIntegration,
-            Collider::capsule(RADIUS, 2.0 * HALF_LENGTH),
-            CollisionLayers::new(CHARACTER_BIT, TILE_BIT),
-            character,
-        ));
+    pub fn spawn_character(world: &mut World, at: Vec2, character: Character) -> Entity {
+        world
+            .spawn((
+                Transform::from_translation(at.extend(0.0)),
+                RigidBody::Kinematic,
+                CustomPositionIntegration,
+                Collider::capsule(RADIUS, 2.0 * HALF_LENGTH),
+                CollisionLayers::new(CHARACTER_BIT, TILE_BIT),
+                character,
+            ))
+            .id()
     }
 
     fn move_characters(
@@ -427,12 +472,18 @@ mod avian {
     }
 }
 
-mod rapier {
+pub mod rapier {
     use super::*;
     use bevy_rapier2d::prelude::*;
 
     pub fn setup(app: &mut App) {
         crate::rapier::setup(app);
+        add_controller(app);
+    }
+
+    /// The game logic setting each `KinematicCharacterController`'s
+    /// translation, the grounded flag read back, and the controller timed.
+    pub fn add_controller(app: &mut App) {
         app.init_resource::<KccStart>()
             .add_systems(Update, set_translations)
             .add_systems(
@@ -464,34 +515,40 @@ mod rapier {
         }
     }
 
-    pub fn spawn_hills(world: &mut World, hills: &Hills) {
-        for line in &hills.lines {
-            let collider = Collider::polyline(line.clone(), None);
-            world.spawn((Transform::default(), RigidBody::Fixed, collider));
-        }
+    pub fn spawn_hills(world: &mut World, hills: &Hills) -> Vec<Entity> {
+        (hills.lines.iter())
+            .map(|line| {
+                let collider = Collider::polyline(line.clone(), None);
+                world
+                    .spawn((Transform::default(), RigidBody::Fixed, collider))
+                    .id()
+            })
+            .collect()
     }
 
-    pub fn spawn_character(world: &mut World, at: Vec2, character: Character) {
-        world.spawn((
-            Transform::from_translation(at.extend(0.0)),
-            RigidBody::KinematicPositionBased,
-            Collider::capsule_y(HALF_LENGTH, RADIUS),
-            KinematicCharacterController {
-                offset: CharacterLength::Absolute(SKIN),
-                max_slope_climb_angle: MAX_SLOPE,
-                min_slope_slide_angle: MAX_SLOPE,
-                autostep: None,
-                snap_to_ground: None,
-                // No dynamic bodies to push.
-                apply_impulse_to_dynamic_bodies: false,
-                // The default (sensors out), and the other characters out
-                // (0.37's `exclude_*` sets and `filter_predicate` stay empty).
-                filter_flags: QueryFilterFlags::EXCLUDE_SENSORS
-                    | QueryFilterFlags::EXCLUDE_KINEMATIC,
-                ..default()
-            },
-            character,
-        ));
+    pub fn spawn_character(world: &mut World, at: Vec2, character: Character) -> Entity {
+        world
+            .spawn((
+                Transform::from_translation(at.extend(0.0)),
+                RigidBody::KinematicPositionBased,
+                Collider::capsule_y(HALF_LENGTH, RADIUS),
+                KinematicCharacterController {
+                    offset: CharacterLength::Absolute(SKIN),
+                    max_slope_climb_angle: MAX_SLOPE,
+                    min_slope_slide_angle: MAX_SLOPE,
+                    autostep: None,
+                    snap_to_ground: None,
+                    // No dynamic bodies to push.
+                    apply_impulse_to_dynamic_bodies: false,
+                    // The default (sensors out), and the other characters out
+                    // (0.37's `exclude_*` sets and `filter_predicate` stay empty).
+                    filter_flags: QueryFilterFlags::EXCLUDE_SENSORS
+                        | QueryFilterFlags::EXCLUDE_KINEMATIC,
+                    ..default()
+                },
+                character,
+            ))
+            .id()
     }
 
     /// The game logic: the wanted translation, which the plugin's
@@ -557,16 +614,16 @@ impl CharacterRun {
         parallel: bool,
     ) -> Self {
         let mut app = base_app(ground.arena());
-        app.insert_resource(HalfSide(ground.arena().half_side))
-            .insert_resource(Parallel(parallel))
-            .init_resource::<MoveTimes>();
+        insert_resources(&mut app, ground.arena().half_side, parallel);
         (engine.setup)(&mut app);
         app.finish();
         app.cleanup();
         let world = app.world_mut();
         match ground {
             Ground::Tiles(level) => (engine.spawn_tiles)(world, level),
-            Ground::Hills(hills) => (engine.spawn_hills)(world, hills),
+            Ground::Hills(hills) => {
+                (engine.spawn_hills)(world, hills);
+            }
         }
         for (at, character) in characters {
             (engine.spawn_character)(world, *at, character.clone());
@@ -636,7 +693,7 @@ impl CharacterRun {
     }
 }
 
-fn median_ms(times: &[Duration]) -> f64 {
+pub fn median_ms(times: &[Duration]) -> f64 {
     let mut times = times.to_vec();
     times.sort_unstable();
     times
@@ -647,7 +704,7 @@ fn median_ms(times: &[Duration]) -> f64 {
 /// How deep the upright capsule centred at `at` is inside the solid tiles
 /// around it (0 when outside all; at least the radius when its segment
 /// enters a tile).
-fn deepest_overlap(level: &Level, solid: &[bool], at: Vec2) -> f32 {
+pub fn deepest_overlap(level: &Level, solid: &[bool], at: Vec2) -> f32 {
     let size = level.size as i64;
     let local = at - level.origin();
     let reach = Vec2::new(RADIUS, RADIUS + HALF_LENGTH);

@@ -13,7 +13,7 @@ use crate::scene::Arena;
 const STEP: f32 = 8.0;
 /// Vertical distance between the bands' base lines: more than a character
 /// jumps (200² / (2 · 600) = 33) plus the hills' height.
-const SPACING: f32 = 96.0;
+pub const SPACING: f32 = 96.0;
 
 pub struct Hills {
     pub half_side: f32,
@@ -25,8 +25,17 @@ impl Hills {
     /// Bands filling a square of side `2 * half_side`: two sine waves (up
     /// to about 26° steep) plus a little noise at every vertex, seeded.
     pub fn generate(half_side: f32, seed: u64) -> Self {
+        Self::generate_bands(
+            half_side,
+            ((2.0 * half_side / SPACING) as usize).max(1),
+            seed,
+        )
+    }
+
+    /// The lowest `bands` of those bands only (`--scene game` puts them
+    /// below its tiles).
+    pub fn generate_bands(half_side: f32, bands: usize, seed: u64) -> Self {
         let mut rng = ChaCha8Rng::seed_from_u64(seed ^ 0x4111_5000);
-        let bands = ((2.0 * half_side / SPACING) as usize).max(1);
         let vertices = (2.0 * half_side / STEP) as usize + 1;
         let lines = (0..bands)
             .map(|band| {

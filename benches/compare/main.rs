@@ -64,6 +64,17 @@
 //!   --floor                       characters, hills: also run the floor
 //!                                 model (`characters/floor.rs`: the least
 //!                                 controller, one thread, no ECS)
+//!   --scene game                  one frame of a 2D action game (see
+//!                                 `game.rs`): a 256 x 256 tile map as one
+//!                                 entity with spikes, polyline hills, 300
+//!                                 characters, 200 compound enemies, 500
+//!                                 `Swept` bullets, 2,000 rays and 500
+//!                                 point projections a frame; the peers'
+//!                                 two map variants both run, the faster
+//!                                 counts; ends with `game: ours X ms, the
+//!                                 faster peer (NAME) Y ms: Z.Zx` (default
+//!                                 --frames 240; --engines ours,avian,
+//!                                 rapier, compound, rectangle; --serial)
 //! ```
 //!
 //! `--scene level`: the movers wrap in the level's square (side C * T,
@@ -100,6 +111,7 @@
 
 mod avian;
 mod characters;
+mod game;
 mod hills;
 mod level;
 mod ours;
@@ -323,6 +335,8 @@ struct Options {
     hills: bool,
     /// `--batch` (queries).
     batch: usize,
+    /// `--scene game`.
+    game: bool,
     /// `--engines` as given.
     engine_words: Option<Vec<String>>,
 }
@@ -345,6 +359,7 @@ fn parse_options() -> Options {
         queries: false,
         hills: false,
         batch: 1_000,
+        game: false,
         engine_words: None,
     };
     let mut level = LevelOptions {
@@ -418,9 +433,11 @@ fn parse_options() -> Options {
                 } else if name == "hills" {
                     level_scene = true;
                     options.hills = true;
+                } else if name == "game" {
+                    options.game = true;
                 } else {
                     options.scene = SceneShapes::parse(&name).unwrap_or_else(|| {
-                        panic!("--scene: circles-rects, five-shapes, compounds, level, characters or queries, not {name}")
+                        panic!("--scene: circles-rects, five-shapes, compounds, level, characters, queries, hills or game, not {name}")
                     });
                 }
             }
@@ -733,6 +750,17 @@ fn main() {
     }
 
     print_machine();
+    if options.game {
+        println!("scene: game, seed {}", options.seed);
+        game::run(&game::GameOptions {
+            frames: options.frames.unwrap_or(240),
+            warmup: options.warmup,
+            seed: options.seed,
+            serial: options.serial,
+            engines: options.engine_words.clone(),
+        });
+        return;
+    }
     let level = options.level.as_ref().map(|l| {
         let start = Instant::now();
         let level = Level::generate(l.cells, l.tiles, l.tile_size, options.seed);

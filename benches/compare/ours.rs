@@ -185,7 +185,7 @@ pub fn mark_static(world: &mut World, entity: Entity) {
     world.entity_mut(entity).insert(StaticCollider);
 }
 
-fn collider(shape: &BodyShape) -> Collider {
+pub fn collider(shape: &BodyShape) -> Collider {
     match *shape {
         BodyShape::Circle { radius } => Collider::circle(radius),
         BodyShape::Rect { half_size } => Collider::rect(half_size.x * 2.0, half_size.y * 2.0),

@@ -24,8 +24,10 @@
 //! colliders, with a tolerance of 1e-3 units: a collider counts as
 //! hit (or in a region, or containing a point) when it is with every shape
 //! shrunk by that much, and as not hit when it is not with every shape grown
-//! by that much; in between, either answer is right. Hit distances and
-//! projection distances must agree with the truth's to 1e-2.
+//! by that much; in between, either answer is right. A hit's distance must
+//! lie between where the ray enters the collider grown and shrunk by that
+//! much, to 1e-2 (a ray that grazes a collider may enter it anywhere along
+//! the graze); projection distances must agree with the truth's to 1e-2.
 
 use std::collections::HashMap;
 use std::time::{Duration, Instant};
@@ -38,7 +40,7 @@ use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 
 use crate::level::Level;
-use crate::scene::{Body, BodyShape, base_app};
+use crate::scene::{Body, BodyShape, CompoundParts, base_app};
 use crate::{avian, ours, rapier};
 
 /// A ray's length.
@@ -55,23 +57,26 @@ pub struct QueryOptions {
     pub engines: Option<Vec<String>>,
 }
 
+/// A ray: origin, direction and length.
+pub type Ray = (Vec2, Dir2, f32);
+
 /// The queries every engine answers.
-#[derive(Resource, Clone)]
-struct Batch {
-    rays: Vec<(Vec2, Dir2)>,
-    points: Vec<Vec2>,
-    regions: Vec<Aabb2d>,
+#[derive(Resource, Clone, Default)]
+pub struct Batch {
+    pub rays: Vec<Ray>,
+    pub points: Vec<Vec2>,
+    pub regions: Vec<Aabb2d>,
 }
 
 /// An engine's answers to the last batch it ran.
 #[derive(Resource, Default)]
-struct Answers {
+pub struct Answers {
     /// Each ray's hits, nearest first: entity and distance.
-    rays: Vec<Vec<(Entity, f32)>>,
+    pub rays: Vec<Vec<(Entity, f32)>>,
     /// Each point's nearest collider: whether the point is inside it, and
     /// its distance (0 inside, for the solid peers).
-    points: Vec<Option<(bool, f32)>>,
-    regions: Vec<Vec<Entity>>,
+    pub points: Vec<Option<(bool, f32)>>,
+    pub regions: Vec<Vec<Entity>>,
 }
 
 const KINDS: [&str; 3] = ["rays", "points", "regions"];
@@ -133,14 +138,23 @@ fn ours_rays(
     mut answers: ResMut<Answers>,
 ) {
     let filter = bevy_collide2d::QueryFilter::default();
-    answers.rays = (batch.rays.iter())
-        .map(|&(origin, direction)| {
-            (spatial.ray_hits(origin, direction, RAY_LENGTH, MAX_HITS, &filter))
+    answers.rays = ours_ray_hits(&spatial, &batch.rays, &filter);
+}
+
+/// Every hit of each ray (ours `ray_hits`), nearest first.
+pub fn ours_ray_hits(
+    spatial: &bevy_collide2d::SpatialQuery,
+    rays: &[Ray],
+    filter: &bevy_collide2d::QueryFilter,
+) -> Vec<Vec<(Entity, f32)>> {
+    (rays.iter())
+        .map(|&(origin, direction, length)| {
+            (spatial.ray_hits(origin, direction, length, MAX_HITS, filter))
                 .into_iter()
                 .map(|hit| (hit.entity, hit.distance))
                 .collect()
         })
-        .collect();
+        .collect()
 }
 
 fn ours_points(
@@ -149,15 +163,25 @@ fn ours_points(
     mut answers: ResMut<Answers>,
 ) {
     let filter = bevy_collide2d::QueryFilter::default();
-    answers.points = (batch.points.iter())
+    answers.points = ours_projections(&spatial, &batch.points, &filter);
+}
+
+/// The nearest collider to each point (ours `project_point`): inside, and
+/// the distance (0 inside).
+pub fn ours_projections(
+    spatial: &bevy_collide2d::SpatialQuery,
+    points: &[Vec2],
+    filter: &bevy_collide2d::QueryFilter,
+) -> Vec<Option<(bool, f32)>> {
+    (points.iter())
         .map(|&point| {
-            let found = spatial.project_point(point, &filter)?;
+            let found = spatial.project_point(point, filter)?;
             Some((
                 found.inside,
                 if found.inside { 0.0 } else { found.distance },
             ))
         })
-        .collect();
+        .collect()
 }
 
 fn ours_regions(
@@ -177,19 +201,22 @@ fn avian_rays(
     mut answers: ResMut<Answers>,
 ) {
     let filter = avian2d::prelude::SpatialQueryFilter::default();
-    answers.rays = (batch.rays.iter())
-        .map(|&(origin, direction)| {
-            let hits = spatial.ray_hits(
-                origin,
-                direction,
-                RAY_LENGTH,
-                MAX_HITS as u32,
-                true,
-                &filter,
-            );
+    answers.rays = avian_ray_hits(&spatial, &batch.rays, &filter);
+}
+
+/// Every hit of each ray (avian2d `ray_hits`, solid), sorted nearest
+/// first.
+pub fn avian_ray_hits(
+    spatial: &avian2d::prelude::SpatialQuery,
+    rays: &[Ray],
+    filter: &avian2d::prelude::SpatialQueryFilter,
+) -> Vec<Vec<(Entity, f32)>> {
+    (rays.iter())
+        .map(|&(origin, direction, length)| {
+            let hits = spatial.ray_hits(origin, direction, length, MAX_HITS as u32, true, filter);
             sorted(hits.into_iter().map(|hit| (hit.entity, hit.distance)))
         })
-        .collect();
+        .collect()
 }
 
 fn avian_points(
@@ -198,12 +225,21 @@ fn avian_points(
     mut answers: ResMut<Answers>,
 ) {
     let filter = avian2d::prelude::SpatialQueryFilter::default();
-    answers.points = (batch.points.iter())
+    answers.points = avian_projections(&spatial, &batch.points, &filter);
+}
+
+/// The nearest collider to each point (avian2d `project_point`, solid).
+pub fn avian_projections(
+    spatial: &avian2d::prelude::SpatialQuery,
+    points: &[Vec2],
+    filter: &avian2d::prelude::SpatialQueryFilter,
+) -> Vec<Option<(bool, f32)>> {
+    (points.iter())
         .map(|&point| {
-            let found = spatial.project_point(point, true, &filter)?;
+            let found = spatial.project_point(point, true, filter)?;
             Some((found.is_inside, found.point.distance(point)))
         })
-        .collect();
+        .collect()
 }
 
 fn avian_regions(
@@ -224,18 +260,28 @@ fn rapier_rays(
     batch: Res<Batch>,
     mut answers: ResMut<Answers>,
 ) {
+    let filter = bevy_rapier2d::prelude::QueryFilter::default();
+    answers.rays = rapier_ray_hits(&context, &batch.rays, filter);
+}
+
+/// Every hit of each ray (bevy_rapier2d `intersect_ray` into a list,
+/// solid), sorted nearest first.
+pub fn rapier_ray_hits(
+    context: &bevy_rapier2d::prelude::ReadRapierContext,
+    rays: &[Ray],
+    filter: bevy_rapier2d::prelude::QueryFilter,
+) -> Vec<Vec<(Entity, f32)>> {
     let context = context.single().expect("one rapier context");
-    answers.rays = (batch.rays.iter())
-        .map(|&(origin, direction)| {
+    (rays.iter())
+        .map(|&(origin, direction, length)| {
             let mut hits = Vec::new();
-            let filter = bevy_rapier2d::prelude::QueryFilter::default();
-            context.intersect_ray(origin, *direction, RAY_LENGTH, true, filter, |e, _, hit| {
+            context.intersect_ray(origin, *direction, length, true, filter, |e, _, hit| {
                 hits.push((e, hit.time_of_impact));
                 true
             });
             sorted(hits.into_iter())
         })
-        .collect();
+        .collect()
 }
 
 fn rapier_points(
@@ -243,14 +289,24 @@ fn rapier_points(
     batch: Res<Batch>,
     mut answers: ResMut<Answers>,
 ) {
+    let filter = bevy_rapier2d::prelude::QueryFilter::default();
+    answers.points = rapier_projections(&context, &batch.points, filter);
+}
+
+/// The nearest collider to each point (bevy_rapier2d `project_point`,
+/// solid).
+pub fn rapier_projections(
+    context: &bevy_rapier2d::prelude::ReadRapierContext,
+    points: &[Vec2],
+    filter: bevy_rapier2d::prelude::QueryFilter,
+) -> Vec<Option<(bool, f32)>> {
     let context = context.single().expect("one rapier context");
-    answers.points = (batch.points.iter())
+    (points.iter())
         .map(|&point| {
-            let filter = bevy_rapier2d::prelude::QueryFilter::default();
             let (_, found) = context.project_point(point, f32::MAX, true, filter)?;
             Some((found.is_inside, found.point.distance(point)))
         })
-        .collect();
+        .collect()
 }
 
 fn rapier_regions(
@@ -279,11 +335,12 @@ fn sorted(hits: impl Iterator<Item = (Entity, f32)>) -> Vec<(Entity, f32)> {
     hits
 }
 
-/// A collider of the scene in f64, for the truth.
+/// A collider's part in f64, for the truth: a circle, a rectangle or a
+/// capsule (a segment is a capsule of radius 0), turned by its angle.
 #[derive(Clone, Copy)]
-struct TruthShape {
+pub struct TruthShape {
     centre: DVec2,
-    /// The collider's x axis (cos, sin of its angle).
+    /// The part's x axis (cos, sin of its angle).
     axis: DVec2,
     kind: TruthKind,
 }
@@ -292,20 +349,72 @@ struct TruthShape {
 enum TruthKind {
     Circle(f64),
     Rect(DVec2),
+    /// The points within `radius` of the core from `(0, -half_length)` to
+    /// `(0, half_length)` (local y). Radius 0 is the core itself (a
+    /// segment); a negative radius, a segment shrunk by as much at both
+    /// ends (for the hits that are certain).
+    Capsule {
+        half_length: f64,
+        radius: f64,
+    },
 }
 
+/// A collider for the truth: its parts (one, or a compound's or a
+/// polyline's several).
+pub type TruthCollider = Vec<TruthShape>;
+
 impl TruthShape {
-    fn new(shape: &BodyShape, position: Vec2, angle: f32) -> Self {
+    /// A circle, rectangle, capsule or segment at `position`, turned by
+    /// `angle`.
+    pub fn new(shape: &BodyShape, position: Vec2, angle: f32) -> Self {
+        let angle = angle as f64;
+        let axis = DVec2::new(angle.cos(), angle.sin());
+        let centre = position.as_dvec2();
         let kind = match *shape {
             BodyShape::Circle { radius } => TruthKind::Circle(radius as f64),
             BodyShape::Rect { half_size } => TruthKind::Rect(half_size.as_dvec2()),
-            _ => panic!("the query scene has circles and rectangles only"),
+            BodyShape::Capsule {
+                radius,
+                half_length,
+            } => TruthKind::Capsule {
+                half_length: half_length as f64,
+                radius: radius as f64,
+            },
+            BodyShape::Segment { a, b } => {
+                let place = |p: Vec2| centre + axis.rotate(p.as_dvec2());
+                let (a, b) = (place(a), place(b));
+                let along = (b - a).normalize();
+                return Self {
+                    centre: (a + b) / 2.0,
+                    // Local y along the segment.
+                    axis: DVec2::new(along.y, -along.x),
+                    kind: TruthKind::Capsule {
+                        half_length: a.distance(b) / 2.0,
+                        radius: 0.0,
+                    },
+                };
+            }
+            BodyShape::Compound(_) | BodyShape::Polygon(_) => {
+                panic!("{shape:?}: take a compound apart first (`parts`); no polygons here")
+            }
         };
-        let angle = angle as f64;
-        Self {
-            centre: position.as_dvec2(),
-            axis: DVec2::new(angle.cos(), angle.sin()),
-            kind,
+        Self { centre, axis, kind }
+    }
+
+    /// The parts of a body of `shape` at `transform` (its translation, and
+    /// the angle of its matrix's x axis).
+    pub fn parts(shape: &BodyShape, transform: &GlobalTransform) -> TruthCollider {
+        let position = transform.translation().truncate();
+        let x_axis = transform.affine().matrix3.x_axis;
+        let angle = x_axis.y.atan2(x_axis.x);
+        match shape {
+            BodyShape::Compound(CompoundParts(parts)) => (parts.iter())
+                .map(|part| {
+                    let at = position + Vec2::from_angle(angle).rotate(part.offset);
+                    Self::new(&part.shape.body_shape(), at, angle + part.angle)
+                })
+                .collect(),
+            shape => vec![Self::new(shape, position, angle)],
         }
     }
 
@@ -314,6 +423,13 @@ impl TruthShape {
         self.kind = match self.kind {
             TruthKind::Circle(r) => TruthKind::Circle(r + margin),
             TruthKind::Rect(h) => TruthKind::Rect(h + margin),
+            TruthKind::Capsule {
+                half_length,
+                radius,
+            } => TruthKind::Capsule {
+                half_length,
+                radius: radius + margin,
+            },
         };
         self
     }
@@ -332,6 +448,10 @@ impl TruthShape {
         match self.kind {
             TruthKind::Circle(r) => q.length() <= r,
             TruthKind::Rect(h) => q.x.abs() <= h.x && q.y.abs() <= h.y,
+            TruthKind::Capsule {
+                half_length,
+                radius,
+            } => radius > 0.0 && core_distance(q, half_length) <= radius,
         }
     }
 
@@ -341,6 +461,10 @@ impl TruthShape {
         match self.kind {
             TruthKind::Circle(r) => (q.length() - r).max(0.0),
             TruthKind::Rect(h) => (q.abs() - h).max(DVec2::ZERO).length(),
+            TruthKind::Capsule {
+                half_length,
+                radius,
+            } => (core_distance(q, half_length) - radius).max(0.0),
         }
     }
 
@@ -349,51 +473,109 @@ impl TruthShape {
         let o = self.local(origin);
         let d = self.local_direction(direction);
         let t = match self.kind {
-            TruthKind::Circle(r) => {
-                let c = o.length_squared() - r * r;
-                if c <= 0.0 {
-                    return Some(0.0);
-                }
-                let b = o.dot(d);
-                let disc = b * b - c;
-                if b > 0.0 || disc < 0.0 {
-                    return None;
-                }
-                -b - disc.sqrt()
+            TruthKind::Circle(r) => ray_circle(o, d, r)?,
+            TruthKind::Rect(h) => ray_rect(o, d, h)?,
+            TruthKind::Capsule {
+                half_length,
+                radius,
+            } if radius > 0.0 => {
+                // The union of the two caps and the box between them.
+                let cap = |y: f64| ray_circle(o - DVec2::new(0.0, y), d, radius);
+                [
+                    cap(half_length),
+                    cap(-half_length),
+                    ray_rect(o, d, DVec2::new(radius, half_length)),
+                ]
+                .into_iter()
+                .flatten()
+                .reduce(f64::min)?
             }
-            TruthKind::Rect(h) => {
-                let (mut enter, mut exit) = (0.0f64, f64::INFINITY);
-                for axis in 0..2 {
-                    let (o, d, h) = (o[axis], d[axis], h[axis]);
-                    if d == 0.0 {
-                        if o.abs() > h {
-                            return None;
-                        }
-                    } else {
-                        let (t1, t2) = ((-h - o) / d, (h - o) / d);
-                        enter = enter.max(t1.min(t2));
-                        exit = exit.min(t1.max(t2));
-                    }
-                }
-                if enter > exit {
+            TruthKind::Capsule {
+                half_length,
+                radius,
+            } => {
+                // A segment (shortened by -radius): where the ray crosses it.
+                if d.x == 0.0 {
                     return None;
                 }
-                enter
+                let t = -o.x / d.x;
+                if t < 0.0 || (o.y + t * d.y).abs() > half_length + radius {
+                    return None;
+                }
+                t
             }
         };
         (t <= max).then_some(t)
     }
 
     fn aabb(&self) -> (DVec2, DVec2) {
+        let (c, s) = (self.axis.x.abs(), self.axis.y.abs());
         let half = match self.kind {
             TruthKind::Circle(r) => DVec2::splat(r),
-            TruthKind::Rect(h) => {
-                let (c, s) = (self.axis.x.abs(), self.axis.y.abs());
-                DVec2::new(c * h.x + s * h.y, s * h.x + c * h.y)
-            }
+            TruthKind::Rect(h) => DVec2::new(c * h.x + s * h.y, s * h.x + c * h.y),
+            TruthKind::Capsule {
+                half_length,
+                radius,
+            } => DVec2::new(s * half_length, c * half_length) + radius.max(0.0),
         };
         (self.centre - half, self.centre + half)
     }
+}
+
+/// Distance from local point `q` to the core from `(0, -h)` to `(0, h)`.
+fn core_distance(q: DVec2, h: f64) -> f64 {
+    DVec2::new(q.x, q.y - q.y.clamp(-h, h)).length()
+}
+
+/// Where a ray from `o` along unit `d` enters the solid circle of radius
+/// `r` about the origin (0 from inside).
+fn ray_circle(o: DVec2, d: DVec2, r: f64) -> Option<f64> {
+    let c = o.length_squared() - r * r;
+    if c <= 0.0 {
+        return Some(0.0);
+    }
+    let b = o.dot(d);
+    let disc = b * b - c;
+    if b > 0.0 || disc < 0.0 {
+        return None;
+    }
+    Some(-b - disc.sqrt())
+}
+
+/// Where a ray from `o` along `d` enters the solid box of half size `h`
+/// about the origin (0 from inside).
+fn ray_rect(o: DVec2, d: DVec2, h: DVec2) -> Option<f64> {
+    let (mut enter, mut exit) = (0.0f64, f64::INFINITY);
+    for axis in 0..2 {
+        let (o, d, h) = (o[axis], d[axis], h[axis]);
+        if d == 0.0 {
+            if o.abs() > h {
+                return None;
+            }
+        } else {
+            let (t1, t2) = ((-h - o) / d, (h - o) / d);
+            enter = enter.max(t1.min(t2));
+            exit = exit.min(t1.max(t2));
+        }
+    }
+    (enter <= exit).then_some(enter)
+}
+
+/// Prints the first few wrong answers with `COMPARE_EXPLAIN=1`.
+fn explain(what: std::fmt::Arguments) {
+    use std::sync::atomic::{AtomicUsize, Ordering};
+    static SHOWN: AtomicUsize = AtomicUsize::new(0);
+    if std::env::var_os("COMPARE_EXPLAIN").is_some() && SHOWN.fetch_add(1, Ordering::Relaxed) < 12 {
+        eprintln!("{what}");
+    }
+}
+
+/// The box of all of a collider's parts.
+fn collider_aabb(parts: &[TruthShape]) -> (DVec2, DVec2) {
+    (parts.iter()).map(TruthShape::aabb).fold(
+        (DVec2::splat(f64::INFINITY), DVec2::splat(f64::NEG_INFINITY)),
+        |(lo, hi), (a, b)| (lo.min(a), hi.max(b)),
+    )
 }
 
 fn boxes_meet(a: (DVec2, DVec2), region: &Aabb2d, margin: f64) -> bool {
@@ -405,54 +587,95 @@ fn boxes_meet(a: (DVec2, DVec2), region: &Aabb2d, margin: f64) -> bool {
 }
 
 /// How an engine's answers compare with the truth.
-#[derive(Default, Debug)]
-struct Check {
+#[derive(Default, Debug, Clone, Copy)]
+pub struct Check {
     /// Colliders the truth must have that the engine left out.
-    missing: usize,
+    pub missing: usize,
     /// Colliders the engine gave that the truth cannot have.
-    extra: usize,
+    pub extra: usize,
     /// Distances off by more than the tolerance.
-    distance: usize,
+    pub distance: usize,
     /// Points said inside (or outside) that are not.
-    inside: usize,
+    pub inside: usize,
 }
 
 impl Check {
-    fn is_exact(&self) -> bool {
+    pub fn is_exact(&self) -> bool {
         self.missing + self.extra + self.distance + self.inside == 0
+    }
+
+    pub fn add(&mut self, other: &Self) {
+        self.missing += other.missing;
+        self.extra += other.extra;
+        self.distance += other.distance;
+        self.inside += other.inside;
     }
 }
 
-fn check(
+/// The answers to `batch` against the truth of `colliders` (what the
+/// queries see), `index` giving each entity's collider: rays, points and
+/// regions.
+pub fn check(
     answers: &Answers,
     batch: &Batch,
-    shapes: &[TruthShape],
+    colliders: &[TruthCollider],
     index: &HashMap<Entity, usize>,
 ) -> [Check; 3] {
-    let shrunk: Vec<TruthShape> = shapes.iter().map(|s| s.grown(-TOLERANCE)).collect();
-    let grown: Vec<TruthShape> = shapes.iter().map(|s| s.grown(TOLERANCE)).collect();
+    let shrunk: Vec<TruthCollider> = (colliders.iter())
+        .map(|parts| parts.iter().map(|s| s.grown(-TOLERANCE)).collect())
+        .collect();
+    let grown: Vec<TruthCollider> = (colliders.iter())
+        .map(|parts| parts.iter().map(|s| s.grown(TOLERANCE)).collect())
+        .collect();
+    let boxes: Vec<(DVec2, DVec2)> = grown.iter().map(|parts| collider_aabb(parts)).collect();
+    let first_hit = |parts: &[TruthShape], o: DVec2, d: DVec2, max: f64| {
+        (parts.iter())
+            .filter_map(|s| s.ray(o, d, max))
+            .reduce(f64::min)
+    };
     let mut result = [Check::default(), Check::default(), Check::default()];
 
-    for (hits, &(origin, direction)) in answers.rays.iter().zip(&batch.rays) {
+    for (hits, &(origin, direction, length)) in answers.rays.iter().zip(&batch.rays) {
         let (o, d) = (origin.as_dvec2(), direction.as_dvec2());
-        let max = RAY_LENGTH as f64;
+        let max = length as f64;
+        let end = o + d * max;
+        let reach = Aabb2d {
+            min: o.min(end).as_vec2(),
+            max: o.max(end).as_vec2(),
+        };
         let found: HashMap<usize, f32> = (hits.iter())
             .filter_map(|&(e, t)| Some((*index.get(&e)?, t)))
             .collect();
         let check = &mut result[0];
-        for (i, shape) in shapes.iter().enumerate() {
-            let sure = shrunk[i].ray(o, d, max - TOLERANCE).is_some();
-            let possible = grown[i].ray(o, d, max + TOLERANCE).is_some();
-            match found.get(&i) {
-                None if sure => check.missing += 1,
-                Some(_) if !possible => check.extra += 1,
-                Some(&t) => {
-                    let truth = shape.ray(o, d, max + TOLERANCE);
-                    if truth.is_some_and(|truth| (truth - t as f64).abs() > DISTANCE_TOLERANCE) {
+        for (i, parts) in colliders.iter().enumerate() {
+            if !boxes_meet(boxes[i], &reach, TOLERANCE) {
+                if found.contains_key(&i) {
+                    check.extra += 1;
+                }
+                continue;
+            }
+            let sure = first_hit(&shrunk[i], o, d, max - TOLERANCE);
+            let possible = first_hit(&grown[i], o, d, max + TOLERANCE);
+            match (found.get(&i), possible) {
+                (None, _) if sure.is_some() => check.missing += 1,
+                (Some(_), None) => check.extra += 1,
+                (Some(&t), Some(earliest)) => {
+                    // Between where the ray enters the grown and the shrunk
+                    // collider (a ray that grazes it may enter anywhere
+                    // along the graze).
+                    let t = t as f64;
+                    let latest = first_hit(&shrunk[i], o, d, f64::INFINITY);
+                    if t < earliest - DISTANCE_TOLERANCE
+                        || latest.is_some_and(|latest| t > latest + DISTANCE_TOLERANCE)
+                    {
                         check.distance += 1;
+                        explain(format_args!(
+                            "ray from {origin} along {direction:?} ({length}): hit at {t}, the truth between {earliest} and {latest:?}, on a collider of {} parts",
+                            parts.len()
+                        ));
                     }
                 }
-                None => {}
+                (None, _) => {}
             }
         }
         check.extra += hits.len() - found.len();
@@ -461,9 +684,11 @@ fn check(
     for (found, &point) in answers.points.iter().zip(&batch.points) {
         let p = point.as_dvec2();
         let check = &mut result[1];
-        let surely_inside = shrunk.iter().any(|s| s.contains(p));
-        let possibly_inside = grown.iter().any(|s| s.contains(p));
-        let nearest = (shapes.iter())
+        let inside = |colliders: &[TruthCollider]| {
+            (colliders.iter()).any(|parts| parts.iter().any(|s| s.contains(p)))
+        };
+        let (surely_inside, possibly_inside) = (inside(&shrunk), inside(&grown));
+        let nearest = (colliders.iter().flatten())
             .map(|s| s.distance(p))
             .fold(f64::INFINITY, f64::min);
         match *found {
@@ -479,18 +704,20 @@ fn check(
         }
     }
 
+    let exact_boxes: Vec<(DVec2, DVec2)> =
+        colliders.iter().map(|parts| collider_aabb(parts)).collect();
     for (found, region) in answers.regions.iter().zip(&batch.regions) {
         let found: Vec<usize> = found.iter().filter_map(|e| index.get(e).copied()).collect();
         let check = &mut result[2];
-        let mut seen = vec![false; shapes.len()];
+        let mut seen = vec![false; colliders.len()];
         for &i in &found {
             seen[i] = true;
-            if !boxes_meet(shapes[i].aabb(), region, TOLERANCE) {
+            if !boxes_meet(exact_boxes[i], region, TOLERANCE) {
                 check.extra += 1;
             }
         }
-        for (i, shape) in shapes.iter().enumerate() {
-            if !seen[i] && boxes_meet(shape.aabb(), region, -TOLERANCE) {
+        for (i, aabb) in exact_boxes.iter().enumerate() {
+            if !seen[i] && boxes_meet(*aabb, region, -TOLERANCE) {
                 check.missing += 1;
             }
         }
@@ -510,7 +737,8 @@ fn make_batch(options: &QueryOptions, half_side: f32) -> Batch {
         .map(|_| {
             let origin = point(&mut rng);
             let angle = rng.random_range(0.0..std::f32::consts::TAU);
-            (origin, Dir2::from_xy(angle.cos(), angle.sin()).unwrap())
+            let direction = Dir2::from_xy(angle.cos(), angle.sin()).unwrap();
+            (origin, direction, RAY_LENGTH)
         })
         .collect();
     let points = (0..options.batch).map(|_| point(&mut rng)).collect();
@@ -537,12 +765,12 @@ pub fn run(options: &QueryOptions, level: &Level, bodies: &[Body]) {
         })
         .collect();
     let batch = make_batch(options, level.arena().half_side);
-    let shapes: Vec<TruthShape> = (bodies.iter())
-        .map(|body| TruthShape::new(&body.shape, body.position, body.angle))
+    let shapes: Vec<TruthCollider> = (bodies.iter())
+        .map(|body| vec![TruthShape::new(&body.shape, body.position, body.angle)])
         .chain(
             level
                 .centres()
-                .map(|c| TruthShape::new(&level.tile_shape(), c, 0.0)),
+                .map(|c| vec![TruthShape::new(&level.tile_shape(), c, 0.0)]),
         )
         .collect();
     println!(

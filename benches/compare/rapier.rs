@@ -125,7 +125,7 @@ pub fn spawn(world: &mut World, bodies: &[Body]) -> Vec<Entity> {
 }
 
 /// A body's collider.
-fn collider(shape: &BodyShape) -> Collider {
+pub fn collider(shape: &BodyShape) -> Collider {
     match *shape {
         BodyShape::Circle { radius } => Collider::ball(radius),
         // `cuboid` takes half extents in 2D.
@@ -172,19 +172,24 @@ pub fn spawn_tiles(world: &mut World, level: &Level) -> Vec<Entity> {
 /// make a tile map one entity.
 pub fn spawn_tilemap(world: &mut World, level: &Level) -> Vec<Entity> {
     let rectangles = crate::level::merged_rectangles(level);
-    let parts = (rectangles.iter())
-        .map(|&(centre, half)| (centre, 0.0, Collider::cuboid(half.x, half.y)))
-        .collect();
     let origin = level.origin();
     let map = world
         .spawn((
             Transform::from_translation(origin.extend(0.0)),
             RigidBody::Fixed,
-            Collider::compound(parts),
+            map_collider(&rectangles),
         ))
         .id();
     world.insert_resource(crate::level::PeerMap::new(map, origin, &rectangles));
     Vec::new()
+}
+
+/// A compound of axis-aligned rectangles, each `(centre, half size)`.
+pub fn map_collider(rectangles: &[(Vec2, Vec2)]) -> Collider {
+    let parts = (rectangles.iter())
+        .map(|&(centre, half)| (centre, 0.0, Collider::cuboid(half.x, half.y)))
+        .collect();
+    Collider::compound(parts)
 }
 
 /// The intersecting pairs of the narrow phase's intersection graph, where all

@@ -258,6 +258,12 @@ impl Compound {
         }
     }
 
+    /// The grid over its parts, when it has many.
+    #[inline]
+    pub(crate) fn part_grid(&self) -> Option<&PartGrid> {
+        self.inner.grid.as_ref()
+    }
+
     /// Whether the compound keeps a grid over its parts (it has many): then
     /// the parts near a collider are worth keeping between detections.
     #[inline]

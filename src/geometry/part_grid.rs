@@ -3,7 +3,7 @@
 //! tile map) looks only at the parts near the other shape.
 
 use bevy::math::Vec2;
-use bevy::shape::Aabb2d;
+use bevy::shape::{Aabb2d, BoundingVolume};
 
 use crate::util::prefetch::prefetch_slice as prefetch;
 
@@ -186,6 +186,136 @@ impl PartGrid {
     }
 }
 
+impl PartGrid {
+    /// Calls `test` with each part whose box the ray from `origin` along
+    /// the unit `direction` (in the compound's frame) passes through within
+    /// `max_distance`, cell by cell along the ray (Amanatides and Woo's
+    /// walk), until a hit `test` reports lies before the cell the walk
+    /// would look in next: a ray across a map of thousands of parts looks
+    /// at the few along it, and stops at the first wall. `test` returns the
+    /// distance of its hit, if any. A part in several cells may be asked
+    /// more than once.
+    pub(crate) fn visit_along_ray(
+        &self,
+        origin: Vec2,
+        direction: Vec2,
+        max_distance: f32,
+        mut test: impl FnMut(usize) -> Option<f32>,
+    ) {
+        let size = Vec2::new(self.columns as f32, self.rows as f32) * self.cell;
+        let bounds = Aabb2d {
+            min: self.origin,
+            max: self.origin + size,
+        };
+        let Some((enter, exit)) = ray_box(origin, direction, &bounds, max_distance) else {
+            return;
+        };
+        // Rounding of positions along the ray, relative to the coordinates.
+        let slack = (origin.abs().max_element() + exit.min(size.max_element() * 2.0) + 1.0)
+            * (64.0 * f32::EPSILON);
+        let at = (origin + direction * enter - self.origin) / self.cell;
+        let last = [self.columns - 1, self.rows - 1];
+        let mut cell = [0, 1].map(|axis| (at[axis].max(0.0) as u32).min(last[axis]));
+        let step = [0, 1].map(|axis| direction[axis].signum() as i64);
+        // The distance along the ray to where it leaves `cell` across
+        // `axis` (worked out from the cell, not summed, so that a long ray
+        // does not drift off the grid).
+        let leaves = |cell: [u32; 2], axis: usize| {
+            let boundary = match step[axis] {
+                1 => cell[axis] + 1,
+                _ => cell[axis],
+            };
+            let edge = self.origin[axis] + boundary as f32 * self.cell;
+            if direction[axis] == 0.0 {
+                f32::INFINITY
+            } else {
+                (edge - origin[axis]) / direction[axis]
+            }
+        };
+        let mut best = f32::INFINITY;
+        let mut recent = [u32::MAX; 4];
+        let mut visit_cell = |[x, y]: [u32; 2], best: &mut f32| {
+            let c = (y * self.columns + x) as usize;
+            let entries = &self.entries[self.starts[c] as usize..self.starts[c + 1] as usize];
+            for entry in entries {
+                // Already asked (a part over consecutive cells), or beside
+                // the ray, or beyond the nearest hit.
+                if recent.contains(&entry.part) {
+                    continue;
+                }
+                let reach = best.min(exit) + slack;
+                if ray_box(
+                    origin,
+                    direction,
+                    &entry.aabb.grow(Vec2::splat(slack)),
+                    reach,
+                )
+                .is_none()
+                {
+                    continue;
+                }
+                recent.rotate_right(1);
+                recent[0] = entry.part;
+                if let Some(distance) = test(entry.part as usize) {
+                    *best = best.min(distance);
+                }
+            }
+        };
+        loop {
+            visit_cell(cell, &mut best);
+            let next = [leaves(cell, 0), leaves(cell, 1)];
+            let axis = usize::from(next[1] < next[0]);
+            let leave = next[axis];
+            if leave > exit || best <= leave - slack {
+                return;
+            }
+            // A ray through a corner, within rounding, also looks in the
+            // cell beside the one it steps into.
+            let other = 1 - axis;
+            if next[other] <= leave + slack {
+                let beside = step_cell(cell, other, step[other], last);
+                if let Some(beside) = beside {
+                    visit_cell(beside, &mut best);
+                }
+            }
+            match step_cell(cell, axis, step[axis], last) {
+                Some(stepped) => cell = stepped,
+                None => return,
+            }
+        }
+    }
+}
+
+/// `cell` moved by `step` (-1 or 1) along `axis`, if still in the grid.
+fn step_cell(mut cell: [u32; 2], axis: usize, step: i64, last: [u32; 2]) -> Option<[u32; 2]> {
+    let moved = cell[axis] as i64 + step;
+    if moved < 0 || moved > last[axis] as i64 {
+        return None;
+    }
+    cell[axis] = moved as u32;
+    Some(cell)
+}
+
+/// Where the ray from `origin` along `direction`, within `max_distance`,
+/// is inside `aabb`: its entry and exit distances (slab test), or `None`.
+fn ray_box(origin: Vec2, direction: Vec2, aabb: &Aabb2d, max_distance: f32) -> Option<(f32, f32)> {
+    let (mut enter, mut exit) = (0.0f32, max_distance);
+    for axis in 0..2 {
+        let (o, d) = (origin[axis], direction[axis]);
+        let (lo, hi) = (aabb.min[axis], aabb.max[axis]);
+        if d == 0.0 {
+            if o < lo || o > hi {
+                return None;
+            }
+            continue;
+        }
+        let (a, b) = ((lo - o) / d, (hi - o) / d);
+        enter = enter.max(a.min(b));
+        exit = exit.min(a.max(b));
+    }
+    (enter <= exit).then_some((enter, exit))
+}
+
 /// A cell about the size of a typical part, and no smaller than makes
 /// [`CELLS_PER_PART`] cells per part over `span`.
 fn cell_size(boxes: &[Aabb2d], span: Vec2) -> f32 {
@@ -260,6 +390,59 @@ mod tests {
                     .filter(|&i| overlap(&boxes[i], &query))
                     .collect();
                 assert_eq!(found, expected, "world {world}, {query:?}");
+            }
+        }
+    }
+
+    #[test]
+    fn a_ray_walk_finds_the_nearest_box_it_crosses() {
+        let mut rng = StdRng::seed_from_u64(4703);
+        for case in 0..400 {
+            let boxes: Vec<Aabb2d> = (0..rng.random_range(20..300))
+                .map(|_| {
+                    let centre =
+                        Vec2::new(rng.random_range(-50.0..50.0), rng.random_range(-50.0..50.0));
+                    let half = Vec2::new(rng.random_range(0.2..6.0), rng.random_range(0.2..6.0));
+                    Aabb2d::new(centre, half)
+                })
+                .collect();
+            let grid = PartGrid::new(boxes.iter().copied()).unwrap();
+            let origin = Vec2::new(rng.random_range(-80.0..80.0), rng.random_range(-80.0..80.0));
+            let direction = match case % 7 {
+                // Along an axis, and exactly diagonal: through cell corners.
+                0 => Vec2::X,
+                1 => Vec2::NEG_Y,
+                2 => Vec2::new(1.0, 1.0).normalize(),
+                _ => Vec2::from_angle(rng.random_range(0.0..6.3)),
+            };
+            let max_distance = if case % 3 == 0 {
+                f32::INFINITY
+            } else {
+                rng.random_range(0.0..150.0)
+            };
+            // Each box is hit where the ray enters it.
+            let entry = |b: &Aabb2d| ray_box(origin, direction, b, max_distance).map(|(t, _)| t);
+            let expected = boxes.iter().filter_map(entry).fold(f32::INFINITY, f32::min);
+            let mut found = f32::INFINITY;
+            grid.visit_along_ray(origin, direction, max_distance, |i| {
+                let hit = entry(&boxes[i]);
+                found = found.min(hit.unwrap_or(f32::INFINITY));
+                hit
+            });
+            assert_eq!(
+                found, expected,
+                "case {case}: {origin} {direction} {max_distance}"
+            );
+            // Without hits, every box the ray crosses is asked about.
+            let mut asked = vec![false; boxes.len()];
+            grid.visit_along_ray(origin, direction, max_distance, |i| {
+                asked[i] = true;
+                None
+            });
+            for (i, b) in boxes.iter().enumerate() {
+                if entry(b).is_some() {
+                    assert!(asked[i], "case {case}: box {i} {b:?} crossed, not asked");
+                }
             }
         }
     }

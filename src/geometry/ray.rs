@@ -15,11 +15,10 @@
 //! rotation as given.
 
 use bevy::math::{Dir2, Isometry2d, Vec2};
-use bevy::shape::{Aabb2d, BoundingVolume};
 
 use super::Compound;
 use super::checked::validate_placement;
-use super::dispatch::PartPlace;
+
 use super::{Shape, ShapeRef};
 
 /// Where a ray first meets a shape.
@@ -144,9 +143,10 @@ impl ShapeRef<'_> {
     }
 }
 
-/// The nearest hit of a ray on the parts of `compound` at `pose` near it
-/// (all of them for an endless ray). Out of line: rare, and the shape
-/// tests' callers stay small.
+/// The nearest hit of a ray on the parts of `compound` at `pose`: along
+/// the ray through its part grid, nearest cells first, stopping at the
+/// first hit, or over the parts near the ray. Out of line: rare, and the
+/// shape tests' callers stay small.
 #[inline(never)]
 fn ray_compound(
     compound: &Compound,
@@ -155,20 +155,29 @@ fn ray_compound(
     direction: Dir2,
     max_distance: f32,
 ) -> Option<RayIntersection> {
-    let near = || {
-        let end = origin + direction * max_distance;
-        pose.local_box(Aabb2d::new(origin, Vec2::ZERO).merge(&Aabb2d::new(end, Vec2::ZERO)))
-    };
     let mut nearest: Option<RayIntersection> = None;
-    compound.visit_parts(near, |_, part| {
-        let part_pose = pose * part.pose;
-        let hit = (part.shape.as_ref()).cast_ray(part_pose, origin, direction, max_distance);
-        if let Some(hit) = hit
-            && nearest.is_none_or(|n| hit.distance < n.distance)
-        {
+    let parts = compound.parts();
+    let mut test = |i: usize| {
+        let part = &parts[i];
+        let hit =
+            (part.shape.as_ref()).cast_ray(pose * part.pose, origin, direction, max_distance)?;
+        if nearest.is_none_or(|n| hit.distance < n.distance) {
             nearest = Some(hit);
         }
-    });
+        Some(hit.distance)
+    };
+    if let Some(grid) = compound.part_grid() {
+        let local_origin = pose.inverse_transform_point(origin);
+        let local_direction = pose.rotation.inverse() * direction.as_vec2();
+        grid.visit_along_ray(local_origin, local_direction, max_distance, test);
+        return nearest;
+    }
+    compound.visit_parts(
+        || None,
+        |i, _| {
+            test(i as usize);
+        },
+    );
     nearest
 }
 

@@ -50,6 +50,7 @@
 //! | `Collider::compound`, `Collider::convex_decomposition` | `Collider::compound`, `convex_decomposition` | [`Collider::compound`], [`Collider::concave_polygon`] |
 //! | `RigidBody` with child colliders | `RigidBody` with child colliders | [`CollisionBody`] |
 //! | `ColliderDisabled` | `ColliderDisabled` | [`ColliderDisabled`] |
+//! | `CollisionHooks` (`filter_pairs`, `modify_contacts`), `ActiveCollisionHooks`, `with_collision_hooks` | `BevyPhysicsHooks`, `ActiveHooks`, `RapierPhysicsPlugin::<Hooks>` | [`CollisionHooks`](crate::CollisionHooks) (`filter_pair`, `modify_contact`), [`ActiveCollisionHooks`](crate::ActiveCollisionHooks), [`CollisionPlugin::with_hooks`](crate::CollisionPlugin::with_hooks) ([`collision_hooks`](super::collision_hooks)) |
 #![cfg_attr(
     feature = "debug",
     doc = "| `PhysicsDebugPlugin` | `RapierDebugRenderPlugin` | [`CollisionDebugPlugin`](crate::CollisionDebugPlugin) |"

@@ -25,6 +25,7 @@
 //! | [`fixed_timestep`] | detection in `FixedPostUpdate` |
 //! | [`determinism_and_rollback`] | the same events on every run and thread count; rolling a world back |
 //! | [`layers`] | who collides with whom |
+//! | [`collision_hooks`] | rules of a game's own: one-way platforms, teams, bullets that spare their shooter |
 #![cfg_attr(
     feature = "debug",
     doc = "| [`debug_overlay`] | seeing the colliders and contacts |"
@@ -44,6 +45,7 @@
 
 pub mod bouncing_ball;
 pub mod character_controller;
+pub mod collision_hooks;
 pub mod damage_on_first_touch;
 #[cfg(feature = "debug")]
 pub mod debug_overlay;

@@ -20,6 +20,7 @@ pub(crate) mod colliders;
 pub(crate) mod colliding_entities;
 pub(crate) mod collisions;
 pub(crate) mod events;
+pub(crate) mod hooks;
 pub(crate) mod narrow_phase;
 pub(crate) mod part_neighbourhoods;
 pub(crate) mod prepare;

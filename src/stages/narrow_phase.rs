@@ -3,12 +3,13 @@
 //! for each pair since the previous detection ([`PairChange`]), which the
 //! events step reports.
 
-use bevy::ecs::system::SystemParam;
+use bevy::ecs::system::{SystemParam, SystemParamItem};
 use bevy::prelude::*;
 
 use super::broad_phase::BroadPhasePairs;
 use super::colliders::{ColliderSource, DetectionColliders};
 use super::collisions::{Collisions, ContactPair, ContactParts, PairParts, PairPaths, entity_pair};
+use super::hooks::{CollisionHooks, PairHooks};
 use super::part_neighbourhoods::{Neighbourhood, PartNeighbourhoods};
 use super::snapshot::{ColliderSnapshot, SnapshotCollider, SnapshotShape};
 use super::static_colliders::StaticColliders;
@@ -392,7 +393,13 @@ pub(crate) struct NarrowPhaseState<'w, 's> {
 
 /// Computes exact contacts for [`BroadPhasePairs`] into [`Collisions`], and
 /// what changed since the previous detection into [`PairChanges`].
-pub(crate) fn compute_contacts(inputs: NarrowPhaseInputs, mut state: NarrowPhaseState) {
+pub(crate) fn compute_contacts<H: CollisionHooks + 'static>(
+    inputs: NarrowPhaseInputs,
+    mut state: NarrowPhaseState,
+    hooks: PairHooks<H>,
+) where
+    for<'w, 's> SystemParamItem<'w, 's, H>: CollisionHooks,
+{
     let NarrowPhaseInputs {
         snapshot,
         statics,
@@ -424,6 +431,7 @@ pub(crate) fn compute_contacts(inputs: NarrowPhaseInputs, mut state: NarrowPhase
     } else {
         state.find_parts(colliders, &candidates.pairs, workers);
     }
+    hooks.apply(&mut state.collisions);
     state.note_changes();
 }
 
