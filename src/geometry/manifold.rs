@@ -6,7 +6,7 @@
 //! a manifold only adds points along it, it never picks another direction,
 //! so the two always agree (a polyline's ghost-vertex rule included). Along
 //! the normal each shape's core shows a face (an edge whose outward normal
-//! lies within [`FACE_SIN`] of it) or a vertex. When one shows a face (the
+//! lies within [`FACE_COS`] of it) or a vertex. When one shows a face (the
 //! reference face), the other's edge that turns most directly towards it
 //! (the incident edge) is clipped to the reference face's extent across
 //! the normal, and each end of what is left that still touches is a point:
@@ -15,27 +15,25 @@
 //!
 //! Unlike Box2D's clipper, the points are measured along the contact's
 //! normal rather than the reference face's (the two agree to within
-//! [`FACE_SIN`]), and a rounded incident side (a capsule's) is clipped only
+//! [`FACE_COS`]), and a rounded incident side (a capsule's) is clipped only
 //! when it lies along the face: tilted, only its lowest end touches for
 //! sure, and clipping its core would put a point inside it.
 
 use bevy::math::{Dir2, Isometry2d, Vec2};
 use bevy::reflect::Reflect;
+use bevy::reflect::std_traits::ReflectDefault;
 
 use super::convex::Core;
-use super::dispatch::contact_with_listed_parts;
+use super::dispatch::{contact_with_listed_parts, for_each_part_contact};
 use super::shape_ref::ShapeRef;
 use super::{Contact, ContactParts};
 
 /// How close an edge's outward normal must be to the contact normal for the
-/// edge to count as a face along it: the sine of the angle between them
-/// (about half a degree, Box2D's `sinTol`). Normals from closest points are
-/// rounding noise off a face's (more so far along a long edge); a genuine
-/// corner contact this close to a face's normal differs from the face's by
-/// at most `radius * FACE_SIN^2 / 2`.
-const FACE_SIN: f32 = 0.01;
-
-/// The cosine that goes with [`FACE_SIN`].
+/// edge to count as a face along it: the cosine of the angle between them,
+/// that of an angle whose sine is 0.01 (about half a degree, Box2D's
+/// `sinTol`). Normals from closest points are rounding noise off a face's
+/// (more so far along a long edge); a genuine corner contact this close to
+/// a face's normal differs from the face's by at most `radius * 0.01^2 / 2`.
 const FACE_COS: f32 = 0.99995;
 
 /// Where two shapes touch: the contact normal and one or two points, each
@@ -91,7 +89,11 @@ pub struct ManifoldPoint {
     /// `depth` there; both are `point` when they only touch).
     pub point: Vec2,
     /// How far the shapes overlap at this point along the normal, `>= 0`;
-    /// `0` where they only touch. At most the contact's depth.
+    /// `0` where they only touch. At most the contact's depth, but against
+    /// a polyline: its normal (the ghost-vertex rule's, see
+    /// [`Collider::polyline`](crate::Collider::polyline)) is not always the
+    /// shortest way out of the segment touched, and the overlap along it
+    /// may be deeper.
     pub depth: f32,
     /// Which vertices of the two shapes the point comes from: the same id
     /// from one detection to the next means the same point (a box sliding
@@ -107,7 +109,9 @@ pub struct ManifoldPoint {
 /// id names the vertex of each face at that end (the point is at whichever
 /// of the two is nearer the middle). For a single point it names the
 /// vertex of each shape that touches, or, for a shape touching with a face,
-/// that face's vertex at the same end.
+/// that face's vertex at the same end (its first vertex, counter-clockwise,
+/// when the other shape touches with a circle or a rounded end, so that a
+/// ball rolling along a face keeps its id).
 ///
 /// A core's vertices are numbered as follows: a rectangle's corners
 /// counter-clockwise from the one at `(-x, -y)` (local); a polygon's
@@ -196,16 +200,38 @@ pub(crate) fn manifold_of(
         let contact = a.contact(pa, b, pb)?;
         return Some(convex_manifold((a, pa), (b, pb), contact, ContactParts::NONE));
     }
-    let (contact, [i, j]) = contact_with_listed_parts(a, pa, b, pb, [None, None])?;
-    let part = |shape: ShapeRef<'_>, pose: Isometry2d, index: Option<u32>| match (shape, index) {
-        (ShapeRef::Compound(compound), Some(i)) => {
-            let part = &compound.parts()[i as usize];
-            Some((part.shape.as_ref(), pose * part.pose))
+    let (contact, parts) = contact_with_listed_parts(a, pa, b, pb, [None, None])?;
+    part_manifold((a, pa), (b, pb), contact, parts)
+}
+
+/// Calls `found` with the manifold of each pair of parts of `a` at `pa`
+/// and `b` at `pb` that touch (checked shapes and poses), seen from `a`:
+/// one call for two shapes that are not compounds, one per touching pair
+/// of parts otherwise (a box lying across two parts of a compound rests on
+/// both), in the order detection visits them.
+pub(crate) fn for_each_manifold(
+    a: ShapeRef<'_>,
+    pa: Isometry2d,
+    b: ShapeRef<'_>,
+    pb: Isometry2d,
+    mut found: impl FnMut(Manifold),
+) {
+    for_each_part_contact(a, pa, b, pb, |contact, parts| {
+        if let Some(manifold) = part_manifold((a, pa), (b, pb), contact, parts) {
+            found(manifold);
         }
-        (ShapeRef::Compound(_), None) => None,
-        _ => Some((shape, pose)),
-    };
-    let (part_a, part_b) = (part(a, pa, i)?, part(b, pb, j)?);
+    });
+}
+
+/// The manifold of parts `i` of `a` and `j` of `b` (`None` for a shape that
+/// is not a compound), touching with `contact`.
+fn part_manifold(
+    (a, pa): (ShapeRef<'_>, Isometry2d),
+    (b, pb): (ShapeRef<'_>, Isometry2d),
+    contact: Contact,
+    [i, j]: [Option<u32>; 2],
+) -> Option<Manifold> {
+    let (part_a, part_b) = (part_of(a, pa, i)?, part_of(b, pb, j)?);
     Some(convex_manifold(
         part_a,
         part_b,
@@ -214,15 +240,48 @@ pub(crate) fn manifold_of(
     ))
 }
 
+/// Part `index` of `shape` at `pose` and where it is, or `shape` itself
+/// when it is not a compound; `None` for a compound without an index.
+fn part_of(
+    shape: ShapeRef<'_>,
+    pose: Isometry2d,
+    index: Option<u32>,
+) -> Option<(ShapeRef<'_>, Isometry2d)> {
+    match (shape, index) {
+        (ShapeRef::Compound(compound), Some(i)) => {
+            let part = compound.parts().get(i as usize)?;
+            Some((part.shape.as_ref(), pose * part.pose))
+        }
+        (ShapeRef::Compound(_), None) => None,
+        _ => Some((shape, pose)),
+    }
+}
+
 /// Two cores in the first one's frame, the contact normal between them
 /// (from the first to the second) and its depth, and how far rounding
 /// blurs their coordinates.
-struct Pair {
+struct Pair<'s> {
     a: Core,
     b: Core,
+    /// The shapes themselves: the first at the origin, the second at
+    /// `pose_b` (for the rays of [`Pair::single_point`]).
+    shape_a: ShapeRef<'s>,
+    shape_b: ShapeRef<'s>,
+    pose_b: Isometry2d,
     normal: Vec2,
     depth: f32,
+    /// The contact's point: inside the overlap.
+    contact_point: Vec2,
     slack: f32,
+    /// How far from a shape's boundary a point found from the other's
+    /// vertex may be and still be taken as on it (rounding).
+    near: f32,
+    /// How far world coordinates are rounded where the pair is: the
+    /// contact's normal is found there, and turned off the line between
+    /// two vertices by as much.
+    world_rounding: f32,
+    /// Farther than any point of either shape from any of their points.
+    reach: f32,
 }
 
 /// An edge of a core, by the indices of its ends, and the direction it
@@ -269,15 +328,26 @@ fn convex_manifold(
     parts: ContactParts,
 ) -> Manifold {
     // In `a`'s frame: near the origin, where the contact itself is found.
-    let (core_a, core_b) = (Core::local(a), Core::new(b, pa.inverse() * pb));
+    let pose_b = pa.inverse() * pb;
+    let (core_a, core_b) = (Core::local(a), Core::new(b, pose_b));
     let largest = (core_a.points().iter().chain(core_b.points()))
         .fold(0.0f32, |m, p| m.max(p.abs().max_element()));
+    let size = largest + core_a.radius() + core_b.radius();
     let pair = Pair {
-        slack: 32.0 * f32::EPSILON * (largest + core_a.radius() + core_b.radius()),
+        slack: 32.0 * f32::EPSILON * size,
+        near: 256.0 * f32::EPSILON * size,
+        world_rounding: 16.0
+            * f32::EPSILON
+            * (pa.translation.abs().max(pb.translation.abs())).max_element(),
+        reach: 4.0 * size + 1.0,
         a: core_a,
         b: core_b,
+        shape_a: a,
+        shape_b: b,
+        pose_b,
         normal: pa.rotation.inverse() * *contact.normal,
         depth: contact.depth,
+        contact_point: pa.inverse().transform_point(contact.point),
     };
     let faces = pair.faces();
     let clipped = match faces {
@@ -293,6 +363,11 @@ fn convex_manifold(
     let mut clipped = clipped.unwrap_or_default();
     let deepest = pair.single_point(faces);
     if clipped.len == 0 {
+        // Always one point: a contact is there.
+        let deepest = ManifoldPoint {
+            depth: deepest.depth.max(0.0),
+            ..deepest
+        };
         clipped.push(deepest, &pair);
     } else if faces.is_some_and(|faces| faces.tilted_round) {
         clipped.take_deeper(deepest, &pair);
@@ -311,7 +386,7 @@ fn convex_manifold(
     Manifold::new(contact.normal, &points[..clipped.len], parts)
 }
 
-impl Pair {
+impl Pair<'_> {
     /// The reference face and the incident edge, or `None` when neither
     /// core shows a face along the normal.
     fn faces(&self) -> Option<Faces> {
@@ -416,51 +491,102 @@ impl Pair {
         }
     }
 
-    /// The deepest point, with the contact's depth: the vertex that
-    /// touches, of the shape that shows no face (of the second one when
-    /// neither does). Its id names the touching vertices, or, for a shape
-    /// that shows a face, the face's vertex at the end the other touches.
+    /// The deepest point: on the line along the normal through the vertex
+    /// that touches, of the shape that shows no face (of the second one when
+    /// neither does), where that line leaves the other shape. When the
+    /// line misses it (a polyline's normal is not always the way its
+    /// segment's vertices face), on the line through the contact's point.
+    ///
+    /// Its id names the touching vertices, or, for a shape that shows a
+    /// face, the face's vertex at the end the other touches (the face's
+    /// first vertex when the other is a point: a circle rolling along a
+    /// face keeps its id).
     fn single_point(&self, faces: Option<Faces>) -> ManifoldPoint {
         let n = self.normal;
         let (index_a, top_a) = support(&self.a, n);
         let (index_b, bottom_b) = support(&self.b, -n);
-        let half_depth = n * (0.5 * self.depth);
-        let Some(faces) = faces else {
-            let id = FeatureId {
+        let id = match faces {
+            None => FeatureId {
                 a: index_a as u32,
                 b: index_b as u32,
-            };
-            return self.single((bottom_b - n * self.b.radius()) + half_depth, id);
+            },
+            Some(faces) => {
+                // Which end of the features the touching vertex is at.
+                let lower = if faces.reference_a {
+                    faces.b.map(|e| index_b == e.end)
+                } else {
+                    faces.a.map(|e| index_a == e.start)
+                };
+                let end = |edge: Option<Edge>, first: bool| {
+                    edge.map_or(0, |e| match lower {
+                        Some(lower) if first != lower => e.end,
+                        _ => e.start,
+                    }) as u32
+                };
+                FeatureId {
+                    a: end(faces.a, true),
+                    b: end(faces.b, false),
+                }
+            }
         };
-        // Which end of the features the touching vertex is at (the lower
-        // one when the shape touching with it is a point).
-        let lower = if faces.reference_a {
-            faces.b.is_none_or(|e| index_b == e.end)
+        // The touching vertex's surface point, and the other shape's level
+        // along the normal: with a face (or a rounded end) across the line
+        // through the vertex, that is where the other's surface is.
+        let top = top_a + n * self.a.radius();
+        let bottom = bottom_b - n * self.b.radius();
+        let level = (top - bottom).dot(n);
+        let on_vertex = if faces.is_none_or(|faces| faces.reference_a) {
+            let over = bottom + n * level;
+            (boundary_distance(&self.a, over).abs() <= self.near).then_some((over, bottom))
         } else {
-            faces.a.is_none_or(|e| index_a == e.start)
+            let under = top - n * level;
+            (boundary_distance(&self.b, under).abs() <= self.near).then_some((top, under))
         };
-        let end = |edge: Option<Edge>, first: bool| {
-            edge.map_or(0, |e| if first == lower { e.start } else { e.end }) as u32
+        // Else, two vertices (or rounded ends) facing each other across the
+        // normal: the two are the surface points, a little to either side
+        // of one line where the normal is a little off theirs (it is
+        // rounded in world coordinates).
+        let across = (top - bottom).perp_dot(n).abs();
+        let facing = (across <= 4.0 * self.near + self.world_rounding).then_some((top, bottom));
+        // Else (a polyline's normal is not always the way its segment's
+        // vertices face) the line through the contact's point, which is in
+        // both shapes. A ray that misses grazes the shape at the contact's
+        // point (the end of a segment, a corner): the point itself is on it
+        // then.
+        let through_contact = || {
+            let at = self.contact_point;
+            let top = self.surface_a_along(at).unwrap_or(at);
+            let bottom = self.surface_b_along(at).unwrap_or(at);
+            ((top - bottom).dot(n) >= -self.slack).then_some((top, bottom))
         };
-        let id = FeatureId {
-            a: end(faces.a, true),
-            b: end(faces.b, false),
-        };
-        let point = if faces.reference_a {
-            (bottom_b - n * self.b.radius()) + half_depth
-        } else {
-            (top_a + n * self.a.radius()) - half_depth
-        };
-        self.single(point, id)
+        match on_vertex.or(facing).or_else(through_contact) {
+            Some((top, bottom)) => self.point_between(top, bottom, id),
+            // Neither (only ever within rounding of a graze): the
+            // contact's point, touching.
+            None => ManifoldPoint {
+                point: self.contact_point,
+                depth: 0.0,
+                id,
+            },
+        }
     }
 
-    /// A point at `point` with the contact's depth.
-    fn single(&self, point: Vec2, id: FeatureId) -> ManifoldPoint {
-        ManifoldPoint {
-            point,
-            depth: self.depth,
-            id,
-        }
+    /// Where the line along the normal through `at` leaves the first shape
+    /// on the second's side: the first shape's boundary above `at`.
+    fn surface_a_along(&self, at: Vec2) -> Option<Vec2> {
+        let down = Dir2::new_unchecked(-self.normal);
+        (self.shape_a)
+            .cast_ray_valid(Isometry2d::IDENTITY, at - *down * self.reach, down, 2.0 * self.reach)
+            .map(|hit| hit.point)
+    }
+
+    /// Where the line along the normal through `at` leaves the second shape
+    /// on the first's side: the second shape's boundary below `at`.
+    fn surface_b_along(&self, at: Vec2) -> Option<Vec2> {
+        let up = Dir2::new_unchecked(self.normal);
+        (self.shape_b)
+            .cast_ray_valid(self.pose_b, at - *up * self.reach, up, 2.0 * self.reach)
+            .map(|hit| hit.point)
     }
 }
 
@@ -476,7 +602,7 @@ impl Points {
     /// `deepest` (the contact's deepest point, which touches) in place of
     /// the point nearer it along the tangent, if it is deeper than that one
     /// (by more than rounding), kept in order along the tangent.
-    fn take_deeper(&mut self, deepest: ManifoldPoint, pair: &Pair) {
+    fn take_deeper(&mut self, deepest: ManifoldPoint, pair: &Pair<'_>) {
         let tangent = pair.normal.perp();
         let along = |p: &ManifoldPoint| p.point.dot(tangent);
         let kept = &mut self.points[..self.len];
@@ -498,9 +624,15 @@ impl Points {
         }
     }
 
-    fn push(&mut self, mut point: ManifoldPoint, pair: &Pair) {
+    fn push(&mut self, mut point: ManifoldPoint, pair: &Pair<'_>) {
         if point.depth >= -pair.slack {
-            point.depth = point.depth.clamp(0.0, pair.depth.max(0.0));
+            // Rounding kept out: touching is 0, and no point deeper than
+            // the contact (but where a polyline's normal, which is not the
+            // shortest way out of its segment, makes it so).
+            point.depth = point.depth.max(0.0);
+            if point.depth <= pair.depth + pair.near {
+                point.depth = point.depth.min(pair.depth.max(0.0));
+            }
             self.points[self.len] = Some(point);
             self.len += 1;
         }
@@ -540,6 +672,35 @@ fn facing_edge(core: &Core, direction: Vec2) -> Option<(usize, f32)> {
     (core.normals().iter().enumerate())
         .map(|(i, normal)| (i, normal.dot(direction)))
         .reduce(|best, next| if next.1 > best.1 { next } else { best })
+}
+
+/// How far `p` is from the boundary of `core`'s shape (the core grown by
+/// its radius): positive outside, negative inside.
+fn boundary_distance(core: &Core, p: Vec2) -> f32 {
+    let points = core.points();
+    let to_segment = |a: Vec2, b: Vec2| {
+        let along = b - a;
+        let t = (p - a).dot(along) / along.length_squared().max(f32::MIN_POSITIVE);
+        p.distance(a + along * t.clamp(0.0, 1.0))
+    };
+    let from_core = match points {
+        [] => return f32::INFINITY,
+        [point] => p.distance(*point),
+        [a, b] => to_segment(*a, *b),
+        _ => {
+            let deepest = (core.normals().iter().zip(points))
+                .map(|(normal, vertex)| normal.dot(p - *vertex))
+                .fold(f32::NEG_INFINITY, f32::max);
+            if deepest <= 0.0 {
+                deepest
+            } else {
+                (0..points.len())
+                    .map(|i| to_segment(points[i], points[(i + 1) % points.len()]))
+                    .fold(f32::INFINITY, f32::min)
+            }
+        }
+    };
+    from_core - core.radius()
 }
 
 /// The vertex of `core` farthest along `direction` (the first of equals)
@@ -586,10 +747,17 @@ mod tests {
             assert_eq!(found.normal, contact.normal);
             assert!(found.deepest().depth <= contact.depth + 1e-5, "{found:?}");
             let back = b.manifold(pb, a, pa).unwrap().flipped();
-            assert_eq!(back.points().len(), found.points().len(), "{back:?} vs {found:?}");
-            for (p, q) in back.points().iter().zip(found.points()) {
-                assert_eq!(p.id, q.id, "{back:?} vs {found:?}");
-                assert!(p.point.distance(q.point) < 1e-3, "{back:?} vs {found:?}");
+            // Seen from the other side, the same points (unless the contact
+            // itself picks another way out, as for shapes centred on each
+            // other).
+            if back.normal == found.normal {
+                let far = pa.translation.abs().max(pb.translation.abs()).max_element();
+                let tolerance = 1e-3 + 8.0 * f32::EPSILON * far;
+                assert_eq!(back.points().len(), found.points().len(), "{back:?} vs {found:?}");
+                for (p, q) in back.points().iter().zip(found.points()) {
+                    assert_eq!(p.id, q.id, "{back:?} vs {found:?}");
+                    assert!(p.point.distance(q.point) < tolerance, "{back:?} vs {found:?}");
+                }
             }
         }
         found
@@ -633,7 +801,7 @@ mod tests {
             for step in 0..600 {
                 let x = -150.0 + step as f32 * 0.5;
                 let place = |y: f32| Isometry2d::new(origin + rotation * Vec2::new(x, y), rotation);
-                for (depth, first) in [(0.0, true), (0.3, false)] {
+                for (depth, first) in [(0.02, true), (0.3, false)] {
                     let pose = place(5.0 + 10.0 - depth);
                     let m = if first {
                         manifold(&floor, floor_pose, &box_, pose).unwrap()
@@ -833,3 +1001,4 @@ mod tests {
         }
     }
 }
+

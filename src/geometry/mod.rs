@@ -52,7 +52,7 @@ pub use pairs::{
     circle_circle_contact, circle_circle_intersects, circle_rect_contact, circle_rect_intersects,
     rect_rect_contact, rect_rect_intersects,
 };
-pub(crate) use manifold::manifold_of;
+pub(crate) use manifold::{for_each_manifold, manifold_of};
 pub use manifold::{FeatureId, Manifold, ManifoldPoint};
 pub use polygon::ConvexPolygon;
 pub(crate) use polygon::scaled_points_into;

@@ -8,7 +8,7 @@ use super::dispatch::{ContactOp, IntersectsOp, PairShape, SpecialKind, dispatch}
 use super::pairs::Stick;
 use super::shape_ref::ShapeRef;
 use super::{Compound, CompoundPart};
-use super::{Contact, ConvexPolygon, Manifold, convex, manifold_of};
+use super::{Contact, ConvexPolygon, Manifold, convex, for_each_manifold, manifold_of};
 
 /// A collision shape in local coordinates, in world units (scale already
 /// applied). A pose ([`Isometry2d`]) places it in the world: circles,
@@ -182,6 +182,33 @@ impl Shape {
         validate_placement(self.as_ref(), pose).ok()?;
         validate_placement(other.as_ref(), other_pose).ok()?;
         manifold_of(self.as_ref(), pose, other.as_ref(), other_pose)
+    }
+
+    /// Every manifold of this shape at `pose` and `other` at `other_pose`,
+    /// seen from this shape: [`Shape::manifold`] for two shapes that are
+    /// not compounds, else one for each pair of their parts that touch
+    /// (each naming its parts in [`Manifold::parts`]), each with the normal
+    /// of that pair of parts' own contact. Empty when they are apart or
+    /// when a shape or a pose is invalid.
+    ///
+    /// A box lying across two parts of a compound (two steps of a stair, a
+    /// bend in a polyline) rests on both: [`Shape::manifold`] gives the
+    /// deepest of the two, this gives both.
+    pub fn manifolds(
+        &self,
+        pose: Isometry2d,
+        other: &Shape,
+        other_pose: Isometry2d,
+    ) -> Vec<Manifold> {
+        let mut found = Vec::new();
+        if validate_placement(self.as_ref(), pose).is_ok()
+            && validate_placement(other.as_ref(), other_pose).is_ok()
+        {
+            for_each_manifold(self.as_ref(), pose, other.as_ref(), other_pose, |m| {
+                found.push(m);
+            });
+        }
+        found
     }
 
     /// The closest points of this shape at `pose` and `other` at
