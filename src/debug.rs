@@ -112,7 +112,7 @@ pub struct CollisionGizmos {
     /// Draw each contact's [manifold](crate::Manifold): a cross at each of
     /// its points, and the line between them when there are two. On by
     /// default; each is computed when drawn
-    /// ([`SpatialQuery::manifold`](crate::SpatialQuery::manifold)), so a
+    /// ([`SpatialQuery::manifolds`](crate::SpatialQuery::manifolds)), so a
     /// scene of thousands of contacts draws faster without.
     pub draw_manifolds: bool,
     /// The colour of the manifolds drawn.
@@ -418,9 +418,9 @@ fn both_hidden(pair: &ContactPair, renders: &Query<&DebugRender>) -> bool {
     !renders.is_empty() && hidden(pair.a) && hidden(pair.b)
 }
 
-/// Draws each contact's manifold (computed now, from the colliders as
-/// detection saw them): a cross at each point, along the normal and across
-/// it, and the line joining two points.
+/// Draws each contact's manifolds (computed now, from the colliders as
+/// detection saw them, one per touching pair of parts): a cross at each
+/// point, along the normal and across it, and the line joining two points.
 fn draw_manifolds(
     mut gizmos: Gizmos<CollisionGizmos>,
     collisions: Res<Collisions>,
@@ -435,7 +435,9 @@ fn draw_manifolds(
         if both_hidden(pair, &renders) {
             continue;
         }
-        if let Some(manifold) = spatial.manifold_of(pair) {
+        // Every touching pair of parts': a crate across two tiles rests on
+        // both.
+        for manifold in spatial.manifolds(pair.a, pair.b) {
             draw_manifold(&mut gizmos, &manifold, style.point_radius, style.manifold_color);
         }
     }

@@ -4,8 +4,8 @@
 use bevy::prelude::*;
 
 use super::SpatialQuery;
-use crate::geometry::{Manifold, manifold_of};
-use crate::stages::collisions::ContactPair;
+use crate::geometry::{Manifold, for_each_manifold, manifold_of};
+use crate::stages::collisions::{Collisions, ContactPair};
 
 impl SpatialQuery<'_, '_> {
     /// The contact manifold of `entity`'s collider and `other`'s, where the
@@ -78,22 +78,104 @@ impl SpatialQuery<'_, '_> {
         })
     }
 
-    /// [`Self::manifold`] of a pair of [`Collisions`](crate::Collisions),
-    /// seen from its `a` (the normal is that of `pair.contact`).
+    /// Every manifold of `entity`'s collider and `other`'s, where the last
+    /// detection saw them, seen from `entity`: [`Self::manifold`] for two
+    /// colliders that are not compounds, else one for each pair of their
+    /// parts that touch, each naming its parts in [`Manifold::parts`] and
+    /// with that pair of parts' own normal
+    /// ([`Shape::manifolds`](crate::geometry::Shape::manifolds)). A crate
+    /// lying across two tiles of a [`TilemapCollider`](crate::TilemapCollider)
+    /// of different kinds, or across a bend of a polyline, rests on both.
+    ///
+    /// Computed on request, as [`Self::manifold`]; empty when they do not
+    /// touch or either is not a collider detection saw.
+    pub fn manifolds(&self, entity: Entity, other: Entity) -> Vec<Manifold> {
+        let mut found = Vec::new();
+        if entity == other {
+            return found;
+        }
+        let colliders = self.colliders();
+        let (Some(i), Some(j)) = (colliders.index_of(entity), colliders.index_of(other)) else {
+            return found;
+        };
+        // From the lower entity, as detection tests the pair.
+        let (first, second) = if entity < other { (i, j) } else { (j, i) };
+        let ((collider_a, shape_a), (collider_b, shape_b)) =
+            (colliders.get(first), colliders.get(second));
+        for_each_manifold(shape_a, collider_a.pose, shape_b, collider_b.pose, |manifold| {
+            found.push(if entity < other {
+                manifold
+            } else {
+                manifold.flipped()
+            });
+        });
+        found
+    }
+}
+
+impl Collisions {
+    /// The contact manifold of `entity` and `other` if they are a pair of
+    /// these contacts, seen from `entity`: the normal (towards `other`) and
+    /// the one or two points where they touch, each with its depth and a
+    /// [`FeatureId`](crate::FeatureId) (Box2D's `b2Manifold`; see
+    /// [`SpatialQuery::manifold`], which computes it). `None` when they are
+    /// not a pair of [`Self::iter`] (apart, filtered out by their layers,
+    /// bodies or hooks, or passed on a [`Swept`](crate::Swept) path).
+    ///
+    /// [`Collisions`] holds only what events need (the deepest point of each
+    /// pair, [`ContactPair::contact`]); the manifold is computed when asked,
+    /// from the shapes and poses of the same detection, which
+    /// [`SpatialQuery`] holds. Nothing is paid for it otherwise.
+    ///
+    /// The manifold is the shapes' own: a hook's
+    /// [`modify_contact`](crate::CollisionHooks::modify_contact) edits the
+    /// pair's contact, not its manifold, and a swept pair that touched on
+    /// the way holds its first touch where the manifold is where the step
+    /// ended (see [`SpatialQuery::manifold`]).
+    ///
+    /// ```
+    /// # use bevy::prelude::*;
+    /// # use bevy_collide2d::prelude::*;
+    /// #[derive(Component)]
+    /// struct Crate;
+    ///
+    /// /// Whether each crate rests flat on something: two points as deep.
+    /// fn resting(crates: Query<Entity, With<Crate>>, collisions: Res<Collisions>, spatial: SpatialQuery) {
+    ///     for crate_ in &crates {
+    ///         for (other, _) in collisions.contacts_of(crate_) {
+    ///             let Some(manifold) = collisions.manifold(crate_, other, &spatial) else { continue };
+    ///             if let [p, q] = manifold.points() && (p.depth - q.depth).abs() < 0.5 {
+    ///                 info!("{crate_} lies flat on {other}, from {} to {}", p.point, q.point);
+    ///             }
+    ///         }
+    ///     }
+    /// }
+    /// # bevy::ecs::system::assert_is_system(resting);
+    /// ```
+    pub fn manifold(&self, entity: Entity, other: Entity, spatial: &SpatialQuery) -> Option<Manifold> {
+        self.get(entity, other)?;
+        spatial.manifold(entity, other)
+    }
+}
+
+impl ContactPair {
+    /// The contact manifold of this pair, seen from its `a` (the normal is
+    /// that of [`Self::contact`], but for a pair whose contact a hook
+    /// edited): see [`Collisions::manifold`].
     ///
     /// ```
     /// # use bevy::prelude::*;
     /// # use bevy_collide2d::prelude::*;
     /// fn count_points(collisions: Res<Collisions>, spatial: SpatialQuery) {
     ///     let points: usize = (collisions.iter())
-    ///         .filter_map(|pair| spatial.manifold_of(pair))
+    ///         .filter_map(|pair| pair.manifold(&spatial))
     ///         .map(|manifold| manifold.points().len())
     ///         .sum();
     ///     info!("{} pairs touch at {points} points", collisions.len());
     /// }
     /// # bevy::ecs::system::assert_is_system(count_points);
     /// ```
-    pub fn manifold_of(&self, pair: &ContactPair) -> Option<Manifold> {
-        self.manifold(pair.a, pair.b)
+    pub fn manifold(&self, spatial: &SpatialQuery) -> Option<Manifold> {
+        spatial.manifold(self.a, self.b)
     }
 }
