@@ -438,7 +438,12 @@ fn draw_manifolds(
         // Every touching pair of parts': a crate across two tiles rests on
         // both.
         for manifold in spatial.manifolds(pair.a, pair.b) {
-            draw_manifold(&mut gizmos, &manifold, style.point_radius, style.manifold_color);
+            draw_manifold(
+                &mut gizmos,
+                &manifold,
+                style.point_radius,
+                style.manifold_color,
+            );
         }
     }
 }
