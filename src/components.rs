@@ -10,8 +10,8 @@ use bevy::prelude::*;
 use bevy::shape::Aabb2d;
 
 use crate::geometry::{
-    Compound, Contact, ConvexPolygon, Manifold, Shape, ShapeError, ShapeRef, TransformReading, checked_pose,
-    convex_pieces, manifold_of, validate_pose,
+    Compound, Contact, ConvexPolygon, Manifold, Shape, ShapeError, ShapeRef, TransformReading,
+    checked_pose, convex_pieces, manifold_of, validate_pose,
 };
 
 /// A collision shape, centred on its entity.

@@ -46,9 +46,9 @@ pub mod prelude {
         ActiveCollisionHooks, Collider, ColliderDisabled, CollidingEntities, CollisionBody,
         CollisionEnded, CollisionEvent, CollisionHooks, CollisionLayers, CollisionPlugin,
         CollisionStarted, CollisionSystems, Collisions, Contact, ContactPair, ContactParts,
-        FeatureId, Manifold, ManifoldPoint, MoveAndSlideConfig, MoveAndSlideOutput,
-        OneWayPlatform, PointProjection, QueryFilter, RayHit, ShapeHit, SlideHit, SpatialQuery,
-        StaticCollider, Swept, TilemapCollider, TilemapKind, TilemapTile, pose_and_scale, pose_of,
+        FeatureId, Manifold, ManifoldPoint, MoveAndSlideConfig, MoveAndSlideOutput, OneWayPlatform,
+        PointProjection, QueryFilter, RayHit, ShapeHit, SlideHit, SpatialQuery, StaticCollider,
+        Swept, TilemapCollider, TilemapKind, TilemapTile, pose_and_scale, pose_of,
     };
 
     #[cfg(feature = "debug")]

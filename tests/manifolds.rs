@@ -49,7 +49,10 @@ fn a_box_resting_on_a_floor_touches_under_both_corners() {
     // A 40x40 crate sunk 1 into the floor's top (y = 10).
     let crate_ = app
         .world_mut()
-        .spawn((Collider::rect(40.0, 40.0), Transform::from_xyz(30.0, 29.0, 0.0)))
+        .spawn((
+            Collider::rect(40.0, 40.0),
+            Transform::from_xyz(30.0, 29.0, 0.0),
+        ))
         .id();
     app.update();
 
@@ -79,12 +82,22 @@ fn a_box_resting_on_a_floor_touches_under_both_corners() {
         .unwrap();
     assert_eq!(from_pair, Some(if pair.a == crate_ { m } else { back }));
     assert_eq!(from_pair.unwrap().normal, pair.contact.normal);
-    let started = app.world().resource::<Observed>().0.iter().find_map(|e| match *e {
-        ObservedEvent::Started { entity, contact, .. } if entity == crate_ => Some(contact),
-        _ => None,
-    });
+    let started = app
+        .world()
+        .resource::<Observed>()
+        .0
+        .iter()
+        .find_map(|e| match *e {
+            ObservedEvent::Started {
+                entity, contact, ..
+            } if entity == crate_ => Some(contact),
+            _ => None,
+        });
     let contact = started.expect("a Started on the crate");
-    assert_eq!(Some(contact), app.world().resource::<Collisions>().get(crate_, floor));
+    assert_eq!(
+        Some(contact),
+        app.world().resource::<Collisions>().get(crate_, floor)
+    );
     assert!((contact.depth - 1.0).abs() < 1e-4);
 }
 
@@ -96,8 +109,13 @@ fn ids_stay_while_a_box_slides_along_a_floor() {
         let mut app = test_app();
         let floor = spawn_floor(&mut app, angle);
         let rotation = Quat::from_rotation_z(angle);
-        let place = |x: f32| Transform::from_translation(rotation * Vec3::new(x, 29.5, 0.0)).with_rotation(rotation);
-        let crate_ = app.world_mut().spawn((Collider::rect(40.0, 40.0), place(-150.0))).id();
+        let place = |x: f32| {
+            Transform::from_translation(rotation * Vec3::new(x, 29.5, 0.0)).with_rotation(rotation)
+        };
+        let crate_ = app
+            .world_mut()
+            .spawn((Collider::rect(40.0, 40.0), place(-150.0)))
+            .id();
         let mut ids = None;
         for step in 0..150 {
             let x = -150.0 + 2.0 * step as f32;
@@ -120,7 +138,10 @@ fn ids_stay_while_a_box_slides_along_a_floor() {
 fn a_box_touches_a_ramp_at_one_corner_until_it_lies_flat() {
     let mut app = test_app();
     let ramp = spawn_floor(&mut app, 0.3);
-    let crate_ = app.world_mut().spawn((Collider::rect(40.0, 40.0), Transform::default())).id();
+    let crate_ = app
+        .world_mut()
+        .spawn((Collider::rect(40.0, 40.0), Transform::default()))
+        .id();
     let up = Vec2::from_angle(0.3).perp();
     for (tilt, points) in [(0.1, 1), (0.0, 2)] {
         // Its centre 29 above the ramp's middle line, turned by `tilt` off
@@ -128,7 +149,8 @@ fn a_box_touches_a_ramp_at_one_corner_until_it_lies_flat() {
         // or deeper.
         let centre = up * 29.0;
         *app.world_mut().get_mut::<Transform>(crate_).unwrap() =
-            Transform::from_translation(centre.extend(0.0)).with_rotation(Quat::from_rotation_z(0.3 + tilt));
+            Transform::from_translation(centre.extend(0.0))
+                .with_rotation(Quat::from_rotation_z(0.3 + tilt));
         app.update();
         let m = manifold(&mut app, crate_, ramp).expect("touching");
         assert_eq!(m.points().len(), points, "tilt {tilt}: {m:?}");
@@ -140,18 +162,28 @@ fn a_box_touches_a_ramp_at_one_corner_until_it_lies_flat() {
 fn capsules_touch_at_both_ends_only_lying_flat() {
     let mut app = test_app();
     let floor = spawn_floor(&mut app, 0.0);
-    let lying = Transform::from_xyz(0.0, 19.5, 0.0).with_rotation(Quat::from_rotation_z(core::f32::consts::FRAC_PI_2));
-    let capsule = app.world_mut().spawn((Collider::capsule(10.0, 60.0), lying)).id();
+    let lying = Transform::from_xyz(0.0, 19.5, 0.0)
+        .with_rotation(Quat::from_rotation_z(core::f32::consts::FRAC_PI_2));
+    let capsule = app
+        .world_mut()
+        .spawn((Collider::capsule(10.0, 60.0), lying))
+        .id();
     app.update();
     let m = manifold(&mut app, floor, capsule).expect("lying on it");
     let [p, q] = m.points() else { panic!("{m:?}") };
-    assert!(near(p.point, Vec2::new(30.0, 9.75)) && near(q.point, Vec2::new(-30.0, 9.75)), "{m:?}");
+    assert!(
+        near(p.point, Vec2::new(30.0, 9.75)) && near(q.point, Vec2::new(-30.0, 9.75)),
+        "{m:?}"
+    );
     // Standing on one end: one point, under it.
     *app.world_mut().get_mut::<Transform>(capsule).unwrap() = Transform::from_xyz(5.0, 49.5, 0.0);
     app.update();
     let m = manifold(&mut app, floor, capsule).expect("standing on it");
     let [p] = m.points() else { panic!("{m:?}") };
-    assert!(near(p.point, Vec2::new(5.0, 9.75)) && (p.depth - 0.5).abs() < 1e-4, "{m:?}");
+    assert!(
+        near(p.point, Vec2::new(5.0, 9.75)) && (p.depth - 0.5).abs() < 1e-4,
+        "{m:?}"
+    );
 }
 
 /// A crate across two parts of a compound rests on both: a manifold per
@@ -163,16 +195,28 @@ fn a_crate_across_two_parts_of_a_compound_rests_on_both() {
     let part = |x: f32, y: f32| (Isometry2d::from_xy(x, y), Collider::rect(100.0, 20.0));
     let steps = app
         .world_mut()
-        .spawn((Collider::compound([part(-60.0, 0.0), part(60.0, -0.5)]), StaticCollider, Transform::default()))
+        .spawn((
+            Collider::compound([part(-60.0, 0.0), part(60.0, -0.5)]),
+            StaticCollider,
+            Transform::default(),
+        ))
         .id();
     // Over the gap between the parts, sunk 1 into the left one and 0.5
     // into the right one.
-    let crate_ = app.world_mut().spawn((Collider::rect(60.0, 40.0), Transform::from_xyz(0.0, 29.0, 0.0))).id();
+    let crate_ = app
+        .world_mut()
+        .spawn((
+            Collider::rect(60.0, 40.0),
+            Transform::from_xyz(0.0, 29.0, 0.0),
+        ))
+        .id();
     app.update();
     let all = manifolds(&mut app, crate_, steps);
     assert_eq!(all.len(), 2, "{all:?}");
     for m in &all {
-        let [p, q] = m.points() else { panic!("{all:?}") };
+        let [p, q] = m.points() else {
+            panic!("{all:?}")
+        };
         assert_eq!(p.depth, q.depth, "{m:?}");
         let (part, depth, span) = match m.parts.b() {
             Some(0) => (0, 1.0, (-30.0, -10.0)),
@@ -181,11 +225,17 @@ fn a_crate_across_two_parts_of_a_compound_rests_on_both() {
         };
         assert_eq!(m.parts.a(), None, "the crate is not a compound");
         assert!((p.depth - depth).abs() < 1e-4, "part {part}: {m:?}");
-        assert!((p.point.x - span.0).abs() < 1e-3 && (q.point.x - span.1).abs() < 1e-3, "part {part}: {m:?}");
+        assert!(
+            (p.point.x - span.0).abs() < 1e-3 && (q.point.x - span.1).abs() < 1e-3,
+            "part {part}: {m:?}"
+        );
     }
     let deepest = manifold(&mut app, crate_, steps).unwrap();
     assert_eq!(deepest.parts.b(), Some(0));
-    assert_eq!(Some(deepest.parts), app.world().resource::<Collisions>().parts(crate_, steps));
+    assert_eq!(
+        Some(deepest.parts),
+        app.world().resource::<Collisions>().parts(crate_, steps)
+    );
     assert!(all.contains(&deepest));
 }
 
@@ -198,11 +248,22 @@ fn only_pairs_of_collisions_have_one() {
     let floor = spawn_floor(&mut app, 0.0);
     let ghost = app
         .world_mut()
-        .spawn((Collider::circle(10.0), CollisionLayers::NONE, Transform::from_xyz(0.0, 19.0, 0.0)))
+        .spawn((
+            Collider::circle(10.0),
+            CollisionLayers::NONE,
+            Transform::from_xyz(0.0, 19.0, 0.0),
+        ))
         .id();
-    let apart = app.world_mut().spawn((Collider::circle(10.0), Transform::from_xyz(0.0, 100.0, 0.0))).id();
+    let apart = app
+        .world_mut()
+        .spawn((Collider::circle(10.0), Transform::from_xyz(0.0, 100.0, 0.0)))
+        .id();
     app.update();
-    assert_eq!(manifold(&mut app, ghost, floor), None, "layers filter the pair out");
+    assert_eq!(
+        manifold(&mut app, ghost, floor),
+        None,
+        "layers filter the pair out"
+    );
     let geometry = app
         .world_mut()
         .run_system_once(move |spatial: SpatialQuery| spatial.manifold(ghost, floor))

@@ -198,7 +198,12 @@ pub(crate) fn manifold_of(
     let is_compound = |shape: ShapeRef<'_>| matches!(shape, ShapeRef::Compound(_));
     if !(is_compound(a) || is_compound(b)) {
         let contact = a.contact(pa, b, pb)?;
-        return Some(convex_manifold((a, pa), (b, pb), contact, ContactParts::NONE));
+        return Some(convex_manifold(
+            (a, pa),
+            (b, pb),
+            contact,
+            ContactParts::NONE,
+        ));
     }
     let (contact, parts) = contact_with_listed_parts(a, pa, b, pb, [None, None])?;
     part_manifold((a, pa), (b, pb), contact, parts)
@@ -576,7 +581,12 @@ impl Pair<'_> {
     fn surface_a_along(&self, at: Vec2) -> Option<Vec2> {
         let down = Dir2::new_unchecked(-self.normal);
         (self.shape_a)
-            .cast_ray_valid(Isometry2d::IDENTITY, at - *down * self.reach, down, 2.0 * self.reach)
+            .cast_ray_valid(
+                Isometry2d::IDENTITY,
+                at - *down * self.reach,
+                down,
+                2.0 * self.reach,
+            )
             .map(|hit| hit.point)
     }
 
@@ -606,9 +616,11 @@ impl Points {
         let tangent = pair.normal.perp();
         let along = |p: &ManifoldPoint| p.point.dot(tangent);
         let kept = &mut self.points[..self.len];
-        let Some(nearest) = (kept.iter_mut().flatten())
-            .min_by(|p, q| (along(p) - along(&deepest)).abs().total_cmp(&(along(q) - along(&deepest)).abs()))
-        else {
+        let Some(nearest) = (kept.iter_mut().flatten()).min_by(|p, q| {
+            (along(p) - along(&deepest))
+                .abs()
+                .total_cmp(&(along(q) - along(&deepest)).abs())
+        }) else {
             return;
         };
         if deepest.depth > nearest.depth + pair.slack {
@@ -753,10 +765,17 @@ mod tests {
             if back.normal == found.normal {
                 let far = pa.translation.abs().max(pb.translation.abs()).max_element();
                 let tolerance = 1e-3 + 8.0 * f32::EPSILON * far;
-                assert_eq!(back.points().len(), found.points().len(), "{back:?} vs {found:?}");
+                assert_eq!(
+                    back.points().len(),
+                    found.points().len(),
+                    "{back:?} vs {found:?}"
+                );
                 for (p, q) in back.points().iter().zip(found.points()) {
                     assert_eq!(p.id, q.id, "{back:?} vs {found:?}");
-                    assert!(p.point.distance(q.point) < tolerance, "{back:?} vs {found:?}");
+                    assert!(
+                        p.point.distance(q.point) < tolerance,
+                        "{back:?} vs {found:?}"
+                    );
                 }
             }
         }
@@ -778,7 +797,10 @@ mod tests {
                 panic!("{m:?}")
             };
             // Ordered along the normal's perp: right to left.
-            assert!(near(right.point, Vec2::new(4.0, 1.0 - depth / 2.0)), "{m:?}");
+            assert!(
+                near(right.point, Vec2::new(4.0, 1.0 - depth / 2.0)),
+                "{m:?}"
+            );
             assert!(near(left.point, Vec2::new(2.0, 1.0 - depth / 2.0)), "{m:?}");
             assert!((right.depth - depth).abs() < 1e-5 && (left.depth - depth).abs() < 1e-5);
             // The floor's top corners (2: right, 3: left) over the box's
@@ -794,7 +816,11 @@ mod tests {
     #[test]
     fn ids_stay_while_a_box_slides_along_a_floor() {
         let (floor, box_) = (rect(400.0, 10.0), rect(30.0, 20.0));
-        for (origin, angle) in [(Vec2::ZERO, 0.0), (Vec2::new(5e4, -3e4), 0.4), (Vec2::new(-7.0, 3.0), -2.5)] {
+        for (origin, angle) in [
+            (Vec2::ZERO, 0.0),
+            (Vec2::new(5e4, -3e4), 0.4),
+            (Vec2::new(-7.0, 3.0), -2.5),
+        ] {
             let rotation = Rot2::radians(angle);
             let floor_pose = Isometry2d::new(origin, rotation);
             let mut ids = None;
@@ -810,7 +836,11 @@ mod tests {
                     };
                     let now = m.points().iter().map(|p| p.id).collect::<Vec<_>>();
                     assert_eq!(now.len(), 2, "{origin} {angle} at {x}: {m:?}");
-                    assert_eq!(*ids.get_or_insert(now.clone()), now, "{origin} {angle} at {x}");
+                    assert_eq!(
+                        *ids.get_or_insert(now.clone()),
+                        now,
+                        "{origin} {angle} at {x}"
+                    );
                     let width = m.points()[0].point.distance(m.points()[1].point);
                     assert!((width - 30.0).abs() < 0.05, "{m:?}");
                 }
@@ -836,7 +866,13 @@ mod tests {
         assert!((corner.depth - 0.02).abs() < 1e-4, "{tilted:?}");
         assert_eq!(corner.id, flat.points()[0].id);
         // Deep enough, the other corner touches too, and keeps its id.
-        let deep = manifold(&floor, at(0.0, 0.0), &box_, turned(0.0, 1.0 - lowest_y(angle) - 0.2, angle)).unwrap();
+        let deep = manifold(
+            &floor,
+            at(0.0, 0.0),
+            &box_,
+            turned(0.0, 1.0 - lowest_y(angle) - 0.2, angle),
+        )
+        .unwrap();
         assert_eq!(deep.points().len(), 2, "{deep:?}");
         assert_eq!(deep.points()[1].id, flat.points()[1].id);
         assert!(deep.points()[0].depth > deep.points()[1].depth);
@@ -872,22 +908,36 @@ mod tests {
         let lying = core::f32::consts::FRAC_PI_2;
         let m = manifold(&floor, at(0.0, 0.0), &capsule, turned(1.0, 1.4, lying)).unwrap();
         let [p, q] = m.points() else { panic!("{m:?}") };
-        assert!(near(p.point, Vec2::new(3.0, 0.95)) && near(q.point, Vec2::new(-1.0, 0.95)), "{m:?}");
+        assert!(
+            near(p.point, Vec2::new(3.0, 0.95)) && near(q.point, Vec2::new(-1.0, 0.95)),
+            "{m:?}"
+        );
         assert!((p.depth - 0.1).abs() < 1e-5 && (q.depth - 0.1).abs() < 1e-5);
         // Tilted by a degree: both ends in, the lower one deeper (its cap's
         // lowest point, as deep as the contact); lifted, only the lower.
         let pose = turned(1.0, 1.45, lying + 0.02);
         let tilted = manifold(&floor, at(0.0, 0.0), &capsule, pose).unwrap();
-        let [p, q] = tilted.points() else { panic!("{tilted:?}") };
+        let [p, q] = tilted.points() else {
+            panic!("{tilted:?}")
+        };
         let contact = floor.contact(at(0.0, 0.0), &capsule, pose).unwrap();
         assert_eq!(p.depth.max(q.depth), contact.depth, "{tilted:?}");
         assert!(p.depth.min(q.depth) > 0.005, "{tilted:?}");
-        let lifted = manifold(&floor, at(0.0, 0.0), &capsule, turned(1.0, 1.48, lying + 0.02)).unwrap();
+        let lifted = manifold(
+            &floor,
+            at(0.0, 0.0),
+            &capsule,
+            turned(1.0, 1.48, lying + 0.02),
+        )
+        .unwrap();
         assert_eq!(lifted.points().len(), 1, "{lifted:?}");
         // Hanging off the floor's end: clipped there.
         let m = manifold(&floor, at(0.0, 0.0), &capsule, turned(10.0, 1.4, lying)).unwrap();
         let [p, q] = m.points() else { panic!("{m:?}") };
-        assert!(near(p.point, Vec2::new(10.0, 0.95)) && near(q.point, Vec2::new(8.0, 0.95)), "{m:?}");
+        assert!(
+            near(p.point, Vec2::new(10.0, 0.95)) && near(q.point, Vec2::new(8.0, 0.95)),
+            "{m:?}"
+        );
     }
 
     #[test]
@@ -914,7 +964,10 @@ mod tests {
         let m = manifold(&floor, at(0.0, 0.0), &lying, at(12.0, 1.0)).unwrap();
         let [p, q] = m.points() else { panic!("{m:?}") };
         // Along the top face from the floor's end in to the segment's.
-        assert!(near(p.point, Vec2::new(10.0, 1.0)) && near(q.point, Vec2::new(9.0, 1.0)), "{m:?}");
+        assert!(
+            near(p.point, Vec2::new(10.0, 1.0)) && near(q.point, Vec2::new(9.0, 1.0)),
+            "{m:?}"
+        );
         assert_eq!((p.depth, q.depth), (0.0, 0.0));
     }
 
@@ -924,14 +977,25 @@ mod tests {
         let (post, wide) = (rect(2.0, 10.0), rect(12.0, 2.0));
         let m = manifold(&post, at(0.0, 0.0), &wide, at(3.0, 5.9)).unwrap();
         let [p, q] = m.points() else { panic!("{m:?}") };
-        assert!(near(p.point, Vec2::new(1.0, 4.95)) && near(q.point, Vec2::new(-1.0, 4.95)), "{m:?}");
+        assert!(
+            near(p.point, Vec2::new(1.0, 4.95)) && near(q.point, Vec2::new(-1.0, 4.95)),
+            "{m:?}"
+        );
         // Polygons and rectangles alike: a triangle's base on a box.
         let triangle = Shape::Polygon(
-            ConvexPolygon::new(&[Vec2::new(-2.0, 0.0), Vec2::new(2.0, 0.0), Vec2::new(0.0, 3.0)]).unwrap(),
+            ConvexPolygon::new(&[
+                Vec2::new(-2.0, 0.0),
+                Vec2::new(2.0, 0.0),
+                Vec2::new(0.0, 3.0),
+            ])
+            .unwrap(),
         );
         let m = manifold(&wide, at(0.0, 0.0), &triangle, at(1.0, 0.9)).unwrap();
         let [p, q] = m.points() else { panic!("{m:?}") };
-        assert!(near(p.point, Vec2::new(3.0, 0.95)) && near(q.point, Vec2::new(-1.0, 0.95)), "{m:?}");
+        assert!(
+            near(p.point, Vec2::new(3.0, 0.95)) && near(q.point, Vec2::new(-1.0, 0.95)),
+            "{m:?}"
+        );
     }
 
     #[test]
@@ -968,8 +1032,12 @@ mod tests {
     #[test]
     fn a_polyline_gives_the_contacts_normal() {
         let line = Shape::Compound(
-            Compound::polyline(&[Vec2::new(-50.0, 0.0), Vec2::new(0.0, 0.0), Vec2::new(50.0, 0.002)])
-                .unwrap(),
+            Compound::polyline(&[
+                Vec2::new(-50.0, 0.0),
+                Vec2::new(0.0, 0.0),
+                Vec2::new(50.0, 0.002),
+            ])
+            .unwrap(),
         );
         let box_ = rect(4.0, 2.0);
         for step in 0..200 {
@@ -986,19 +1054,42 @@ mod tests {
         let nan = Isometry2d::from_xy(f32::NAN, 0.0);
         assert!(floor.manifold(nan, &box_, at(0.0, 0.0)).is_none());
         assert!(floor.manifold(at(0.0, 0.0), &box_, nan).is_none());
-        let bad_rotation = Isometry2d::new(Vec2::ZERO, Rot2 { cos: f32::NAN, sin: 0.0 });
+        let bad_rotation = Isometry2d::new(
+            Vec2::ZERO,
+            Rot2 {
+                cos: f32::NAN,
+                sin: 0.0,
+            },
+        );
         assert!(floor.manifold(bad_rotation, &box_, at(0.0, 0.0)).is_none());
-        assert!(floor.manifold(at(0.0, 0.0), &box_, at(f32::INFINITY, 1.0)).is_none());
+        assert!(
+            floor
+                .manifold(at(0.0, 0.0), &box_, at(f32::INFINITY, 1.0))
+                .is_none()
+        );
         for bad in [
             Shape::Circle { radius: 0.0 },
             Shape::Circle { radius: f32::NAN },
-            Shape::Rect { half_size: Vec2::new(-1.0, 1.0) },
-            Shape::Segment { a: Vec2::NAN, b: Vec2::ONE },
-            Shape::Capsule { radius: 1.0, half_length: f32::INFINITY },
+            Shape::Rect {
+                half_size: Vec2::new(-1.0, 1.0),
+            },
+            Shape::Segment {
+                a: Vec2::NAN,
+                b: Vec2::ONE,
+            },
+            Shape::Capsule {
+                radius: 1.0,
+                half_length: f32::INFINITY,
+            },
         ] {
-            assert!(floor.manifold(at(0.0, 0.0), &bad, at(0.0, 0.0)).is_none(), "{bad:?}");
-            assert!(bad.manifold(at(0.0, 0.0), &floor, at(0.0, 0.0)).is_none(), "{bad:?}");
+            assert!(
+                floor.manifold(at(0.0, 0.0), &bad, at(0.0, 0.0)).is_none(),
+                "{bad:?}"
+            );
+            assert!(
+                bad.manifold(at(0.0, 0.0), &floor, at(0.0, 0.0)).is_none(),
+                "{bad:?}"
+            );
         }
     }
 }
-

@@ -13,8 +13,8 @@
 use bevy::math::{DVec2, Isometry2d, Rot2, Vec2};
 use rand::{Rng, SeedableRng, rngs::StdRng};
 
-use super::reference_tests::{Kind, explore_scale, random_shape_of};
 use super::dispatch::contact_with_parts;
+use super::reference_tests::{Kind, explore_scale, random_shape_of};
 use super::{Compound, ContactParts, Manifold, Shape};
 use crate::reference::{RefShape, reference, reference_gap};
 
@@ -39,18 +39,34 @@ fn tolerance_at(at: Vec2) -> f64 {
 
 /// Checks the manifold of `a` at `pa` and `b` at `pb` against their contact
 /// and the reference, both ways round.
-fn check_manifold(case: usize, (a, pa): (&Shape, Isometry2d), (b, pb): (&Shape, Isometry2d), seen: &mut Seen) {
+fn check_manifold(
+    case: usize,
+    (a, pa): (&Shape, Isometry2d),
+    (b, pb): (&Shape, Isometry2d),
+    seen: &mut Seen,
+) {
     let describe = || format!("case {case}: {a:?} at {pa:?} vs {b:?} at {pb:?}");
     let contact = a.contact(pa, b, pb);
     let manifold = a.manifold(pa, b, pb);
-    assert_eq!(contact.is_some(), manifold.is_some(), "{}: {contact:?}", describe());
+    assert_eq!(
+        contact.is_some(),
+        manifold.is_some(),
+        "{}: {contact:?}",
+        describe()
+    );
     let (Some(contact), Some(manifold)) = (contact, manifold) else {
         return;
     };
     assert_eq!(manifold.normal, contact.normal, "{}", describe());
     let tolerance = tolerance_at(pa.translation.abs().max(pb.translation.abs()));
     let (ref_a, ref_b) = (reference(a, pa), reference(b, pb));
-    check_points(&manifold, contact.depth, (&ref_a, &ref_b), tolerance, &describe);
+    check_points(
+        &manifold,
+        contact.depth,
+        (&ref_a, &ref_b),
+        tolerance,
+        &describe,
+    );
     // The other way round: the same points, flipped (when the contact is
     // the same: a graze may touch one way round only, shapes centred on
     // each other pick their own way out).
@@ -58,7 +74,10 @@ fn check_manifold(case: usize, (a, pa): (&Shape, Isometry2d), (b, pb): (&Shape, 
     // is a face; an end within rounding of touching is a point), the two
     // ways round may decide differently: their points are still on both
     // boundaries, and such cases must stay rare.
-    if let Some(back) = b.manifold(pb, a, pa).filter(|back| back.normal == -manifold.normal) {
+    if let Some(back) = b
+        .manifold(pb, a, pa)
+        .filter(|back| back.normal == -manifold.normal)
+    {
         let back = back.flipped();
         check_points(&back, contact.depth, (&ref_a, &ref_b), tolerance, &describe);
         seen.asymmetric += usize::from(!same_points(&back, &manifold, tolerance));
@@ -118,7 +137,10 @@ fn same_points(found: &Manifold, expected: &Manifold, tolerance: f64) -> bool {
 
 /// A pose within `spread` of `centre`, turned at random.
 fn random_pose(rng: &mut StdRng, centre: Vec2, spread: f32) -> Isometry2d {
-    let offset = Vec2::new(rng.random_range(-spread..spread), rng.random_range(-spread..spread));
+    let offset = Vec2::new(
+        rng.random_range(-spread..spread),
+        rng.random_range(-spread..spread),
+    );
     Isometry2d::new(centre + offset, Rot2::radians(rng.random_range(-7.0..7.0)))
 }
 
@@ -127,7 +149,10 @@ fn random_pose(rng: &mut StdRng, centre: Vec2, spread: f32) -> Isometry2d {
 fn random_edge(rng: &mut StdRng, shape: &Shape, pose: Isometry2d) -> (DVec2, DVec2, DVec2) {
     let core = reference(shape, pose).core().to_vec();
     let (start, along) = match core.len() {
-        1 => (core[0], DVec2::from_angle(rng.random_range(0.0..core::f64::consts::TAU))),
+        1 => (
+            core[0],
+            DVec2::from_angle(rng.random_range(0.0..core::f64::consts::TAU)),
+        ),
         n => {
             let i = rng.random_range(0..n);
             (core[i], core[(i + 1) % n] - core[i])
@@ -147,7 +172,17 @@ fn random_edge(rng: &mut StdRng, shape: &Shape, pose: Isometry2d) -> (DVec2, DVe
 fn face_to_face(rng: &mut StdRng, a: &Shape, pa: Isometry2d, b: &Shape) -> Option<Isometry2d> {
     let (start, along, normal) = random_edge(rng, a, pa);
     let (b_start, b_along, _) = random_edge(rng, b, Isometry2d::IDENTITY);
-    let tilts = [0.0, 0.0, 0.0, 1e-6, -1e-6, 1e-3, 5e-3, 2e-2, rng.random_range(-0.3..0.3)];
+    let tilts = [
+        0.0,
+        0.0,
+        0.0,
+        1e-6,
+        -1e-6,
+        1e-3,
+        5e-3,
+        2e-2,
+        rng.random_range(-0.3..0.3),
+    ];
     let tilt = tilts[rng.random_range(0..tilts.len())];
     let rotation = Rot2::radians(((-along).to_angle() - b_along.to_angle() + tilt) as f32);
     let turned = |p: DVec2| {
@@ -156,8 +191,12 @@ fn face_to_face(rng: &mut StdRng, a: &Shape, pa: Isometry2d, b: &Shape) -> Optio
     };
     let target = start + along * rng.random_range(-0.2..1.2) + normal * 60.0;
     let origin = target - turned(b_start + b_along * rng.random_range(0.0..1.0));
-    let wanted = [0.0, rng.random_range(-2e-3..2e-3), rng.random_range(-0.5..0.0), rng.random_range(-4.0..0.0)]
-        [rng.random_range(0..4)];
+    let wanted = [
+        0.0,
+        rng.random_range(-2e-3..2e-3),
+        rng.random_range(-0.5..0.0),
+        rng.random_range(-4.0..0.0),
+    ][rng.random_range(0..4)];
     let pose_at = |t: f64| Isometry2d::new((origin - normal * t).as_vec2(), rotation);
     let gap_at = |t: f64| reference_gap((a, pa), (b, pose_at(t)));
     let (mut lo, mut hi) = (0.0, 60.5);
@@ -205,9 +244,18 @@ fn check_kinds_from(kind_a: Kind, seed: u64) {
         // Two segments touch only where they cross or lie on one line.
         let segments = matches!((kind_a, kind_b), (Kind::Segment, Kind::Segment));
         let a_segment = matches!(kind_a, Kind::Segment) || matches!(kind_b, Kind::Segment);
-        let fewest = if segments { 20 } else if a_segment { 150 } else { 300 };
+        let fewest = if segments {
+            20
+        } else if a_segment {
+            150
+        } else {
+            300
+        };
         assert!(seen.contacts > fewest, "{kind_a:?}-{kind_b:?}: {seen:?}");
-        assert!(seen.asymmetric * 100 <= seen.contacts, "{kind_a:?}-{kind_b:?}: {seen:?}");
+        assert!(
+            seen.asymmetric * 100 <= seen.contacts,
+            "{kind_a:?}-{kind_b:?}: {seen:?}"
+        );
         let faces = |kind| !matches!(kind, Kind::Circle);
         if faces(kind_a) && faces(kind_b) && !segments {
             assert!(seen.two_points > 50, "{kind_a:?}-{kind_b:?}: {seen:?}");
@@ -246,9 +294,13 @@ fn polygon_manifolds_match_reference() {
 #[test]
 fn manifolds_far_from_the_origin_match_reference() {
     let mut seen = Seen::default();
-    for (i, far) in [Vec2::new(3e3, -2e3), Vec2::new(-4e4, 7e4), Vec2::new(1e5, 1e5)]
-        .into_iter()
-        .enumerate()
+    for (i, far) in [
+        Vec2::new(3e3, -2e3),
+        Vec2::new(-4e4, 7e4),
+        Vec2::new(1e5, 1e5),
+    ]
+    .into_iter()
+    .enumerate()
     {
         for (k, &kind) in Kind::ALL.iter().enumerate() {
             let found = check_kinds(800 + 10 * i as u64 + k as u64, kind, Kind::Rect, far);
@@ -318,7 +370,11 @@ fn compound_and_polyline_manifolds_match_reference() {
         // A polyline's normal (its ghost-vertex rule) is not always the
         // shortest way out of the segment touched: the overlap along it,
         // which the points measure, may be deeper than the contact says.
-        let depth_limit = if case % 2 == 1 || pick == 6 { f32::INFINITY } else { f32::NEG_INFINITY };
+        let depth_limit = if case % 2 == 1 || pick == 6 {
+            f32::INFINITY
+        } else {
+            f32::NEG_INFINITY
+        };
         let pa = random_pose(&mut rng, Vec2::ZERO, 6.0);
         let pb = random_pose(&mut rng, Vec2::ZERO, 6.0);
         let describe = || format!("case {case}: {a:?} at {pa:?} vs {b:?} at {pb:?}");
@@ -335,15 +391,33 @@ fn compound_and_polyline_manifolds_match_reference() {
         assert_eq!(manifold.parts, ContactParts::new(i, j), "{}", describe());
         assert_eq!(by_parts.depth, contact.depth, "{}", describe());
         let parts = manifold.parts;
-        let (ref_a, ref_b) = (reference_part(&a, pa, parts.a()), reference_part(&b, pb, parts.b()));
-        check_points(&manifold, contact.depth.max(depth_limit), (&ref_a, &ref_b), TOLERANCE, &describe);
+        let (ref_a, ref_b) = (
+            reference_part(&a, pa, parts.a()),
+            reference_part(&b, pb, parts.b()),
+        );
+        check_points(
+            &manifold,
+            contact.depth.max(depth_limit),
+            (&ref_a, &ref_b),
+            TOLERANCE,
+            &describe,
+        );
         // Every touching pair of parts has its own, on its own parts; the
         // deepest pair's is among them.
         let all = a.manifolds(pa, &b, pb);
         assert!(all.contains(&manifold), "{}: {all:?}", describe());
         for each in &all {
-            let (ref_a, ref_b) = (reference_part(&a, pa, each.parts.a()), reference_part(&b, pb, each.parts.b()));
-            check_points(each, contact.depth.max(depth_limit), (&ref_a, &ref_b), TOLERANCE, &describe);
+            let (ref_a, ref_b) = (
+                reference_part(&a, pa, each.parts.a()),
+                reference_part(&b, pb, each.parts.b()),
+            );
+            check_points(
+                each,
+                contact.depth.max(depth_limit),
+                (&ref_a, &ref_b),
+                TOLERANCE,
+                &describe,
+            );
         }
         seen.contacts += 1;
         seen.two_points += usize::from(manifold.points().len() == 2);

@@ -47,13 +47,13 @@ pub(crate) use dispatch::{ContactOp, PairShape, SpecialKind, dispatch};
 pub(crate) use dispatch::{
     ListedPart, contact_with_listed_parts, for_each_part_contact, prefetch_parts, visit_parts_in,
 };
+pub use manifold::{FeatureId, Manifold, ManifoldPoint};
+pub(crate) use manifold::{for_each_manifold, manifold_of};
 pub(crate) use pairs::Stick;
 pub use pairs::{
     circle_circle_contact, circle_circle_intersects, circle_rect_contact, circle_rect_intersects,
     rect_rect_contact, rect_rect_intersects,
 };
-pub(crate) use manifold::{for_each_manifold, manifold_of};
-pub use manifold::{FeatureId, Manifold, ManifoldPoint};
 pub use polygon::ConvexPolygon;
 pub(crate) use polygon::scaled_points_into;
 pub(crate) use pose::TransformReading;

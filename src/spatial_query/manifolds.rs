@@ -102,13 +102,19 @@ impl SpatialQuery<'_, '_> {
         let (first, second) = if entity < other { (i, j) } else { (j, i) };
         let ((collider_a, shape_a), (collider_b, shape_b)) =
             (colliders.get(first), colliders.get(second));
-        for_each_manifold(shape_a, collider_a.pose, shape_b, collider_b.pose, |manifold| {
-            found.push(if entity < other {
-                manifold
-            } else {
-                manifold.flipped()
-            });
-        });
+        for_each_manifold(
+            shape_a,
+            collider_a.pose,
+            shape_b,
+            collider_b.pose,
+            |manifold| {
+                found.push(if entity < other {
+                    manifold
+                } else {
+                    manifold.flipped()
+                });
+            },
+        );
         found
     }
 }
@@ -152,7 +158,12 @@ impl Collisions {
     /// }
     /// # bevy::ecs::system::assert_is_system(resting);
     /// ```
-    pub fn manifold(&self, entity: Entity, other: Entity, spatial: &SpatialQuery) -> Option<Manifold> {
+    pub fn manifold(
+        &self,
+        entity: Entity,
+        other: Entity,
+        spatial: &SpatialQuery,
+    ) -> Option<Manifold> {
         self.get(entity, other)?;
         spatial.manifold(entity, other)
     }
