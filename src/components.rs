@@ -10,8 +10,8 @@ use bevy::prelude::*;
 use bevy::shape::Aabb2d;
 
 use crate::geometry::{
-    Compound, Contact, ConvexPolygon, Shape, ShapeError, ShapeRef, TransformReading, checked_pose,
-    convex_pieces, convex_pieces_with_holes, validate_pose,
+    Compound, Contact, ConvexPolygon, Manifold, Shape, ShapeError, ShapeRef, TransformReading,
+    checked_pose, convex_pieces, convex_pieces_with_holes, manifold_of, validate_pose,
 };
 
 /// A collision shape, centred on its entity.
@@ -465,6 +465,24 @@ impl Collider {
     ) -> Result<Option<Contact>, ShapeError> {
         let (pose, other_pose) = self.validated_pair(pose, other, other_pose)?;
         Ok((self.shape_ref()).contact(pose, other.shape_ref(), other_pose))
+    }
+
+    /// The contact manifold of this collider at `pose` and `other` at
+    /// `other_pose`, seen from this one: the normal of
+    /// [`Collider::contact`] and the one or two points where they touch
+    /// ([`Shape::manifold`]). `None` when they are apart or when either size
+    /// or pose is invalid.
+    ///
+    /// For colliders on entities, as detection saw them, see
+    /// [`SpatialQuery::manifold`](crate::SpatialQuery::manifold).
+    pub fn manifold(
+        &self,
+        pose: Isometry2d,
+        other: &Collider,
+        other_pose: Isometry2d,
+    ) -> Option<Manifold> {
+        let (pose, other_pose) = self.validated_pair(pose, other, other_pose).ok()?;
+        manifold_of(self.shape_ref(), pose, other.shape_ref(), other_pose)
     }
 
     /// Both poses, with both shapes and poses checked and the rotations

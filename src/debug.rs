@@ -23,6 +23,9 @@
 //! While the group is disabled the drawing systems do not run at all (a run
 //! condition checks the flag), so a disabled overlay costs one resource read
 //! per frame.
+//!
+//! One collider is drawn its own way with a [`DebugRender`] on its entity: a
+//! colour of its own, or not at all.
 
 use bevy::color::Color;
 use bevy::gizmos::GizmoPlugin;
@@ -32,10 +35,10 @@ use bevy::prelude::*;
 use bevy::transform::TransformSystems;
 
 use crate::components::{Collider, ColliderDisabled, CollidingEntities};
-use crate::geometry::Shape;
+use crate::geometry::{Manifold, Shape};
 use crate::plugin::CollisionSystems;
-use crate::spatial_query::{QueryLog, QueryRecord};
-use crate::stages::collisions::Collisions;
+use crate::spatial_query::{QueryLog, QueryRecord, SpatialQuery};
+use crate::stages::collisions::{Collisions, ContactPair};
 
 /// Draws colliders and contacts with gizmos.
 ///
@@ -46,7 +49,12 @@ use crate::stages::collisions::Collisions;
 /// [`CollisionGizmos::colliding_color`]. Every contact in [`Collisions`] is
 /// drawn as a small circle at its point, an arrow along its normal (from the
 /// first entity of the pair towards the second) and a segment as long as its
-/// depth.
+/// depth; and its [manifold](crate::Manifold) as a cross at each of its one
+/// or two points, joined by a line when there are two (a face resting on a
+/// face).
+///
+/// A [`DebugRender`] on a collider's entity gives it a colour of its own, or
+/// hides it.
 ///
 /// Drawing happens in [`PostUpdate`] after transform propagation and after
 /// [`CollisionSystems::Events`], so it shows this frame's detection. When the
@@ -101,6 +109,14 @@ pub struct CollisionGizmos {
     pub draw_colliders: bool,
     /// Draw contact points, normals and depths.
     pub draw_contacts: bool,
+    /// Draw each contact's [manifold](crate::Manifold): a cross at each of
+    /// its points, and the line between them when there are two. On by
+    /// default; each is computed when drawn
+    /// ([`SpatialQuery::manifolds`](crate::SpatialQuery::manifolds)), so a
+    /// scene of thousands of contacts draws faster without.
+    pub draw_manifolds: bool,
+    /// The colour of the manifolds drawn.
+    pub manifold_color: Color,
     /// Also draw each collider's axis-aligned bounding box (what the broad
     /// phase compares), faintly. Off by default.
     pub draw_aabbs: bool,
@@ -127,6 +143,8 @@ impl Default for CollisionGizmos {
             point_radius: 3.0,
             draw_colliders: true,
             draw_contacts: true,
+            draw_manifolds: true,
+            manifold_color: Color::srgb(0.3, 1.0, 0.95),
             draw_aabbs: false,
             draw_queries: false,
             query_color: Color::srgb(0.5, 1.0, 0.4),
@@ -134,9 +152,57 @@ impl Default for CollisionGizmos {
     }
 }
 
+/// How [`CollisionDebugPlugin`] draws one collider: put it on the
+/// collider's entity to give it a colour of its own, or to hide it (a big
+/// level whose outline hides the rest, a trigger zone).
+///
+/// ```
+/// use bevy::prelude::*;
+/// use bevy_collide2d::prelude::*;
+///
+/// fn spawn(mut commands: Commands) {
+///     // Always drawn in gold, touching or not.
+///     commands.spawn((Collider::circle(8.0), DebugRender::colored(Color::srgb(1.0, 0.8, 0.2))));
+///     // Not drawn (its contacts with colliders that are drawn still are).
+///     commands.spawn((Collider::rect(2000.0, 20.0), DebugRender::hidden()));
+/// }
+/// # bevy::ecs::system::assert_is_system(spawn);
+/// ```
+#[derive(Component, Clone, Copy, Debug, Default, PartialEq, Reflect)]
+#[reflect(Component, Debug, Default, PartialEq, Clone)]
+pub struct DebugRender {
+    /// The outline's colour (and its bounding box's), whether it touches
+    /// something or not, instead of [`CollisionGizmos::collider_color`] and
+    /// [`CollisionGizmos::colliding_color`]; `None` keeps those.
+    pub color: Option<Color>,
+    /// Draw neither its outline nor its bounding box. The contacts and
+    /// manifolds of its pairs are still drawn, unless the other collider of
+    /// the pair is hidden too.
+    pub hidden: bool,
+}
+
+impl DebugRender {
+    /// Drawn in `color`, touching or not.
+    pub const fn colored(color: Color) -> Self {
+        Self {
+            color: Some(color),
+            hidden: false,
+        }
+    }
+
+    /// Not drawn.
+    pub const fn hidden() -> Self {
+        Self {
+            color: None,
+            hidden: true,
+        }
+    }
+}
+
 impl Plugin for CollisionDebugPlugin {
     fn build(&self, app: &mut App) {
-        app.init_gizmo_group::<CollisionGizmos>();
+        app.init_gizmo_group::<CollisionGizmos>()
+            .register_type::<DebugRender>();
         app.world_mut()
             .resource_mut::<GizmoConfigStore>()
             .config_mut::<CollisionGizmos>()
@@ -145,7 +211,7 @@ impl Plugin for CollisionDebugPlugin {
 
         app.add_systems(
             PostUpdate,
-            (draw_colliders, draw_contacts, draw_queries)
+            (draw_colliders, draw_contacts, draw_manifolds, draw_queries)
                 .after(TransformSystems::Propagate)
                 .after(CollisionSystems::Events)
                 .run_if(collision_gizmos_enabled),
@@ -176,27 +242,39 @@ pub fn collision_gizmos_enabled(store: Res<GizmoConfigStore>) -> bool {
 }
 
 /// Outlines every valid collider at its world pose, coloured by whether it is
-/// colliding. Invalid and disabled colliders (which detection skips) are not
-/// drawn.
+/// colliding or by its [`DebugRender`]. Invalid and disabled colliders (which
+/// detection skips) and hidden ones are not drawn.
 fn draw_colliders(
     mut gizmos: Gizmos<CollisionGizmos>,
-    colliders: Query<(&Collider, &GlobalTransform, &CollidingEntities), Without<ColliderDisabled>>,
+    colliders: Query<
+        (
+            &Collider,
+            &GlobalTransform,
+            &CollidingEntities,
+            Option<&DebugRender>,
+        ),
+        Without<ColliderDisabled>,
+    >,
 ) {
     // A copy of the `&'w` reference, so `gizmos` stays free to draw with.
     let style = gizmos.config_ext;
     if !style.draw_colliders && !style.draw_aabbs {
         return;
     }
-    for (collider, transform, colliding) in &colliders {
+    for (collider, transform, colliding, render) in &colliders {
+        let render = render.copied().unwrap_or_default();
+        if render.hidden {
+            continue;
+        }
         // The same pose and scaled shape that detection uses.
         let Ok((shape, pose)) = collider.world_shape(transform) else {
             continue;
         };
-        let color = if colliding.is_empty() {
+        let color = render.color.unwrap_or(if colliding.is_empty() {
             style.collider_color
         } else {
             style.colliding_color
-        };
+        });
         if style.draw_colliders {
             outline(&mut gizmos, &shape, pose, color);
         }
@@ -299,12 +377,19 @@ fn outline(gizmos: &mut Gizmos<CollisionGizmos>, shape: &Shape, pose: Isometry2d
 
 /// Draws each contact of the last detection: its point, its normal (from the
 /// pair's first entity to its second) and its depth along the normal.
-fn draw_contacts(mut gizmos: Gizmos<CollisionGizmos>, collisions: Res<Collisions>) {
+fn draw_contacts(
+    mut gizmos: Gizmos<CollisionGizmos>,
+    collisions: Res<Collisions>,
+    renders: Query<&DebugRender>,
+) {
     let style = gizmos.config_ext;
     if !style.draw_contacts {
         return;
     }
     for pair in collisions.iter() {
+        if both_hidden(pair, &renders) {
+            continue;
+        }
         let contact = pair.contact;
         let normal = *contact.normal;
         gizmos.circle_2d(contact.point, style.point_radius, style.point_color);
@@ -324,6 +409,61 @@ fn draw_contacts(mut gizmos: Gizmos<CollisionGizmos>, collisions: Res<Collisions
                 style.depth_color,
             );
         }
+    }
+}
+
+/// Whether both colliders of `pair` are hidden by their [`DebugRender`].
+fn both_hidden(pair: &ContactPair, renders: &Query<&DebugRender>) -> bool {
+    let hidden = |entity| renders.get(entity).is_ok_and(|render| render.hidden);
+    !renders.is_empty() && hidden(pair.a) && hidden(pair.b)
+}
+
+/// Draws each contact's manifolds (computed now, from the colliders as
+/// detection saw them, one per touching pair of parts): a cross at each
+/// point, along the normal and across it, and the line joining two points.
+fn draw_manifolds(
+    mut gizmos: Gizmos<CollisionGizmos>,
+    collisions: Res<Collisions>,
+    spatial: SpatialQuery,
+    renders: Query<&DebugRender>,
+) {
+    let style = gizmos.config_ext;
+    if !style.draw_manifolds {
+        return;
+    }
+    for pair in collisions.iter() {
+        if both_hidden(pair, &renders) {
+            continue;
+        }
+        // Every touching pair of parts': a crate across two tiles rests on
+        // both.
+        for manifold in spatial.manifolds(pair.a, pair.b) {
+            draw_manifold(
+                &mut gizmos,
+                &manifold,
+                style.point_radius,
+                style.manifold_color,
+            );
+        }
+    }
+}
+
+/// A cross of half size `size` at each point of `manifold`, along its
+/// normal and across it, and the line joining two points.
+fn draw_manifold(
+    gizmos: &mut Gizmos<CollisionGizmos>,
+    manifold: &Manifold,
+    size: f32,
+    color: Color,
+) {
+    let (along, across) = (*manifold.normal * size, manifold.normal.perp() * size);
+    for point in manifold.points() {
+        let at = point.point;
+        gizmos.line_2d(at - across, at + across, color);
+        gizmos.line_2d(at - along, at + along, color);
+    }
+    if let [p, q] = manifold.points() {
+        gizmos.line_2d(p.point, q.point, color);
     }
 }
 

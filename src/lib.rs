@@ -32,7 +32,7 @@ pub use components::{
     StaticCollider, Swept, pose_and_scale, pose_of,
 };
 pub use diagnostics::CollisionDiagnosticsPlugin;
-pub use geometry::{Contact, ShapeError};
+pub use geometry::{Contact, ContactParts, FeatureId, Manifold, ManifoldPoint, ShapeError};
 pub use level::{TilemapCollider, TilemapError, TilemapKind, TilemapTile};
 pub use move_and_slide::{MoveAndSlideConfig, MoveAndSlideOutput, SlideHit, slide_velocity};
 pub use plugin::{CollisionPlugin, CollisionSystems};
@@ -40,12 +40,12 @@ pub use spatial_query::{
     EntityPredicate, PointProjection, QueryFilter, RayCaster, RayHit, RayHits, ShapeCaster,
     ShapeHit, ShapeHits, SpatialQuery,
 };
-pub use stages::collisions::{Collisions, ContactPair, ContactParts};
+pub use stages::collisions::{Collisions, ContactPair};
 pub use stages::events::{CollisionEnded, CollisionEvent, CollisionStarted};
 pub use stages::hooks::{ActiveCollisionHooks, CollisionHooks};
 
 #[cfg(feature = "debug")]
-pub use debug::{CollisionDebugPlugin, CollisionGizmos, collision_gizmos_enabled};
+pub use debug::{CollisionDebugPlugin, CollisionGizmos, DebugRender, collision_gizmos_enabled};
 #[cfg(feature = "picking")]
 pub use picking::{CollisionPickable, CollisionPickingPlugin, CollisionPickingSettings};
 
@@ -55,10 +55,10 @@ pub mod prelude {
         ActiveCollisionHooks, Collider, ColliderDisabled, CollidingEntities, CollisionBody,
         CollisionDiagnosticsPlugin, CollisionEnded, CollisionEvent, CollisionHooks,
         CollisionLayers, CollisionPlugin, CollisionStarted, CollisionSystems, Collisions, Contact,
-        ContactPair, ContactParts, MoveAndSlideConfig, MoveAndSlideOutput, OneWayPlatform,
-        PointProjection, QueryFilter, RayCaster, RayHit, RayHits, ShapeCaster, ShapeHit, ShapeHits,
-        SlideHit, SpatialQuery, StaticCollider, Swept, TilemapCollider, TilemapKind, TilemapTile,
-        pose_and_scale, pose_of,
+        ContactPair, ContactParts, FeatureId, Manifold, ManifoldPoint, MoveAndSlideConfig,
+        MoveAndSlideOutput, OneWayPlatform, PointProjection, QueryFilter, RayCaster, RayHit,
+        RayHits, ShapeCaster, ShapeHit, ShapeHits, SlideHit, SpatialQuery, StaticCollider, Swept,
+        TilemapCollider, TilemapKind, TilemapTile, pose_and_scale, pose_of,
     };
 
     #[cfg(feature = "mesh")]
@@ -66,7 +66,7 @@ pub mod prelude {
     #[cfg(feature = "image")]
     pub use crate::{ColliderFromImage, ImageOutline};
     #[cfg(feature = "debug")]
-    pub use crate::{CollisionDebugPlugin, CollisionGizmos};
+    pub use crate::{CollisionDebugPlugin, CollisionGizmos, DebugRender};
     #[cfg(feature = "picking")]
     pub use crate::{CollisionPickable, CollisionPickingPlugin, CollisionPickingSettings};
 }

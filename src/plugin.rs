@@ -13,7 +13,7 @@ use crate::components::{
     StaticCollider, Swept,
 };
 use crate::diagnostics::DetectionSchedule;
-use crate::geometry::Contact;
+use crate::geometry::{Contact, ContactParts, FeatureId, Manifold, ManifoldPoint};
 use crate::level::{
     TilemapCollider, TilemapKind, TilemapTile, any_tilemap_changed, build_tilemap_colliders,
 };
@@ -158,6 +158,10 @@ fn register_types(app: &mut App) {
         .register_type::<TilemapKind>()
         .register_type::<Contact>()
         .register_type::<ContactPair>()
+        .register_type::<ContactParts>()
+        .register_type::<Manifold>()
+        .register_type::<ManifoldPoint>()
+        .register_type::<FeatureId>()
         .register_type::<CollisionEvent>()
         .register_type::<CollisionStarted>()
         .register_type::<CollisionEnded>()

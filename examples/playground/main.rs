@@ -8,7 +8,10 @@
 //! near each other (within [`GAP_RANGE`]), a thin line joins their closest
 //! points ([`Shape::closest_points`] on the shapes detection uses), with a
 //! small dot at each end: the gap that would have to close for them to
-//! touch.
+//! touch. Where shapes touch, the overlay also draws their contact
+//! manifold: a cross at each of its one or two points (two where a face
+//! rests on a face). A [`DebugRender`] on a shape (keys H and G) hides it
+//! from the overlay or gives it a colour of its own.
 //!
 //! The shapes under the mouse are outlined in yellow, found with
 //! [`SpatialQuery::point_hits`]; holding L fires a laser with
@@ -37,6 +40,10 @@
 //! | D                      | collision overlay (with the closest-    |
 //! |                        | point lines) on / off                   |
 //! | A                      | bounding boxes (broad phase) on / off   |
+//! | H                      | hide / show the selected shape in the   |
+//! |                        | overlay (its `DebugRender`)             |
+//! | G                      | the selected shape's overlay outline in |
+//! |                        | gold, touching or not (`DebugRender`)   |
 //! | mouse over shapes      | outline the shapes under the cursor     |
 //! | L (hold)               | laser from the selected shape towards   |
 //! |                        | the cursor (nothing selected: from the  |
@@ -131,6 +138,7 @@ impl Plugin for PlaygroundPlugin {
                     rotate_and_scale,
                     spawn_shapes,
                     remove_selected,
+                    debug_render_selected,
                 )
                     .chain(),
             )
@@ -437,6 +445,40 @@ fn remove_selected(
             commands.entity(entity).despawn();
         }
         drag.entity = None;
+    }
+}
+
+/// The gold of G.
+pub const GOLD: Color = Color::srgb(1.0, 0.8, 0.2);
+
+/// H hides the selected shape from the overlay, or shows it again; G draws
+/// its outline in gold, or in the overlay's colours again: a
+/// [`DebugRender`] on it, which the overlay honours.
+fn debug_render_selected(
+    keys: Res<ButtonInput<KeyCode>>,
+    selected: Query<(Entity, Option<&DebugRender>), With<Selected>>,
+    mut commands: Commands,
+) {
+    let (hide, gild) = (
+        keys.just_pressed(KeyCode::KeyH),
+        keys.just_pressed(KeyCode::KeyG),
+    );
+    if !(hide || gild) {
+        return;
+    }
+    for (entity, render) in &selected {
+        let mut render = render.copied().unwrap_or_default();
+        if hide {
+            render.hidden = !render.hidden;
+        }
+        if gild {
+            render.color = if render.color.is_some() {
+                None
+            } else {
+                Some(GOLD)
+            };
+        }
+        commands.entity(entity).insert(render);
     }
 }
 

@@ -7,7 +7,7 @@ use bevy::prelude::*;
 use bevy_collide2d::geometry::Shape;
 use bevy_collide2d::prelude::*;
 
-use super::{Body, CursorWorld, GAP_RANGE, Laser, PICK_TOLERANCE, gaps, headless_app};
+use super::{Body, CursorWorld, GAP_RANGE, GOLD, Laser, PICK_TOLERANCE, gaps, headless_app};
 
 /// The kind of a collider, by name.
 fn kind(collider: &Collider) -> &'static str {
@@ -323,4 +323,38 @@ fn playground_drags_a_shape_into_another_and_fires_the_laser() {
     assert_eq!(hit.entity, big_circle);
     // The big circle (radius 60 at x = 150) is first met at x = 90.
     assert!((hit.distance - 590.0).abs() < 0.01, "{}", hit.distance);
+}
+
+/// H and G put a `DebugRender` on the selected shape: hidden, then shown
+/// again; in gold, then in the overlay's colours again.
+#[test]
+fn keys_hide_and_colour_the_selected_shape_in_the_overlay() {
+    let mut app = headless_app();
+    app.update();
+    let at = Vec2::new(700.0, 300.0);
+    frame(&mut app, at, false, Some(KeyCode::KeyC));
+    frame(&mut app, at, false, None);
+    // Select it (a click on it).
+    frame(&mut app, at, true, None);
+    frame(&mut app, at, false, None);
+    let entity = (bodies(&mut app).into_iter())
+        .find(|(_, _, _, pose, _)| pose.translation.distance(at) < 1.0)
+        .expect("spawned at the cursor")
+        .0;
+    let render = |app: &App| app.world().get::<DebugRender>(entity).copied();
+    assert_eq!(render(&app), None);
+    frame(&mut app, at, false, Some(KeyCode::KeyH));
+    assert_eq!(render(&app), Some(DebugRender::hidden()));
+    frame(&mut app, at, false, Some(KeyCode::KeyG));
+    assert_eq!(
+        render(&app),
+        Some(DebugRender {
+            color: Some(GOLD),
+            hidden: true
+        })
+    );
+    frame(&mut app, at, false, Some(KeyCode::KeyH));
+    assert_eq!(render(&app), Some(DebugRender::colored(GOLD)));
+    frame(&mut app, at, false, Some(KeyCode::KeyG));
+    assert_eq!(render(&app), Some(DebugRender::default()));
 }

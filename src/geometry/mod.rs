@@ -1,5 +1,6 @@
-//! Pure 2D collision geometry: shapes, exact overlap tests and contacts, ray
-//! and shape casts, and swept tests (time of impact).
+//! Pure 2D collision geometry: shapes, exact overlap tests, contacts and
+//! contact manifolds, ray and shape casts, and swept tests (time of
+//! impact).
 //!
 //! Nothing here knows about the ECS. Shapes are centred at their local origin
 //! and a pose ([`Isometry2d`](bevy::math::Isometry2d)) places them in the
@@ -13,6 +14,7 @@ mod contact;
 mod convex;
 mod dispatch;
 mod holes;
+mod manifold;
 mod pairs;
 mod part_grid;
 mod polygon;
@@ -34,6 +36,8 @@ mod chain_reference_tests;
 #[cfg(test)]
 mod hollow_reference_tests;
 #[cfg(test)]
+mod manifold_reference_tests;
+#[cfg(test)]
 mod property_tests;
 #[cfg(test)]
 mod reference_tests;
@@ -42,12 +46,14 @@ pub use checked::{MAX_MAGNITUDE, ShapeError, validate_pose};
 pub(crate) use checked::{checked_placement, checked_pose, within_magnitude};
 pub use compound::{Compound, CompoundPart};
 pub(crate) use concave::convex_pieces;
-pub use contact::Contact;
+pub use contact::{Contact, ContactParts};
 pub(crate) use dispatch::{ContactOp, PairShape, SpecialKind, dispatch};
 pub(crate) use dispatch::{
     ListedPart, contact_with_listed_parts, for_each_part_contact, prefetch_parts, visit_parts_in,
 };
 pub(crate) use holes::convex_pieces_with_holes;
+pub use manifold::{FeatureId, Manifold, ManifoldPoint};
+pub(crate) use manifold::{for_each_manifold, manifold_of};
 pub(crate) use pairs::Stick;
 pub use pairs::{
     circle_circle_contact, circle_circle_intersects, circle_rect_contact, circle_rect_intersects,

@@ -4,13 +4,13 @@ use bevy::reflect::Reflect;
 use bevy::reflect::{ReflectDeserialize, ReflectSerialize};
 use bevy::shape::Aabb2d;
 
-use super::checked::ShapeError;
+use super::checked::{ShapeError, validate_placement};
 use super::dispatch::PartPlace;
 use super::dispatch::{ContactOp, IntersectsOp, PairShape, SpecialKind, dispatch};
 use super::pairs::Stick;
 use super::shape_ref::ShapeRef;
 use super::{Compound, CompoundPart};
-use super::{Contact, ConvexPolygon, convex};
+use super::{Contact, ConvexPolygon, Manifold, convex, for_each_manifold, manifold_of};
 
 /// A collision shape in local coordinates, in world units (scale already
 /// applied). A pose ([`Isometry2d`]) places it in the world: circles,
@@ -159,6 +159,60 @@ impl Shape {
         other_pose: Isometry2d,
     ) -> Option<Contact> {
         dispatch(ContactOp, self, pose, other, other_pose)
+    }
+
+    /// The contact manifold of this shape at `pose` and `other` at
+    /// `other_pose`, seen from this shape: the normal of
+    /// [`Shape::contact`] and the one or two points where they touch, each
+    /// with its depth and a [`FeatureId`](super::FeatureId) (Box2D's
+    /// `b2Manifold`); `None` when they are apart, or when a shape or a pose
+    /// is invalid (NaN, a size of zero: see [`Shape::validate`]).
+    ///
+    /// A face resting on a face gives two points, where the stretch they
+    /// touch along ends: a box sunk into a floor gets one under each bottom
+    /// corner, a box on a ramp too once it lies flat on it. A corner, a
+    /// circle or a rounded end gives one, the deepest. With a compound, the
+    /// manifold of its deepest pair of parts, which
+    /// [`Manifold::parts`] names (a polyline's under its ghost-vertex rule:
+    /// the normal is still the contact's).
+    pub fn manifold(
+        &self,
+        pose: Isometry2d,
+        other: &Shape,
+        other_pose: Isometry2d,
+    ) -> Option<Manifold> {
+        // Checked but kept bit for bit, so that the normal is the one
+        // `contact` gives for the same poses.
+        validate_placement(self.as_ref(), pose).ok()?;
+        validate_placement(other.as_ref(), other_pose).ok()?;
+        manifold_of(self.as_ref(), pose, other.as_ref(), other_pose)
+    }
+
+    /// Every manifold of this shape at `pose` and `other` at `other_pose`,
+    /// seen from this shape: [`Shape::manifold`] for two shapes that are
+    /// not compounds, else one for each pair of their parts that touch
+    /// (each naming its parts in [`Manifold::parts`]), each with the normal
+    /// of that pair of parts' own contact. Empty when they are apart or
+    /// when a shape or a pose is invalid.
+    ///
+    /// A box lying across two parts of a compound (two steps of a stair, a
+    /// bend in a polyline) rests on both: [`Shape::manifold`] gives the
+    /// deepest of the two, this gives both.
+    pub fn manifolds(
+        &self,
+        pose: Isometry2d,
+        other: &Shape,
+        other_pose: Isometry2d,
+    ) -> Vec<Manifold> {
+        let mut found = Vec::new();
+        if validate_placement(self.as_ref(), pose).is_ok()
+            && validate_placement(other.as_ref(), other_pose).is_ok()
+        {
+            for_each_manifold(self.as_ref(), pose, other.as_ref(), other_pose, |m| {
+                found.push(m);
+            });
+        }
+        found
     }
 
     /// The closest points of this shape at `pose` and `other` at

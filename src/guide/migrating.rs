@@ -33,6 +33,7 @@
 //! | `CollisionEventsEnabled`, `CollisionStart` / `CollisionEnd` | `CollisionEvent::Started` / `Stopped` (no contact) | [`CollisionStarted`] / [`CollisionEnded`], [`CollisionEvent`] (with the contact) |
 //! | `Collisions` (a system parameter), `ContactGraph` | `RapierContext::contact_pair` | [`Collisions`], [`Collisions::contacts_of`] |
 //! | `CollidingEntities` | — | [`CollidingEntities`] |
+//! | `ContactPair::manifolds` (`ContactManifold`: `normal`, `points` with `point`, `penetration`, `feature_id1/2`), kept for every pair; `contact_query::contact_manifolds` without the ECS | `RapierContext::contact_pair(a, b)` then `manifolds()` (`normal`, `points` with `dist`, `fid1/2`) | [`Collisions::manifold`]`(a, b, &spatial)`, [`ContactPair::manifold`] ([`Manifold`]: `normal`, `points()` with `point`, `depth`, `id`), computed when asked; [`SpatialQuery::manifolds`] one per pair of parts; [`Collider::manifold`](crate::Collider::manifold) without the ECS ([`resting_on_a_face`](super::resting_on_a_face)) |
 //! | `CollisionLayers::new(memberships, filters)` | `CollisionGroups::new(memberships, filters)` | [`CollisionLayers::new`] (`u32` masks) |
 //! | `SweptCcd` | `Ccd::enabled()` | [`Swept`] |
 //! | `SpatialQuery` (`cast_ray`, `cast_shape`, ...) | `ReadRapierContext` (`cast_ray`, ...) | [`SpatialQuery`] |
@@ -61,6 +62,10 @@
 #![cfg_attr(
     feature = "debug",
     doc = "| `PhysicsDebugPlugin` | `RapierDebugRenderPlugin` | [`CollisionDebugPlugin`](crate::CollisionDebugPlugin) |"
+)]
+#![cfg_attr(
+    feature = "debug",
+    doc = "| `DebugRender` (`with_collider_color`, `without_collider`) on an entity | `ColliderDebug::NeverRender`, `ColliderDebugColor(hsla)` on an entity | [`DebugRender`](crate::DebugRender) (`colored(color)`, `hidden()`), drawn by [`CollisionDebugPlugin`](crate::CollisionDebugPlugin) |"
 )]
 #![cfg_attr(
     feature = "picking",
@@ -114,6 +119,10 @@
 //! [`Collider::concave_polygon`]: crate::Collider::concave_polygon
 //! [`Collisions`]: crate::Collisions
 //! [`Collisions::contacts_of`]: crate::Collisions::contacts_of
+//! [`Collisions::manifold`]: crate::Collisions::manifold
+//! [`ContactPair::manifold`]: crate::ContactPair::manifold
+//! [`Manifold`]: crate::Manifold
+//! [`SpatialQuery::manifolds`]: crate::SpatialQuery::manifolds
 //! [`Collisions::push_out`]: crate::Collisions::push_out
 //! [`Collisions::impact_pose`]: crate::Collisions::impact_pose
 //! [`CollidingEntities`]: crate::CollidingEntities

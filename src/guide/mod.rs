@@ -18,6 +18,7 @@
 //! | [`bouncing_ball`] | balls and walls: events, per-frame push-out, bounce, `Swept` rewind |
 //! | [`character_controller`] | a character that walks, falls and slides along walls; a wall-jump of your own |
 //! | [`pushing_a_box`] | a character pushing a box that stops at walls and steep slopes |
+//! | [`resting_on_a_face`] | a crate that settles flat on a ramp: the two points of a contact manifold |
 //! | [`triggers`] | pickups, zones, doors: sensors that never push |
 //! | [`damage_on_first_touch`] | spikes, bullets, enemies: once per touch, with observers |
 //! | [`messages_or_observers`] | choosing between the two, and their timing |
@@ -64,6 +65,7 @@ pub mod levels_from_editors;
 pub mod messages_or_observers;
 pub mod migrating;
 pub mod pushing_a_box;
+pub mod resting_on_a_face;
 pub mod spatial_queries;
 pub mod sprites_sized_by_scale;
 pub mod triggers;

@@ -4,6 +4,7 @@
 mod casters;
 mod filter;
 mod log;
+mod manifolds;
 mod nearest_and_all;
 mod refresh_casters;
 mod solidity;

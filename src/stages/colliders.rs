@@ -43,6 +43,13 @@ impl<'a> DetectionColliders<'a> {
         (collider, snapshot.shape_of(&collider.shape))
     }
 
+    /// The index of `entity`'s collider, if detection has it (see
+    /// [`ColliderSnapshot::index_of`]).
+    pub(crate) fn index_of(&self, entity: Entity) -> Option<usize> {
+        (self.moving.index_of(entity))
+            .or_else(|| Some(self.moving.len() + self.statics.index_of(entity)?))
+    }
+
     /// Collider `index`'s entity.
     #[inline]
     pub(crate) fn entity(&self, index: usize) -> Entity {

@@ -1,12 +1,12 @@
 //! The contacts the narrow phase found, as games read them: [`Collisions`]
 //! and its [`ContactPair`]s.
 
-use std::num::NonZeroU32;
 use std::sync::OnceLock;
 
 use bevy::math::Isometry2d;
 use bevy::prelude::*;
 
+pub use crate::geometry::ContactParts;
 use crate::geometry::{Contact, Sweep, push_out};
 use crate::util::sort::PairSortSpace;
 
@@ -32,52 +32,6 @@ impl ContactPair {
             a: self.b,
             b: self.a,
             contact: self.contact.flipped(),
-        }
-    }
-}
-
-/// Which part of each collider of a pair a contact is on: the part's index
-/// for a compound collider (its order in [`Collider::compound`]), `None` for
-/// any other shape. See [`Collisions::parts`].
-///
-/// [`Collider::compound`]: crate::Collider::compound
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Reflect)]
-pub struct ContactParts {
-    // The index plus one, so that a pair stays as small as before.
-    a: Option<NonZeroU32>,
-    b: Option<NonZeroU32>,
-}
-
-impl ContactParts {
-    /// Neither collider is a compound.
-    pub const NONE: Self = Self { a: None, b: None };
-
-    /// The parts `a` and `b`, each `None` for a collider that is not a
-    /// compound.
-    pub fn new(a: Option<u32>, b: Option<u32>) -> Self {
-        let packed = |part: Option<u32>| part.and_then(|i| NonZeroU32::new(i.saturating_add(1)));
-        Self {
-            a: packed(a),
-            b: packed(b),
-        }
-    }
-
-    /// The part of the pair's `a` the contact is on.
-    pub fn a(self) -> Option<u32> {
-        self.a.map(|i| i.get() - 1)
-    }
-
-    /// The part of the pair's `b` the contact is on.
-    pub fn b(self) -> Option<u32> {
-        self.b.map(|i| i.get() - 1)
-    }
-
-    /// The same parts seen from the other collider.
-    #[must_use]
-    pub fn swapped(self) -> Self {
-        Self {
-            a: self.b,
-            b: self.a,
         }
     }
 }

@@ -201,6 +201,7 @@ pub(super) fn lay_out(
         layers_seen,
         tables,
         bodies: _,
+        by_entity: _,
     } = snapshot;
     let count = staged.len();
     plan_layout(grid, query_positions, count, layout);

@@ -8,6 +8,8 @@ mod layout;
 mod read;
 mod rescaled;
 
+use std::sync::OnceLock;
+
 use bevy::math::{Isometry2d, Vec2};
 use bevy::prelude::*;
 use bevy::shape::Aabb2d;
@@ -116,6 +118,10 @@ pub struct ColliderSnapshot {
     entity_varying_bits: u64,
     /// The bits of the colliders' layers that any has and that all have.
     layers_seen: LayerBits,
+    /// The colliders' entities in order, each with its index, for
+    /// [`Self::index_of`]: sorted on the first lookup after the snapshot is
+    /// taken (emptied then), so that nothing is paid when nobody asks.
+    by_entity: OnceLock<Vec<(Entity, u32)>>,
 }
 
 /// A collider as read from the ECS, before it is laid out: one record, so
@@ -144,6 +150,21 @@ impl ColliderSnapshot {
     /// Number of colliders.
     pub(crate) fn len(&self) -> usize {
         self.colliders.len()
+    }
+
+    /// The index of `entity`'s collider, if the snapshot has it. The first
+    /// lookup after the snapshot is taken sorts the entities (`O(n log n)`);
+    /// each lookup is then a binary search.
+    pub(crate) fn index_of(&self, entity: Entity) -> Option<usize> {
+        let sorted = self.by_entity.get_or_init(|| {
+            let mut sorted: Vec<(Entity, u32)> = (self.colliders.iter().enumerate())
+                .map(|(index, collider)| (collider.entity, index as u32))
+                .collect();
+            sorted.sort_unstable_by_key(|&(entity, _)| entity);
+            sorted
+        });
+        let at = sorted.binary_search_by_key(&entity, |&(e, _)| e).ok()?;
+        Some(sorted[at].1 as usize)
     }
 
     /// `shape` with its points, if any, from this snapshot.

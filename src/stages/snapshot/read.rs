@@ -333,6 +333,8 @@ pub(crate) fn take_snapshot(
         skipped,
         layout,
     } = scratch;
+    // The colliders are laid out anew: a lookup by entity sorts them again.
+    snapshot.by_entity.take();
     stage_rows(tables, &mut snapshot.staged, workers, notes, all_notes);
     let invalid_points = apply_notes(tables, all_notes, snapshot, warned, skipped);
     start_paths(tables, snapshot, paths);
