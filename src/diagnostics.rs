@@ -2,13 +2,13 @@
 //! Bevy's `DiagnosticsStore`, beside the frame time.
 
 use bevy::diagnostic::{Diagnostic, DiagnosticPath, Diagnostics, RegisterDiagnostic};
-use bevy::ecs::schedule::{InternedScheduleLabel, ScheduleLabel};
+use bevy::ecs::schedule::ScheduleLabel;
 use bevy::platform::time::Instant;
 use bevy::prelude::*;
 use bevy::transform::TransformSystems;
 
 use crate::components::{Collider, ColliderDisabled};
-use crate::plugin::CollisionSystems;
+use crate::plugin::{CollisionSystems, DetectionSchedule};
 use crate::stages::broad_phase::BroadPhasePairs;
 use crate::stages::collisions::Collisions;
 
@@ -71,10 +71,6 @@ impl CollisionDiagnosticsPlugin {
         Self::EVENTS,
     ];
 }
-
-/// The schedule [`CollisionPlugin`](crate::CollisionPlugin) detects in.
-#[derive(Resource, Clone, Copy)]
-pub(crate) struct DetectionSchedule(pub(crate) InternedScheduleLabel);
 
 /// When each step of the running detection started.
 #[derive(Resource, Default)]

@@ -12,7 +12,6 @@ use crate::components::{
     Collider, ColliderDisabled, CollidingEntities, CollisionBody, CollisionLayers, OneWayPlatform,
     StaticCollider, Swept,
 };
-use crate::diagnostics::DetectionSchedule;
 use crate::geometry::{Contact, ContactParts, FeatureId, Manifold, ManifoldPoint};
 use crate::level::{
     TilemapCollider, TilemapKind, TilemapTile, any_tilemap_changed, build_tilemap_colliders,
@@ -101,6 +100,11 @@ impl Default for CollisionPlugin {
         Self::new(PostUpdate)
     }
 }
+
+/// The schedule the plugin detects in, for plugins that measure it
+/// ([`CollisionDiagnosticsPlugin`](crate::CollisionDiagnosticsPlugin)).
+#[derive(Resource, Clone, Copy)]
+pub(crate) struct DetectionSchedule(pub(crate) InternedScheduleLabel);
 
 /// The plugin's system sets, run in this order in the plugin's schedule.
 /// Order your systems against them, e.g. `.after(CollisionSystems::Events)`.
