@@ -152,8 +152,7 @@ fn an_image_without_alpha_or_opaque_pixels_gives_an_error_and_no_collider() {
         Collider::from_image_alpha(&image(TextureFormat::R8Unorm), &ImageOutline::default()),
         Err(bevy_collide2d::ImageColliderError::NoAlphaChannel(_))
     ));
-    let clear = Image::default();
-    let mut clear_image = clear.clone();
+    let mut clear_image = Image::default();
     clear_image.set_color_at(0, 0, Color::NONE).unwrap();
     assert_eq!(
         Collider::from_image_alpha(&clear_image, &ImageOutline::default()),

@@ -192,12 +192,7 @@ fn merged_triangles(positions: &[Vec2], indices: &[usize]) -> Vec<Vec<Vec2>> {
     // (u, v) is the one holding (v, u).
     let mut edges: HashMap<(usize, usize), usize> = HashMap::new();
     for (k, piece) in pieces.iter().enumerate() {
-        let piece = piece
-            .as_ref()
-            .into_iter()
-            .flatten()
-            .copied()
-            .collect::<Vec<_>>();
+        let Some(piece) = piece else { continue };
         for i in 0..piece.len() {
             edges.insert((piece[i], piece[(i + 1) % piece.len()]), k);
         }
