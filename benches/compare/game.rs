@@ -47,6 +47,7 @@
 
 mod avian;
 mod check;
+mod floor;
 mod map;
 mod ours;
 mod rapier;
@@ -362,6 +363,8 @@ pub struct GameOptions {
     pub warmup: usize,
     pub seed: u64,
     pub serial: bool,
+    /// Also answer ours' queries with the floor model (`floor.rs`).
+    pub floor: bool,
     /// Words picking engines by name (`None`: all); the baseline always runs.
     pub engines: Option<Vec<String>>,
 }
@@ -470,10 +473,16 @@ pub fn run(options: &GameOptions) {
         world.resource_mut::<QueryTimes>().0.clear();
     }
     let mut truths: Vec<Option<check::Truth>> = runs.iter().map(|_| None).collect();
+    let mut floor = options.floor.then(|| floor::GameFloor::new(&scene));
     for frame in 0..options.frames {
         let count = runs.len();
         for k in 0..count {
             runs[(frame + k) % count].timed_update();
+        }
+        if let Some(floor) = &mut floor
+            && let Some(ours) = runs.iter_mut().find(|r| r.engine.name == OURS)
+        {
+            floor.frame(ours.app.world_mut(), &scene);
         }
         for (run, truth) in runs.iter_mut().zip(&mut truths) {
             if run.engine.touching_pairs.is_none() {
@@ -487,6 +496,50 @@ pub fn run(options: &GameOptions) {
         }
     }
     report(&runs, options);
+    if let Some(floor) = &floor {
+        report_floor(&runs, floor);
+    }
+}
+
+/// The queries' floor against ours' queries, and what 10x leaves for them.
+fn report_floor(runs: &[GameRun], floor: &floor::GameFloor) {
+    let Some(ours) = runs.iter().find(|r| r.engine.name == OURS) else {
+        return;
+    };
+    let baseline = (runs.iter())
+        .find(|r| r.engine.touching_pairs.is_none())
+        .map_or(0.0, GameRun::median_ms);
+    let ours_cost = ours.median_ms() - baseline;
+    let ours_queries = characters::median_ms(&ours.app.world().resource::<QueryTimes>().0);
+    let floor_ms = characters::median_ms(&floor.times);
+    let peer = (runs.iter())
+        .filter(|r| r.engine.touching_pairs.is_some() && r.engine.name != OURS)
+        .map(|r| (r.median_ms() - baseline, r.engine.name))
+        .min_by(|a, b| a.0.total_cmp(&b.0));
+    println!(
+        "\nqueries' floor (one thread, `game/floor.rs`): {floor_ms:.2} ms a frame against ours' {ours_queries:.2} ms ({:.1}x); its hits per frame {:.0}; answers unlike ours': {} rays, {} points of {} frames",
+        ours_queries / floor_ms,
+        floor.hits as f64 / floor.frames.max(1) as f64,
+        floor.mismatched_rays,
+        floor.mismatched_points,
+        floor.frames,
+    );
+    let per_frame = |d: Duration| d.as_secs_f64() * 1e3 / floor.frames.max(1) as f64;
+    println!(
+        "the floor's parts, mean ms a frame: rays through the tiles {:.2}, the hills {:.2}, the movers {:.2} (grid built each frame); points {:.2}",
+        per_frame(floor.parts[0]),
+        per_frame(floor.parts[1]),
+        per_frame(floor.parts[2]),
+        per_frame(floor.parts[3]),
+    );
+    if let Some((peer_ms, name)) = peer {
+        let budget = peer_ms / 10.0;
+        let rest = ours_cost - ours_queries;
+        println!(
+            "10x the faster peer ({name}, {peer_ms:.2} ms) leaves {budget:.2} ms; ours without its queries costs {rest:.2}, so the queries may take {:.2} ms; their floor takes {floor_ms:.2}",
+            budget - rest
+        );
+    }
 }
 
 fn report(runs: &[GameRun], options: &GameOptions) {

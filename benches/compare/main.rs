@@ -61,9 +61,10 @@
 //!   --serial                      characters: the `Update` systems of ours
 //!                                 and avian2d move the characters one by
 //!                                 one instead of with `par_iter_mut`
-//!   --floor                       characters, hills: also run the floor
+//!   --floor                       characters, hills, game: also run the floor
 //!                                 model (`characters/floor.rs`: the least
-//!                                 controller, one thread, no ECS)
+//!                                 controller, one thread, no ECS; game:
+//!                                 `game/floor.rs`, its queries)
 //!   --scene game                  one frame of a 2D action game (see
 //!                                 `game.rs`): a 256 x 256 tile map as one
 //!                                 entity with spikes, polyline hills, 300
@@ -327,7 +328,7 @@ struct Options {
     characters: bool,
     /// `--serial` (characters).
     serial: bool,
-    /// `--floor` (characters, hills).
+    /// `--floor` (characters, hills, game).
     floor: bool,
     /// `--scene queries` (with `level` set).
     queries: bool,
@@ -757,6 +758,7 @@ fn main() {
             warmup: options.warmup,
             seed: options.seed,
             serial: options.serial,
+            floor: options.floor,
             engines: options.engine_words.clone(),
         });
         return;
