@@ -207,30 +207,29 @@ impl Level {
             }
             return;
         }
+        let margin = slack + whole.min.abs().max(whole.max.abs()).max_element() * PATH_SLACK;
+        self.visit_rows_along(start, direction, (first, last), whole, margin, limit, visit);
+    }
+
+    /// [`Self::visit_along`] for a long path: row by row, nearest first,
+    /// each row's cells looked up against the box the moving box sweeps
+    /// over that row's band, stopping once boxes lie beyond `limit`.
+    #[inline]
+    fn visit_rows_along(
+        &self,
+        start: &Aabb2d,
+        direction: Vec2,
+        (first, last): (f32, f32),
+        whole: Aabb2d,
+        margin: f32,
+        limit: &mut f32,
+        mut visit: impl FnMut(usize, &mut f32),
+    ) {
         let Some((min, max)) = self.cells_to_look_in(&whole) else {
             return;
         };
-        // The `t` (within `first..=last`) at which the moving box overlaps
-        // the band of rows where boxes filed in row `y` lie, widened for
-        // rounding.
-        let margin = slack + whole.min.abs().max(whole.max.abs()).max_element() * PATH_SLACK;
-        let row_band = |y: i32| -> Option<(f32, f32)> {
-            let (lo, hi) = (y as f32 * self.cell_size, (y + 2) as f32 * self.cell_size);
-            let (below, above) = (lo - margin - start.max.y, hi + margin - start.min.y);
-            let (enter, exit) = if direction.y == 0.0 {
-                if !(below <= 0.0 && 0.0 <= above) {
-                    return None;
-                }
-                (first, last)
-            } else {
-                let (a, b) = (below / direction.y, above / direction.y);
-                let (enter, exit) = if a <= b { (a, b) } else { (b, a) };
-                (enter.max(first), exit.min(last))
-            };
-            (enter <= exit).then_some((enter, exit))
-        };
         for y in in_order(min.y, max.y, direction.y) {
-            let Some((from, to)) = row_band(y) else {
+            let Some((from, to)) = self.row_band(start, direction, (first, last), margin, y) else {
                 continue;
             };
             if from > *limit {
@@ -244,41 +243,11 @@ impl Level {
             if lo > hi {
                 continue;
             }
-            let test = OverlapTest::of_aabb(&covered);
-            let mut test_boxes = |boxes: std::ops::Range<usize>, cell: Option<IVec2>| {
-                // Nearest first along the row too: a row's boxes are in
-                // cell order, so once one lies beyond where the moving box
-                // can be by `limit`, by more than the later cells' boxes
-                // can lie back from it (their min corners at most a cell
-                // below its min, their max corners at most two cells
-                // above its max), so do the rest.
-                let beyond = |b: &FiledBox, limit: f32| {
-                    if direction.x >= 0.0 {
-                        b.min().x - self.cell_size - margin > start.max.x + direction.x * limit
-                    } else {
-                        b.max().x + 2.0 * self.cell_size + margin
-                            < start.min.x + direction.x * limit
-                    }
-                };
-                let mut test_box = |b: usize| {
-                    // A hashed cell's run also holds other cells' boxes.
-                    if cell.is_some_and(|cell| !self.holds(b, cell)) {
-                        return ControlFlow::Continue(());
-                    }
-                    let filed = &self.sorted_box[b];
-                    if beyond(filed, *limit) {
-                        return ControlFlow::Break(());
-                    }
-                    if test.overlaps(filed) {
-                        visit(b, limit);
-                    }
-                    ControlFlow::Continue(())
-                };
-                if direction.x >= 0.0 {
-                    boxes.into_iter().try_for_each(&mut test_box)
-                } else {
-                    boxes.rev().try_for_each(&mut test_box)
-                }
+            let row = RowPath {
+                start,
+                direction,
+                margin,
+                test: OverlapTest::of_aabb(&covered),
             };
             if let Keying::Dense = self.keying {
                 // A row of dense cells is one run of keys.
@@ -289,18 +258,102 @@ impl Level {
                 ) {
                     let start = self.key_starts[first_key as usize] as usize;
                     let end = self.key_starts[last_key as usize + 1] as usize;
-                    let _ = test_boxes(start..end, None);
+                    let _ = self.visit_run_along(&row, start..end, None, limit, &mut visit);
                 }
                 continue;
             }
             for x in in_order(lo, hi, direction.x) {
                 let cell = IVec2::new(x, y);
-                if test_boxes(self.run(cell), Some(cell)).is_break() {
+                let run = self.run(cell);
+                if self
+                    .visit_run_along(&row, run, Some(cell), limit, &mut visit)
+                    .is_break()
+                {
                     break;
                 }
             }
         }
     }
+
+    /// The `t` (within `first..=last`) at which the moving box overlaps
+    /// the band of rows where boxes filed in row `y` lie, widened by
+    /// `margin` for rounding.
+    #[inline]
+    fn row_band(
+        &self,
+        start: &Aabb2d,
+        direction: Vec2,
+        (first, last): (f32, f32),
+        margin: f32,
+        y: i32,
+    ) -> Option<(f32, f32)> {
+        let (lo, hi) = (y as f32 * self.cell_size, (y + 2) as f32 * self.cell_size);
+        let (below, above) = (lo - margin - start.max.y, hi + margin - start.min.y);
+        let (enter, exit) = if direction.y == 0.0 {
+            if !(below <= 0.0 && 0.0 <= above) {
+                return None;
+            }
+            (first, last)
+        } else {
+            let (a, b) = (below / direction.y, above / direction.y);
+            let (enter, exit) = if a <= b { (a, b) } else { (b, a) };
+            (enter.max(first), exit.min(last))
+        };
+        (enter <= exit).then_some((enter, exit))
+    }
+
+    /// The boxes of one run of a row (a cell's, or a dense row's), nearest
+    /// first along the row too: a row's boxes are in cell order, so once one
+    /// lies beyond where the moving box can be by `limit`, by more than the
+    /// later cells' boxes can lie back from it (their min corners at most a
+    /// cell below its min, their max corners at most two cells above its
+    /// max), so do the rest, and the walk of the row breaks.
+    #[inline]
+    fn visit_run_along(
+        &self,
+        row: &RowPath<'_>,
+        boxes: std::ops::Range<usize>,
+        cell: Option<IVec2>,
+        limit: &mut f32,
+        visit: &mut impl FnMut(usize, &mut f32),
+    ) -> ControlFlow<()> {
+        let (start, direction, margin) = (row.start, row.direction, row.margin);
+        let beyond = |b: &FiledBox, limit: f32| {
+            if direction.x >= 0.0 {
+                b.min().x - self.cell_size - margin > start.max.x + direction.x * limit
+            } else {
+                b.max().x + 2.0 * self.cell_size + margin < start.min.x + direction.x * limit
+            }
+        };
+        let mut test_box = |b: usize| {
+            // A hashed cell's run also holds other cells' boxes.
+            if cell.is_some_and(|cell| !self.holds(b, cell)) {
+                return ControlFlow::Continue(());
+            }
+            let filed = &self.sorted_box[b];
+            if beyond(filed, *limit) {
+                return ControlFlow::Break(());
+            }
+            if row.test.overlaps(filed) {
+                visit(b, limit);
+            }
+            ControlFlow::Continue(())
+        };
+        if direction.x >= 0.0 {
+            boxes.into_iter().try_for_each(&mut test_box)
+        } else {
+            boxes.rev().try_for_each(&mut test_box)
+        }
+    }
+}
+
+/// A long path's walk over one row: the moving box, its direction, the
+/// rounding margin and the box it sweeps over the row's band.
+struct RowPath<'a> {
+    start: &'a Aabb2d,
+    direction: Vec2,
+    margin: f32,
+    test: OverlapTest,
 }
 
 /// The cells from `lo` to `hi` (none if `hi < lo`), in the order a path
