@@ -729,10 +729,10 @@ mod tests {
                 .filter_map(|(p, s)| {
                     time_of_impact(s, Sweep::new(pose * *p, moved * *p), &other, still)
                 })
-                .map(|c| c.time_of_impact)
+                .map(|c| c.time)
                 .min_by(f32::total_cmp);
             let found = time_of_impact(&compound, sweep, &other, still);
-            assert_eq!(found.map(|c| c.time_of_impact), earliest, "{what}");
+            assert_eq!(found.map(|c| c.time), earliest, "{what}");
         }
         assert!(overlapping > 100 && apart > 100, "{overlapping} / {apart}");
     }

@@ -69,5 +69,5 @@ pub use shape::Shape;
 pub(crate) use shape_cast::cast_shape_of;
 pub use shape_cast::{ShapeCastHit, cast_shape};
 pub(crate) use shape_ref::{PolygonRef, ShapeRef};
-pub use swept::{MAX_SUBSTEP_ANGLE, Sweep, swept_aabb, time_of_impact};
+pub use swept::{Impact, MAX_SUBSTEP_ANGLE, Sweep, swept_aabb, time_of_impact};
 pub(crate) use swept::{swept_aabb_of, time_of_impact_from_apart};

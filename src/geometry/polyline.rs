@@ -132,7 +132,7 @@ fn line_contact(
 /// `contact` of a polyline's segment at `chain` and `other` at `other_pose`
 /// (seen from the pair's first shape, the polyline when `chain_first`)
 /// under the ghost-vertex rule: as it is, or the contact with the
-/// segment's face (or its neighbour's line) at the same time of impact.
+/// segment's face (or its neighbour's line) at the same poses.
 pub(crate) fn ghost_contact(
     contact: Contact,
     segment: &ChainSegment,
@@ -176,7 +176,6 @@ pub(crate) fn ghost_contact(
     // and the shape, where the line's may not.
     let face = Contact {
         point: contact.point,
-        time_of_impact: contact.time_of_impact,
         ..face
     };
     if chain_first { face } else { face.flipped() }
