@@ -53,7 +53,7 @@ impl Contact {
 ///
 /// [`Collider::compound`]: crate::Collider::compound
 /// [`Collisions::parts`]: crate::Collisions::parts
-/// [`Manifold::parts`]: super::Manifold::parts
+/// [`Manifold::parts`]: crate::geometry::Manifold::parts
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Reflect)]
 pub struct ContactParts {
     // The index plus one, so that a pair stays as small as before.

@@ -17,8 +17,9 @@ use smallvec::SmallVec;
 
 mod quick;
 
-use super::pairs::within;
-use super::{Contact, ShapeRef};
+use crate::geometry::contact::Contact;
+use crate::geometry::pairs::within;
+use crate::geometry::shape::shape_ref::ShapeRef;
 use quick::{contact_along, quick_contact, stick_area_intersects};
 
 type Points = SmallVec<[Vec2; 8]>;

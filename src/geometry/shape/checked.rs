@@ -10,8 +10,8 @@
 use bevy::math::{Isometry2d, Vec2};
 use core::fmt;
 
-use super::CompoundPart;
-use super::shape_ref::ShapeRef;
+use crate::geometry::shape::compound::CompoundPart;
+use crate::geometry::shape::shape_ref::ShapeRef;
 
 /// The largest size or coordinate accepted, in world units. Beyond it, squared
 /// distances could overflow `f32` and the tests would lose all meaning; such
@@ -134,7 +134,10 @@ pub(crate) fn checked_pose(pose: Isometry2d) -> Result<Isometry2d, ShapeError> {
 /// are invalid. The pose is taken as it is (see [`checked_placement`] to
 /// also renormalise it).
 #[inline]
-pub(super) fn validate_placement(shape: ShapeRef<'_>, pose: Isometry2d) -> Result<(), ShapeError> {
+pub(in crate::geometry) fn validate_placement(
+    shape: ShapeRef<'_>,
+    pose: Isometry2d,
+) -> Result<(), ShapeError> {
     shape.validate()?;
     validate_pose(pose)
 }
@@ -164,7 +167,7 @@ fn positive_size(value: f32) -> bool {
 impl ShapeRef<'_> {
     /// Checks that the shape's size is finite and strictly positive (a
     /// capsule's length may be 0), and its points finite: the one shape
-    /// check, behind [`Shape::validate`](super::Shape::validate) and
+    /// check, behind [`Shape::validate`](crate::geometry::Shape::validate) and
     /// `Collider::validate`.
     #[inline(always)]
     pub(crate) fn validate(&self) -> Result<(), ShapeError> {

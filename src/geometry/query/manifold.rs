@@ -2,7 +2,7 @@
 //! with a depth each, so that a face resting on a face is told from a
 //! corner on a face (Box2D v3's `b2Manifold`, `manifold.c`).
 //!
-//! The normal is the contact's ([`Shape::contact`](super::Shape::contact)):
+//! The normal is the contact's ([`Shape::contact`](crate::geometry::Shape::contact)):
 //! a manifold only adds points along it, it never picks another direction,
 //! so the two always agree (a polyline's ghost-vertex rule included). Along
 //! the normal each shape's core shows a face (an edge whose outward normal
@@ -23,10 +23,10 @@ use bevy::math::{Dir2, Isometry2d, Vec2};
 use bevy::reflect::Reflect;
 use bevy::reflect::std_traits::ReflectDefault;
 
-use super::convex::Core;
-use super::dispatch::{contact_with_listed_parts, for_each_part_contact};
-use super::shape_ref::ShapeRef;
-use super::{Contact, ContactParts};
+use crate::geometry::contact::{Contact, ContactParts};
+use crate::geometry::convex::Core;
+use crate::geometry::query::dispatch::{contact_with_listed_parts, for_each_part_contact};
+use crate::geometry::shape::shape_ref::ShapeRef;
 
 /// How close an edge's outward normal must be to the contact normal for the
 /// edge to count as a face along it: the cosine of the angle between them,
@@ -46,7 +46,7 @@ const FACE_COS: f32 = 0.99995;
 /// end gives one, the deepest. Points are ordered along
 /// `normal.perp()` (a quarter turn counter-clockwise from the normal).
 ///
-/// Get one from [`Shape::manifold`](super::Shape::manifold),
+/// Get one from [`Shape::manifold`](crate::geometry::Shape::manifold),
 /// [`Collider::manifold`](crate::Collider::manifold), or, for colliders as
 /// detection saw them, [`SpatialQuery::manifold`](crate::SpatialQuery::manifold).
 ///
@@ -115,7 +115,7 @@ pub struct ManifoldPoint {
 ///
 /// A core's vertices are numbered as follows: a rectangle's corners
 /// counter-clockwise from the one at `(-x, -y)` (local); a polygon's
-/// vertices in [`ConvexPolygon::vertices`](super::ConvexPolygon::vertices)
+/// vertices in [`ConvexPolygon::vertices`](crate::geometry::ConvexPolygon::vertices)
 /// order; a segment's `a` then `b`; a capsule's bottom cap centre then its
 /// top one; a circle's centre (and a segment or capsule of no length) is 0.
 /// Compare ids, rather than reading meaning into them, to follow points

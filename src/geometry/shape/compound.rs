@@ -14,11 +14,12 @@ use bevy::reflect::Reflect;
 use bevy::reflect::{ReflectDeserialize, ReflectSerialize};
 use bevy::shape::Aabb2d;
 
-use super::checked::{validate_parts, within_magnitude};
-use super::part_grid::PartGrid;
-use super::polyline::ChainSegment;
-use super::shape::parts_extent;
-use super::{Shape, ShapeError};
+use crate::geometry::shape::Shape;
+use crate::geometry::shape::checked::ShapeError;
+use crate::geometry::shape::checked::{validate_parts, within_magnitude};
+use crate::geometry::shape::part_grid::PartGrid;
+use crate::geometry::shape::parts_extent;
+use crate::geometry::shape::polyline::ChainSegment;
 use crate::util::prefetch::prefetch;
 
 /// Compounds of at most this many parts keep their parts' bounding circles,
@@ -601,7 +602,7 @@ mod tests {
     use rand::{Rng, SeedableRng, rngs::StdRng};
 
     use super::*;
-    use crate::geometry::dispatch::contact_with_parts;
+    use crate::geometry::query::dispatch::contact_with_parts;
     use crate::geometry::reference_tests::{Kind, random_shape_of};
     use crate::geometry::{Contact, MAX_MAGNITUDE, Sweep, cast_shape, time_of_impact};
 

@@ -10,7 +10,7 @@
 //! A special pair an operation has no hand-written test for goes to its
 //! `general` fallback (the default method).
 //!
-//! Adding a kind of shape touches its variant in [`Shape`](super::Shape)
+//! Adding a kind of shape touches its variant in [`Shape`](crate::geometry::Shape)
 //! and [`ShapeRef`] (with their conversions), the snapshot's packed shape
 //! if it is not made of points, and the per-shape code (box, scaling, validation,
 //! rays, `convex::Core`); every pair operation then reaches it through
@@ -21,10 +21,12 @@
 use bevy::math::{Isometry2d, Vec2};
 use bevy::shape::{Aabb2d, IntersectsVolume};
 
-use super::pairs::Stick;
-use super::polyline::{ChainSegment, ghost_contact, stricter_contact};
-use super::shape_ref::ShapeRef;
-use super::{Compound, CompoundPart, Contact, convex, pairs};
+use crate::geometry::contact::Contact;
+use crate::geometry::pairs::Stick;
+use crate::geometry::shape::compound::{Compound, CompoundPart};
+use crate::geometry::shape::polyline::{ChainSegment, ghost_contact, stricter_contact};
+use crate::geometry::shape::shape_ref::ShapeRef;
+use crate::geometry::{convex, pairs};
 
 /// One operation on a pair of shapes, as [`dispatch`] takes it: one method
 /// per pair with a hand-written test, each `a` then `b` (`rect_circle` is
@@ -409,7 +411,7 @@ pub(crate) fn visit_parts_in(
 }
 
 /// Whether two shapes at their poses overlap or touch
-/// ([`Shape::intersects`](super::Shape::intersects)).
+/// ([`Shape::intersects`](crate::geometry::Shape::intersects)).
 #[derive(Clone, Copy, Debug)]
 pub(crate) struct IntersectsOp;
 
@@ -481,7 +483,7 @@ impl PairOp for IntersectsOp {
 }
 
 /// The contact of two shapes at their poses, seen from the first
-/// ([`Shape::contact`](super::Shape::contact)).
+/// ([`Shape::contact`](crate::geometry::Shape::contact)).
 #[derive(Clone, Copy, Debug)]
 pub(crate) struct ContactOp;
 

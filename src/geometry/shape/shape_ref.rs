@@ -5,9 +5,9 @@
 
 use bevy::math::Vec2;
 
-use super::Compound;
+use crate::geometry::shape::compound::Compound;
 
-/// A [`Shape`](super::Shape) seen without owning a polygon's points: what every test runs
+/// A [`Shape`](crate::geometry::Shape) seen without owning a polygon's points: what every test runs
 /// on, so that detection can keep polygons in one table per frame.
 #[derive(Clone, Copy, Debug)]
 pub(crate) enum ShapeRef<'a> {

@@ -19,8 +19,9 @@
 
 use bevy::math::{Dir2, Isometry2d, Vec2};
 
-use super::convex::Core;
-use super::{Contact, ShapeRef};
+use crate::geometry::contact::Contact;
+use crate::geometry::convex::Core;
+use crate::geometry::shape::shape_ref::ShapeRef;
 
 /// About half a degree (Box2D's `sinTol`): normals this close to a face or
 /// to a neighbour's face count as that face's.

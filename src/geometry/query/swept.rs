@@ -7,12 +7,16 @@
 use bevy::math::{Dir2, Isometry2d, Rot2, Vec2};
 use bevy::shape::{Aabb2d, BoundingVolume};
 
-use super::convex::{self, Core};
-use super::dispatch::PartPlace;
-use super::dispatch::{PairOp, dispatch};
-use super::pairs::{circle_circle_contact, circle_rect_contact, rect_rect_separations};
-use super::polyline::{ChainSegment, ghost_contact, stricter_contact};
-use super::{Contact, Shape, ShapeRef, rect_rect_contact};
+use crate::geometry::contact::Contact;
+use crate::geometry::convex;
+use crate::geometry::convex::Core;
+use crate::geometry::pairs::rect_rect_contact;
+use crate::geometry::pairs::{circle_circle_contact, circle_rect_contact, rect_rect_separations};
+use crate::geometry::query::dispatch::PartPlace;
+use crate::geometry::query::dispatch::{PairOp, dispatch};
+use crate::geometry::shape::Shape;
+use crate::geometry::shape::polyline::{ChainSegment, ghost_contact, stricter_contact};
+use crate::geometry::shape::shape_ref::ShapeRef;
 
 /// A rotating rectangle's step is cut so that it turns at most this much
 /// (radians) per sub-step; the circle is grown by at most
@@ -305,7 +309,7 @@ pub(crate) fn time_of_impact_from_apart(
 /// A part of a turning compound turns about the compound's origin: its
 /// points move at most the origin's translation plus the turn times their
 /// distance from that origin (the part's arm plus its own reach).
-pub(super) fn convex_time_of_impact(
+pub(in crate::geometry) fn convex_time_of_impact(
     a: ShapeRef<'_>,
     sweep_a: PartSweep,
     b: ShapeRef<'_>,
@@ -364,7 +368,12 @@ pub(super) fn convex_time_of_impact(
     })
 }
 
-pub(super) fn circle_circle_time_of_impact(ra: f32, a: Sweep, rb: f32, b: Sweep) -> Option<Impact> {
+pub(in crate::geometry) fn circle_circle_time_of_impact(
+    ra: f32,
+    a: Sweep,
+    rb: f32,
+    b: Sweep,
+) -> Option<Impact> {
     // a's centre seen from b's.
     let start = a.start.translation - b.start.translation;
     let motion = a.displacement() - b.displacement();
@@ -380,7 +389,7 @@ pub(super) fn circle_circle_time_of_impact(ra: f32, a: Sweep, rb: f32, b: Sweep)
     Some(Impact { contact, time: t })
 }
 
-pub(super) fn circle_rect_time_of_impact(
+pub(in crate::geometry) fn circle_rect_time_of_impact(
     radius: f32,
     circle: Sweep,
     half_size: Vec2,
@@ -441,7 +450,12 @@ fn circle_rect_touch(
     Impact { contact, time: t }
 }
 
-pub(super) fn rect_rect_time_of_impact(ha: Vec2, a: Sweep, hb: Vec2, b: Sweep) -> Option<Impact> {
+pub(in crate::geometry) fn rect_rect_time_of_impact(
+    ha: Vec2,
+    a: Sweep,
+    hb: Vec2,
+    b: Sweep,
+) -> Option<Impact> {
     let (angle_a, angle_b) = (a.angle(), b.angle());
     let relative = a.displacement() - b.displacement();
     // No point moves along any fixed direction by more than the relative

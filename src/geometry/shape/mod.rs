@@ -1,16 +1,36 @@
+//! The shapes as stored: [`Shape`] (this file) and the parts it is made of,
+//! a file each: the borrowed view the algorithms read (`shape_ref`),
+//! convex polygons, compounds and their part grid, polylines, concave
+//! polygons and polygons with holes (decomposed into convex pieces), the
+//! checks of sizes and poses (`checked`) and the reading of a `Transform`
+//! (`pose`). Nothing here runs a query on a pair: that is `query/`.
+
+pub(in crate::geometry) mod checked;
+pub(in crate::geometry) mod compound;
+pub(in crate::geometry) mod concave;
+pub(in crate::geometry) mod holes;
+pub(in crate::geometry) mod part_grid;
+pub(in crate::geometry) mod polygon;
+pub(in crate::geometry) mod polyline;
+pub(in crate::geometry) mod pose;
+pub(in crate::geometry) mod shape_ref;
+
 use bevy::math::{Isometry2d, Vec2};
 use bevy::reflect::Reflect;
 #[cfg(feature = "serialize")]
 use bevy::reflect::{ReflectDeserialize, ReflectSerialize};
 use bevy::shape::Aabb2d;
 
-use super::checked::{ShapeError, validate_placement};
-use super::dispatch::PartPlace;
-use super::dispatch::{ContactOp, IntersectsOp, PairShape, SpecialKind, dispatch};
-use super::pairs::Stick;
-use super::shape_ref::ShapeRef;
-use super::{Compound, CompoundPart};
-use super::{Contact, ConvexPolygon, Manifold, convex, for_each_manifold, manifold_of};
+use crate::geometry::contact::Contact;
+use crate::geometry::convex;
+use crate::geometry::pairs::Stick;
+use crate::geometry::query::dispatch::PartPlace;
+use crate::geometry::query::dispatch::{ContactOp, IntersectsOp, PairShape, SpecialKind, dispatch};
+use crate::geometry::query::manifold::{Manifold, for_each_manifold, manifold_of};
+use crate::geometry::shape::checked::{ShapeError, validate_placement};
+use crate::geometry::shape::compound::{Compound, CompoundPart};
+use crate::geometry::shape::polygon::ConvexPolygon;
+use crate::geometry::shape::shape_ref::ShapeRef;
 
 /// A collision shape in local coordinates, in world units (scale already
 /// applied). A pose ([`Isometry2d`]) places it in the world: circles,
@@ -164,7 +184,7 @@ impl Shape {
     /// The contact manifold of this shape at `pose` and `other` at
     /// `other_pose`, seen from this shape: the normal of
     /// [`Shape::contact`] and the one or two points where they touch, each
-    /// with its depth and a [`FeatureId`](super::FeatureId) (Box2D's
+    /// with its depth and a [`FeatureId`](crate::geometry::FeatureId) (Box2D's
     /// `b2Manifold`); `None` when they are apart, or when a shape or a pose
     /// is invalid (NaN, a size of zero: see [`Shape::validate`]).
     ///
@@ -360,7 +380,7 @@ impl<'a> ShapeRef<'a> {
 
     /// The shape scaled as [`Shape::scaled`] says, except a polygon, which
     /// is returned as it is: its scaled points need a home of their own
-    /// ([`scaled_points_into`](super::scaled_points_into)).
+    /// ([`scaled_points_into`](crate::geometry::scaled_points_into)).
     #[inline(always)]
     pub(crate) fn scaled_in_place(self, scale: Vec2) -> Self {
         let abs = scale.abs();
