@@ -32,12 +32,11 @@ pub use pairs::{
     circle_circle_contact, circle_circle_intersects, circle_rect_contact, circle_rect_intersects,
     rect_rect_contact, rect_rect_intersects,
 };
-pub(crate) use query::dispatch::{ContactOp, PairShape, SpecialKind, dispatch};
-pub(crate) use query::dispatch::{
-    ListedPart, contact_with_listed_parts, for_each_part_contact, prefetch_parts, visit_parts_in,
-};
+pub(crate) use query::contact::{ContactOp, contact_with_listed_parts, for_each_part_contact};
+pub(crate) use query::dispatch::{PairShape, SpecialKind, dispatch};
 pub use query::manifold::{FeatureId, Manifold, ManifoldPoint};
 pub(crate) use query::manifold::{for_each_manifold, manifold_of};
+pub(crate) use query::parts::{ListedPart, prefetch_parts, visit_parts_in};
 pub use query::push_out::push_out;
 pub(crate) use query::ray::checked_ray;
 pub use query::ray::{RayIntersection, ray_circle, ray_rect, ray_segment};
@@ -47,11 +46,12 @@ pub use query::swept::{Impact, MAX_SUBSTEP_ANGLE, Sweep, swept_aabb, time_of_imp
 pub(crate) use query::swept::{swept_aabb_of, time_of_impact_from_apart};
 pub use shape::Shape;
 pub use shape::checked::{MAX_MAGNITUDE, ShapeError, validate_pose};
-pub(crate) use shape::checked::{checked_placement, checked_pose, within_magnitude};
+pub(crate) use shape::checked::{checked_pose, within_magnitude};
 pub use shape::compound::{Compound, CompoundPart};
 pub(crate) use shape::concave::convex_pieces;
 pub(crate) use shape::holes::convex_pieces_with_holes;
 pub use shape::polygon::ConvexPolygon;
 pub(crate) use shape::polygon::scaled_points_into;
 pub(crate) use shape::pose::TransformReading;
+pub(crate) use shape::shape_ref::checked_placement;
 pub(crate) use shape::shape_ref::{PolygonRef, ShapeRef};

@@ -697,6 +697,23 @@ pub(crate) fn reach(shape: ShapeRef<'_>) -> f32 {
     }
 }
 
+impl ShapeRef<'_> {
+    /// The radius of a circle about the pose's origin that holds the shape
+    /// at any rotation.
+    pub(crate) fn bounding_radius(&self) -> f32 {
+        if let ShapeRef::Compound(compound) = *self {
+            return (compound.parts().iter())
+                .map(|part| part.pose.translation.length() + part.shape.as_ref().bounding_radius())
+                .fold(0.0, f32::max);
+        }
+        let rounding = match *self {
+            ShapeRef::Circle { radius } | ShapeRef::Capsule { radius, .. } => radius,
+            _ => 0.0,
+        };
+        reach(*self) + rounding
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

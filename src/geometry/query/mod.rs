@@ -3,8 +3,14 @@
 //! shape casts, rays (solid and hollow), contact manifolds and the
 //! combined push out of several contacts.
 
+pub(in crate::geometry) mod closest_points;
+pub(in crate::geometry) mod contact;
 pub(in crate::geometry) mod dispatch;
+pub(in crate::geometry) mod ghost_rule;
+pub(in crate::geometry) mod intersects;
 pub(in crate::geometry) mod manifold;
+pub(in crate::geometry) mod parts;
+pub(in crate::geometry) mod point;
 pub(in crate::geometry) mod push_out;
 pub(in crate::geometry) mod ray;
 pub(in crate::geometry) mod ray_hollow;

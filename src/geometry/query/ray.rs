@@ -16,8 +16,8 @@
 
 use bevy::math::{Dir2, Isometry2d, Vec2};
 
-use crate::geometry::shape::checked::validate_placement;
 use crate::geometry::shape::compound::Compound;
+use crate::geometry::shape::shape_ref::validate_placement;
 
 use crate::geometry::shape::Shape;
 use crate::geometry::shape::shape_ref::ShapeRef;

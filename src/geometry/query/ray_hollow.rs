@@ -23,10 +23,10 @@ use bevy::math::{Dir2, Isometry2d, Vec2};
 use crate::geometry::query::ray::RayIntersection;
 use crate::geometry::query::ray::checked_ray;
 use crate::geometry::shape::Shape;
-use crate::geometry::shape::checked::validate_placement;
 use crate::geometry::shape::compound::Compound;
 use crate::geometry::shape::part_grid::RayWalk;
 use crate::geometry::shape::shape_ref::ShapeRef;
+use crate::geometry::shape::shape_ref::validate_placement;
 use crate::util::scratch::{scratch_items, with_scratch};
 
 impl Shape {

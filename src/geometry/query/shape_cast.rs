@@ -13,8 +13,8 @@ use bevy::shape::{Aabb2d, BoundingVolume};
 use crate::geometry::query::ray::checked_ray;
 use crate::geometry::query::translation_cast::{TranslationCast, cast_translation};
 use crate::geometry::shape::Shape;
-use crate::geometry::shape::checked::validate_placement;
 use crate::geometry::shape::shape_ref::ShapeRef;
+use crate::geometry::shape::shape_ref::validate_placement;
 
 /// Where a cast shape first touches another.
 #[derive(Clone, Copy, Debug, PartialEq)]

@@ -12,10 +12,11 @@ use crate::geometry::convex;
 use crate::geometry::convex::Core;
 use crate::geometry::pairs::rect_rect_contact;
 use crate::geometry::pairs::{circle_circle_contact, circle_rect_contact, rect_rect_separations};
-use crate::geometry::query::dispatch::PartPlace;
 use crate::geometry::query::dispatch::{PairOp, dispatch};
+use crate::geometry::query::ghost_rule::{ghost_contact, stricter_contact};
+use crate::geometry::query::parts::PartPlace;
 use crate::geometry::shape::Shape;
-use crate::geometry::shape::polyline::{ChainSegment, ghost_contact, stricter_contact};
+use crate::geometry::shape::polyline::ChainSegment;
 use crate::geometry::shape::shape_ref::ShapeRef;
 
 /// A rotating rectangle's step is cut so that it turns at most this much

@@ -16,9 +16,8 @@ use bevy::shape::Aabb2d;
 
 use crate::geometry::shape::Shape;
 use crate::geometry::shape::checked::ShapeError;
-use crate::geometry::shape::checked::{validate_parts, within_magnitude};
+use crate::geometry::shape::checked::{validate_pose, within_magnitude};
 use crate::geometry::shape::part_grid::PartGrid;
-use crate::geometry::shape::parts_extent;
 use crate::geometry::shape::polyline::ChainSegment;
 use crate::util::prefetch::prefetch;
 
@@ -594,6 +593,29 @@ impl Parts {
     }
 }
 
+/// [`points_extent`] for a compound: the box around its parts' boxes.
+#[inline(never)]
+fn parts_extent(parts: &[CompoundPart], pose: Isometry2d) -> (Vec2, Vec2) {
+    let (lo, hi) = parts
+        .iter()
+        .fold((Vec2::INFINITY, Vec2::NEG_INFINITY), |(lo, hi), part| {
+            let aabb = part.shape.aabb(pose * part.pose);
+            (lo.min(aabb.min), hi.max(aabb.max))
+        });
+    ((lo + hi) * 0.5 - pose.translation, (hi - lo) * 0.5)
+}
+
+/// Checks a compound's parts: at least one, each pose and shape valid.
+fn validate_parts(parts: &[CompoundPart]) -> Result<(), ShapeError> {
+    if parts.is_empty() {
+        return Err(ShapeError::EmptyCompound);
+    }
+    parts.iter().try_for_each(|part| {
+        part.shape.validate()?;
+        validate_pose(part.pose)
+    })
+}
+
 #[cfg(test)]
 mod tests {
     use std::ops::Range;
@@ -602,7 +624,7 @@ mod tests {
     use rand::{Rng, SeedableRng, rngs::StdRng};
 
     use super::*;
-    use crate::geometry::query::dispatch::contact_with_parts;
+    use crate::geometry::query::contact::contact_with_parts;
     use crate::geometry::reference_tests::{Kind, random_shape_of};
     use crate::geometry::{Contact, MAX_MAGNITUDE, Sweep, cast_shape, time_of_impact};
 
