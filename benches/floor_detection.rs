@@ -241,7 +241,7 @@ fn run(
                             Sweep::new(starts[i], poses[i]),
                             Sweep::new(starts[j], poses[j]),
                         );
-                        time_of_impact(a, sweep_a, b, sweep_b)
+                        time_of_impact(a, sweep_a, b, sweep_b).map(|impact| impact.contact)
                     })
                     .flatten()
             });

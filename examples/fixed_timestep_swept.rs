@@ -6,8 +6,8 @@
 //! the other. Detection runs in `FixedPostUpdate`, right after the game
 //! moves things in `FixedUpdate`. The `Swept` bullet is also tested along
 //! its path since the previous detection: its `CollisionStarted` comes with
-//! the moment it touched ([`Contact::time_of_impact`], a fraction of the
-//! step), and the observer puts the bullet back there.
+//! the moment it touched ([`CollisionStarted::time_of_impact`], a fraction
+//! of the step), and the observer puts the bullet back there.
 //!
 //! ```sh
 //! cargo run --example fixed_timestep_swept
@@ -128,7 +128,7 @@ fn stop_at_impact(
         return;
     };
     let to = transform.translation.truncate();
-    let impact = bullet.from.lerp(to, event.contact.time_of_impact);
+    let impact = bullet.from.lerp(to, event.time_of_impact);
     transform.translation = impact.extend(0.0);
     bullet.velocity = Vec2::ZERO;
     // Put back, not moved back: its next path starts here.

@@ -572,8 +572,8 @@ impl TryFrom<&bevy::shape::ConvexPolygon> for Collider {
 /// pose is therefore kept from one detection to the next (one array write
 /// each), and bounding boxes cover paths. When a pair first touches during
 /// the step, [`CollisionEvent::Started`](crate::CollisionEvent) carries the
-/// contact at the moment of first touch, with
-/// [`Contact::time_of_impact`](crate::Contact::time_of_impact) below 1; if
+/// contact at the moment of first touch, with a
+/// [`Collisions::time_of_impact`](crate::Collisions::time_of_impact) below 1; if
 /// they are apart again at the end of the step, `Ended` follows in the same
 /// detection. [`Collisions::impact_pose`](crate::Collisions::impact_pose)
 /// gives its pose at the touch, to rewind to it; [`Collisions`](crate::Collisions)

@@ -197,10 +197,10 @@ fn bounce_ball(
                 _ => None,
             })
             .collect();
-        let first = hits
-            .iter()
-            .min_by(|x, y| (x.1.time_of_impact).total_cmp(&y.1.time_of_impact));
-        let first_touch = first.map_or(1.0, |(_, contact)| contact.time_of_impact);
+        // When in the step each pair touched: it travels with the pair.
+        let time = |other: Entity| collisions.time_of_impact(entity, other).unwrap_or(1.0);
+        let first = hits.iter().min_by(|x, y| time(x.0).total_cmp(&time(y.0)));
+        let first_touch = first.map_or(1.0, |&(other, _)| time(other));
         if let Some(&(other, contact)) = first
             && let Some(pose) = collisions.impact_pose(entity, other)
         {
@@ -213,14 +213,14 @@ fn bounce_ball(
         }
         // What it touched first (both surfaces of a corner at once).
         let mut normals: Vec<Dir2> = (hits.iter())
-            .filter(|(_, contact)| contact.time_of_impact <= first_touch + 1e-4)
+            .filter(|&&(other, _)| time(other) <= first_touch + 1e-4)
             .map(|(_, contact)| contact.normal)
             .collect();
         if per_frame.0 {
             // And what it still touches from before.
             normals.extend(
                 (collisions.contacts_of(entity))
-                    .filter(|(_, contact)| contact.time_of_impact >= 1.0)
+                    .filter(|&(other, _)| time(other) >= 1.0)
                     .map(|(_, contact)| contact.normal),
             );
             transform.translation += collisions.push_out(entity).extend(0.0);

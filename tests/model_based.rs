@@ -526,10 +526,12 @@ struct Harness {
     stats: Stats,
 }
 
-/// One message's effect, for the per-pair checks.
+/// One message's effect, for the per-pair checks: a Started with its
+/// contact and the pair's time of impact (which travels with the pair, in
+/// `Collisions`, not with the contact).
 #[derive(Clone, Copy, Debug)]
 enum PairMessage {
-    Started(Contact),
+    Started(Contact, f32),
     Ended,
 }
 
@@ -1150,10 +1152,13 @@ impl Harness {
                             self.describe_pair((a, b), bodies)
                         )
                     });
+                    let time = (self.app.world().resource::<Collisions>())
+                        .time_of_impact(a, b)
+                        .unwrap_or(f32::NAN);
                     per_pair
                         .entry((a, b))
                         .or_default()
-                        .push(PairMessage::Started(contact));
+                        .push(PairMessage::Started(contact, time));
                 }
                 CollisionEvent::Ended { .. } => {
                     self.stats.ended += 1;
@@ -1183,21 +1188,21 @@ impl Harness {
                     )
                 });
                 match list[0] {
-                    PairMessage::Started(_) => self.stats.passed += 1,
+                    PairMessage::Started(..) => self.stats.passed += 1,
                     PairMessage::Ended => self.stats.restarted += 1,
                 }
             }
             for message in list {
-                if let PairMessage::Started(contact) = message {
-                    self.check(swept || contact.time_of_impact == 1.0, || {
+                if let &PairMessage::Started(_, time) = message {
+                    self.check(swept || time == 1.0, || {
                         format!(
                             "time of impact {} without Swept{}",
-                            contact.time_of_impact,
+                            time,
                             self.describe_pair(pair, bodies)
                         )
                     });
-                    self.check((0.0..=1.0).contains(&contact.time_of_impact), || {
-                        format!("time of impact {}", contact.time_of_impact)
+                    self.check((0.0..=1.0).contains(&time), || {
+                        format!("time of impact {}", time)
                     });
                 }
             }
@@ -1401,21 +1406,29 @@ impl Harness {
         let collisions = self.app.world().resource::<Collisions>();
         let pair_list: Vec<ContactPair> = collisions.iter().copied().collect();
         for pair in pair_list {
-            self.check_contact(&pair.contact, (pair.a, pair.b), bodies, paths, "Collisions");
+            let at = (pair.a, pair.b);
+            self.check_contact(
+                &pair.contact,
+                pair.time_of_impact,
+                at,
+                bodies,
+                paths,
+                "Collisions",
+            );
         }
         for (&pair, list) in per_pair {
             let mut touching_at_end = before.contains(&pair);
             for message in list {
                 match message {
-                    PairMessage::Started(contact) => {
+                    PairMessage::Started(contact, time) => {
                         touching_at_end = true;
-                        self.check_contact(contact, pair, bodies, paths, "Started");
+                        self.check_contact(contact, *time, pair, bodies, paths, "Started");
                     }
                     PairMessage::Ended => touching_at_end = false,
                 }
             }
             // The last Started of a pair still touching is its contact now.
-            if touching_at_end && let Some(PairMessage::Started(contact)) = list.last() {
+            if touching_at_end && let Some(PairMessage::Started(contact, _)) = list.last() {
                 let now = self
                     .app
                     .world()
@@ -1512,6 +1525,7 @@ impl Harness {
     fn check_contact(
         &mut self,
         contact: &Contact,
+        t: f32,
         (a, b): (Entity, Entity),
         bodies: &BTreeMap<Entity, Body>,
         paths: &BTreeMap<Entity, Path>,
@@ -1524,7 +1538,6 @@ impl Harness {
                 self.describe_contact_pair((a, b), bodies, paths, contact)
             ));
         };
-        let t = contact.time_of_impact;
         self.check(
             contact.depth >= 0.0 && contact.depth.is_finite() && contact.point.is_finite(),
             || {
@@ -1679,10 +1692,10 @@ impl Harness {
         if touched_on_the_way {
             self.stats.paths_touching += 1;
         }
-        let started: Vec<Contact> = messages
+        let started: Vec<(Contact, f32)> = messages
             .iter()
             .filter_map(|m| match m {
-                PairMessage::Started(c) => Some(*c),
+                PairMessage::Started(c, t) => Some((*c, *t)),
                 PairMessage::Ended => None,
             })
             .collect();
@@ -1710,7 +1723,7 @@ impl Harness {
                 });
             } else if sampled[0].1 > tol {
                 let restarted =
-                    matches!(messages, [PairMessage::Ended, PairMessage::Started(_), ..]);
+                    matches!(messages, [PairMessage::Ended, PairMessage::Started(..), ..]);
                 self.check(restarted, || {
                     format!(
                         "a Swept pair touching before, moved apart and touching again on the way, without Ended then Started{}",
@@ -1729,7 +1742,7 @@ impl Harness {
             });
         }
         // A restart only for a pair apart at the start of the paths.
-        if matches!(messages, [PairMessage::Ended, PairMessage::Started(_), ..]) {
+        if matches!(messages, [PairMessage::Ended, PairMessage::Started(..), ..]) {
             self.check(distance(0.0) >= -tol, || {
                 format!(
                     "Ended then Started for a Swept pair touching at the start of its paths{}",
@@ -1738,8 +1751,8 @@ impl Harness {
             });
         }
         // The time of impact is the first touch.
-        for contact in &started {
-            let t = f64::from(contact.time_of_impact);
+        for (_, time) in &started {
+            let t = f64::from(*time);
             if t == 0.0 {
                 // Touching at the start (or, swept conservatively, nearly),
                 // and not a contact that simply goes on from before.

@@ -184,6 +184,8 @@ struct Ball {
 struct BallHit {
     other: Entity,
     contact: Contact,
+    /// When in the step it touched (the event's `time_of_impact`).
+    time: f32,
 }
 
 impl Ball {
@@ -357,6 +359,7 @@ fn record_ball_hit(
         ball.hits.push(BallHit {
             other: hit.other,
             contact: hit.contact,
+            time: hit.time_of_impact,
         });
     }
 }
@@ -364,7 +367,7 @@ fn record_ball_hit(
 /// After detection: the ball bounces off what it hit first this frame, and
 /// only that takes damage. With `Swept`, detection reports everything the
 /// ball's path touched, each with the moment it touched
-/// ([`Contact::time_of_impact`]); the ball goes back to the first touch, so
+/// ([`CollisionStarted::time_of_impact`]); the ball goes back to the first touch, so
 /// what lies further along the path was never reached.
 fn resolve_ball_hits(
     mut balls: Query<(Entity, &mut Ball, &mut Transform, &mut GlobalTransform)>,
@@ -376,17 +379,13 @@ fn resolve_ball_hits(
 ) {
     for (entity, mut ball, mut transform, mut global) in &mut balls {
         let hits = std::mem::take(&mut ball.hits);
-        let Some(first) = hits.iter().min_by(|a, b| {
-            a.contact
-                .time_of_impact
-                .total_cmp(&b.contact.time_of_impact)
-        }) else {
+        let Some(first) = hits.iter().min_by(|a, b| a.time.total_cmp(&b.time)) else {
             continue;
         };
         if ball.is_waiting() {
             continue; // lost this frame
         }
-        let toi = first.contact.time_of_impact;
+        let toi = first.time;
         if toi < 1.0 {
             ball.first_touch = Some(toi);
             let (from, to) = ball.path;
@@ -400,10 +399,7 @@ fn resolve_ball_hits(
             // Put back, not moved back: the next path starts here.
             commands.entity(entity).insert(Swept);
         }
-        for hit in hits
-            .iter()
-            .filter(|hit| hit.contact.time_of_impact <= toi + SAME_MOMENT)
-        {
+        for hit in hits.iter().filter(|hit| hit.time <= toi + SAME_MOMENT) {
             if let Some(bounced) = bounce(ball.velocity, *hit.contact.normal) {
                 ball.velocity =
                     keep_lively(bounced, settings.ball_speed, paddles.contains(hit.other));
@@ -451,7 +447,7 @@ fn separate_ball(
             } else {
                 continue;
             };
-            if out_zones.contains(other) || contact.time_of_impact < 1.0 {
+            if out_zones.contains(other) || pair.time_of_impact < 1.0 {
                 continue;
             }
             let normal = *contact.normal;

@@ -18,37 +18,17 @@ pub struct Contact {
     pub normal: Dir2,
     /// Penetration depth along `normal`, `>= 0`; `0` when the shapes touch.
     pub depth: f32,
-    /// When in the detection step the contact happened, as a fraction of the
-    /// step from `0` (the previous detection's poses) to `1` (this one's).
-    ///
-    /// `1` for every ordinary contact, found at the end of the step, and
-    /// from the pure tests ([`Shape::contact`](super::Shape::contact)),
-    /// which know of no step. Only a
-    /// pair with a [`Swept`](crate::Swept) collider that first touched during
-    /// the step reports less: the contact is then the one at the moment of
-    /// first touch (`depth` 0, `point` where they met). `0` means they
-    /// already overlapped at the start of the step without having touched
-    /// at the previous detection (a teleport or a new collider put them
-    /// together); `depth` is then how deep they were at the start. A circle
-    /// against a turning rectangle may be reported up to a sub-step early,
-    /// and pairs with a capsule, segment or polygon a tolerance early (see
-    /// [`time_of_impact`](crate::geometry::time_of_impact)), so a small
-    /// time of impact, 0 included, can also come while they are still a
-    /// little apart.
-    pub time_of_impact: f32,
 }
 
 impl Contact {
-    /// A contact of two shapes at their poses: at the end of the step, as
-    /// every contact is but a swept pair's first touch (`time_of_impact`
-    /// 1), so the pure tests, which know of no step, make theirs here.
+    /// A contact at `point` with `normal` (from the first shape to the
+    /// second) and `depth`.
     #[inline]
     pub const fn new(point: Vec2, normal: Dir2, depth: f32) -> Self {
         Self {
             point,
             normal,
             depth,
-            time_of_impact: 1.0,
         }
     }
 
@@ -73,7 +53,7 @@ impl Contact {
 ///
 /// [`Collider::compound`]: crate::Collider::compound
 /// [`Collisions::parts`]: crate::Collisions::parts
-/// [`Manifold::parts`]: super::Manifold::parts
+/// [`Manifold::parts`]: crate::geometry::Manifold::parts
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Reflect)]
 pub struct ContactParts {
     // The index plus one, so that a pair stays as small as before.

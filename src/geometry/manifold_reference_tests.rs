@@ -13,7 +13,7 @@
 use bevy::math::{DVec2, Isometry2d, Rot2, Vec2};
 use rand::{Rng, SeedableRng, rngs::StdRng};
 
-use super::dispatch::contact_with_parts;
+use super::query::contact::contact_with_parts;
 use super::reference_tests::{Kind, explore_scale, random_shape_of};
 use super::{Compound, ContactParts, Manifold, Shape};
 use crate::reference::{RefShape, reference, reference_gap};

@@ -61,8 +61,10 @@
 //!                 _ => None,
 //!             })
 //!             .collect();
-//!         let first = hits.iter().min_by(|x, y| x.1.time_of_impact.total_cmp(&y.1.time_of_impact));
-//!         let first_touch = first.map_or(1.0, |(_, contact)| contact.time_of_impact);
+//!         // When in the step each pair touched (the contact knows no step).
+//!         let time = |other: Entity| collisions.time_of_impact(ball, other).unwrap_or(1.0);
+//!         let first = hits.iter().min_by(|x, y| time(x.0).total_cmp(&time(y.0)));
+//!         let first_touch = first.map_or(1.0, |&(other, _)| time(other));
 //!         if let Some(&(other, contact)) = first
 //!             && let Some(pose) = collisions.impact_pose(ball, other)
 //!         {
@@ -72,12 +74,12 @@
 //!         }
 //!         // Bounce off what it touched first, and off what it still touches.
 //!         let mut normals: Vec<Dir2> = (hits.iter())
-//!             .filter(|(_, contact)| contact.time_of_impact <= first_touch + 1e-4)
+//!             .filter(|&&(other, _)| time(other) <= first_touch + 1e-4)
 //!             .map(|(_, contact)| contact.normal)
 //!             .collect();
 //!         normals.extend(
 //!             (collisions.contacts_of(ball))
-//!                 .filter(|(_, contact)| contact.time_of_impact >= 1.0)
+//!                 .filter(|&(other, _)| time(other) >= 1.0)
 //!                 .map(|(_, contact)| contact.normal),
 //!         );
 //!         state.velocity = bounce(state.velocity, &normals);

@@ -20,6 +20,25 @@ pub struct ContactPair {
     pub b: Entity,
     /// Contact seen from `a`.
     pub contact: Contact,
+    /// When in the detection step the contact happened, as a fraction of
+    /// the step from `0` (the previous detection's poses) to `1` (this
+    /// one's).
+    ///
+    /// `1` for every ordinary contact, found at the end of the step. Only a
+    /// pair with a [`Swept`](crate::Swept) collider that first touched
+    /// during the step reports less: [`Self::contact`] is then the one at
+    /// the moment of first touch (`depth` 0, `point` where they met). `0`
+    /// means they already overlapped at the start of the step without
+    /// having touched at the previous detection (a teleport or a new
+    /// collider put them together); `depth` is then how deep they were at
+    /// the start. A circle against a turning rectangle may be reported up
+    /// to a sub-step early, and pairs with a capsule, segment or polygon a
+    /// tolerance early (see
+    /// [`time_of_impact`](crate::geometry::time_of_impact)), so a small
+    /// time of impact, 0 included, can also come while they are still a
+    /// little apart. [`Collisions::time_of_impact`] looks it up for two
+    /// entities.
+    pub time_of_impact: f32,
 }
 
 impl ContactPair {
@@ -32,6 +51,7 @@ impl ContactPair {
             a: self.b,
             b: self.a,
             contact: self.contact.flipped(),
+            time_of_impact: self.time_of_impact,
         }
     }
 }
@@ -52,7 +72,7 @@ impl ContactPair {
 /// one of these contacts:
 ///
 /// - **Started on the way** (apart at the start of the paths): the *first
-///   touch*, with [`Contact::time_of_impact`] below 1 and a depth of about 0,
+///   touch*, with a [time of impact](Self::time_of_impact) below 1 and a depth of about 0,
 ///   even though the colliders may overlap deeply at the end of the step.
 ///   [`Self::impact_pose`] says where each collider was then. From the next
 ///   detection on, while it goes on, the contact at the end of the step.
@@ -344,11 +364,49 @@ impl Collisions {
         )
     }
 
+    /// When in the last step `entity` and `other` started touching, as a
+    /// fraction of the step ([`ContactPair::time_of_impact`]), if they touch
+    /// or [passed](Self::passing) each other: below 1 only for a pair with a
+    /// [`Swept`](crate::Swept) collider that first touched on the way (see
+    /// [which contact a swept pair
+    /// holds](Self#which-contact-a-swept-pair-holds)), 1 for every other
+    /// contact.
+    ///
+    /// This is where the time of a [`CollisionEvent::Started`] lives (its
+    /// [`Contact`] is pure geometry and knows no step): look it up before the
+    /// next detection replaces these pairs. [`CollisionStarted`] carries it
+    /// as a field.
+    ///
+    /// ```
+    /// # use bevy::prelude::*;
+    /// # use bevy_collide2d::prelude::*;
+    /// fn first_touch(mut events: MessageReader<CollisionEvent>, collisions: Res<Collisions>) {
+    ///     for event in events.read() {
+    ///         if let CollisionEvent::Started { a, b, contact } = *event {
+    ///             let time = collisions.time_of_impact(a, b).unwrap_or(1.0);
+    ///             info!("{a} touched {b} at {} ({time} into the step)", contact.point);
+    ///         }
+    ///     }
+    /// }
+    /// # bevy::ecs::system::assert_is_system(first_touch);
+    /// ```
+    ///
+    /// [`CollisionEvent::Started`]: crate::CollisionEvent::Started
+    /// [`CollisionStarted`]: crate::CollisionStarted
+    pub fn time_of_impact(&self, entity: Entity, other: Entity) -> Option<f32> {
+        let key = (entity.min(other), entity.max(other));
+        let find = |pairs: &[ContactPair]| {
+            let index = pairs.binary_search_by(|pair| (pair.a, pair.b).cmp(&key));
+            index.ok().map(|index| pairs[index].time_of_impact)
+        };
+        find(&self.pairs).or_else(|| find(&self.passing))
+    }
+
     /// Where `entity` was when it touched `other`, for a pair with a
     /// [`Swept`](crate::Swept) collider: its world pose (position and
     /// rotation, as [`pose_and_scale`](crate::pose_and_scale) reads it)
     /// along its path over the last step, at the contact's
-    /// [`time_of_impact`](Contact::time_of_impact).
+    /// [time of impact](Self::time_of_impact).
     ///
     /// For a pair that started touching on the way, or [passed](Self::passing),
     /// this is the pose of the first touch: set the collider's translation

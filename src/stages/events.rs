@@ -30,7 +30,9 @@ pub enum CollisionEvent {
         /// The contact when they started touching, seen from `a` (the normal
         /// points from `a` to `b`). With a [`Swept`](crate::Swept) collider,
         /// the first touch on the way (see [which contact a swept pair
-        /// holds](crate::Collisions#which-contact-a-swept-pair-holds)).
+        /// holds](crate::Collisions#which-contact-a-swept-pair-holds)); when
+        /// in the step it happened is
+        /// [`Collisions::time_of_impact`](crate::Collisions::time_of_impact).
         contact: Contact,
     },
     /// `a` and `b` stopped touching, or one of them was despawned, lost its
@@ -82,6 +84,10 @@ pub struct CollisionStarted {
     /// The collider of `entity` that touched `other`: `entity` itself when
     /// triggered on the collider, one of its parts when on a body.
     pub collider: Entity,
+    /// When in the step they started touching, as a fraction of it: the
+    /// pair's [`ContactPair::time_of_impact`] (below 1 only for the first
+    /// touch of a [`Swept`](crate::Swept) pair on the way).
+    pub time_of_impact: f32,
 }
 
 /// Triggered on each of the two colliders when they stop touching, and on
@@ -123,10 +129,11 @@ pub(crate) fn report_collision_changes(
     colliding.clear();
     for change in &changes.list {
         match *change {
-            PairChange::Started(ContactPair { a, b, contact }) => {
+            PairChange::Started(pair) => {
+                let ContactPair { a, b, contact, .. } = pair;
                 messages.write(CollisionEvent::Started { a, b, contact });
                 colliding.note(a, b, true);
-                notifications.started(a, b, contact);
+                notifications.started(pair);
             }
             PairChange::Ended(a, b) => {
                 messages.write(CollisionEvent::Ended { a, b });
@@ -134,16 +141,18 @@ pub(crate) fn report_collision_changes(
                 notifications.ended(a, b);
             }
             // `CollidingEntities` ends as it was in both.
-            PairChange::Restarted(ContactPair { a, b, contact }) => {
+            PairChange::Restarted(pair) => {
+                let ContactPair { a, b, contact, .. } = pair;
                 messages.write(CollisionEvent::Ended { a, b });
                 messages.write(CollisionEvent::Started { a, b, contact });
                 notifications.ended(a, b);
-                notifications.started(a, b, contact);
+                notifications.started(pair);
             }
-            PairChange::Passed(ContactPair { a, b, contact }) => {
+            PairChange::Passed(pair) => {
+                let ContactPair { a, b, contact, .. } = pair;
                 messages.write(CollisionEvent::Started { a, b, contact });
                 messages.write(CollisionEvent::Ended { a, b });
-                notifications.passed(a, b, contact);
+                notifications.passed(pair);
             }
         }
     }
@@ -176,9 +185,9 @@ struct Notifications<'a> {
 impl Notifications<'_> {
     /// `CollisionStarted` on `a` and its body, then on `b` and its body,
     /// each seeing the contact from its own collider.
-    fn started(&mut self, a: Entity, b: Entity, contact: Contact) {
-        self.started_on(a, b, contact);
-        self.started_on(b, a, contact.flipped());
+    fn started(&mut self, pair: ContactPair) {
+        self.started_on(pair);
+        self.started_on(pair.flipped());
     }
 
     /// `CollisionEnded` on `a` and the body that heard it start, then on `b`
@@ -190,8 +199,9 @@ impl Notifications<'_> {
 
     /// A pair that started and ended within the step: both, on the bodies
     /// the colliders have now.
-    fn passed(&mut self, a: Entity, b: Entity, contact: Contact) {
-        self.started(a, b, contact);
+    fn passed(&mut self, pair: ContactPair) {
+        let (a, b) = (pair.a, pair.b);
+        self.started(pair);
         for (collider, other) in [(a, b), (b, a)] {
             let body = self
                 .bodies
@@ -201,7 +211,10 @@ impl Notifications<'_> {
         }
     }
 
-    fn started_on(&mut self, collider: Entity, other: Entity, contact: Contact) {
+    /// `CollisionStarted` on the pair's `a` and its body, seeing the
+    /// contact from `a`.
+    fn started_on(&mut self, pair: ContactPair) {
+        let (collider, other) = (pair.a, pair.b);
         let body = self
             .bodies
             .body_of(collider)
@@ -210,8 +223,9 @@ impl Notifications<'_> {
             self.list.push(Notification::Started(CollisionStarted {
                 entity,
                 other,
-                contact,
+                contact: pair.contact,
                 collider,
+                time_of_impact: pair.time_of_impact,
             }));
         }
     }
@@ -249,11 +263,8 @@ impl Notifications<'_> {
             {
                 continue;
             }
-            let sides = [
-                (pair.a, pair.b, pair.contact),
-                (pair.b, pair.a, pair.contact.flipped()),
-            ];
-            for (collider, other, contact) in sides {
+            for side in [*pair, pair.flipped()] {
+                let (collider, other) = (side.a, side.b);
                 let [old, new] = [bodies.previous_body_of(collider), bodies.body_of(collider)]
                     .map(|body| body.filter(|&body| body != collider));
                 if old == new {
@@ -264,8 +275,9 @@ impl Notifications<'_> {
                     self.list.push(Notification::Started(CollisionStarted {
                         entity: body,
                         other,
-                        contact,
+                        contact: side.contact,
                         collider,
+                        time_of_impact: side.time_of_impact,
                     }));
                 }
             }

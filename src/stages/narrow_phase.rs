@@ -33,6 +33,7 @@ const UNSET_PAIR: ContactPair = ContactPair {
     a: Entity::PLACEHOLDER,
     b: Entity::PLACEHOLDER,
     contact: Contact::new(Vec2::ZERO, Dir2::X, 0.0),
+    time_of_impact: 1.0,
 };
 
 /// The contact of candidate `(i, j)`, ordered by entity.
@@ -265,18 +266,18 @@ fn swept_contact_pair<'a>(
     let end = deepest_contact(shape_i, sweep_i.end, shape_j, sweep_j.end);
     let touching_at_end = end.is_some();
     let touching_at_start = shape_i.intersects(sweep_i.start, shape_j, sweep_j.start);
-    let contact = if touching_at_start {
+    let (contact, time_of_impact) = if touching_at_start {
         match end {
             // Touching at the start and at the end: an ongoing contact,
             // reported as it is at the end, unless it was not touching at
             // the previous detection (a teleport or a new collider put them
             // together): then it started at the start.
-            Some(end) if previous.contains(ci.entity, cj.entity) => end,
+            Some(end) if previous.contains(ci.entity, cj.entity) => (end, 1.0),
             // Started at the start; apart at the end when passing.
-            _ => Contact {
-                time_of_impact: 0.0,
-                ..deepest_contact(shape_i, sweep_i.start, shape_j, sweep_j.start)?
-            },
+            _ => (
+                deepest_contact(shape_i, sweep_i.start, shape_j, sweep_j.start)?,
+                0.0,
+            ),
         }
     } else {
         // The first touch on the way; apart at the end when passing.
@@ -284,11 +285,15 @@ fn swept_contact_pair<'a>(
         // there: along a path of astronomic length, rounding can put it at
         // t = 1 while they are still apart.
         time_of_impact_from_apart(shape_i, sweep_i, shape_j, sweep_j)
-            .filter(|contact| contact.time_of_impact < 1.0)
-            .or(end)?
+            .filter(|impact| impact.time < 1.0)
+            .map(|impact| (impact.contact, impact.time))
+            .or(end.map(|end| (end, 1.0)))?
     };
     Some(SweptContact {
-        pair: ordered_pair(ci.entity, cj.entity, contact),
+        pair: ContactPair {
+            time_of_impact,
+            ..ordered_pair(ci.entity, cj.entity, contact)
+        },
         colliders: (i as u32, j as u32),
         apart_at_start: !touching_at_start,
         touching_at_end,
@@ -311,13 +316,15 @@ fn deepest_contact(
     }
 }
 
-/// `contact` (seen from `ei`) as the pair of `ei` and `ej` in entity order.
+/// `contact` (seen from `ei`) as the pair of `ei` and `ej` in entity order,
+/// found at the end of the step (time of impact 1).
 #[inline]
 fn ordered_pair(ei: Entity, ej: Entity, contact: Contact) -> ContactPair {
     let pair = ContactPair {
         a: ei,
         b: ej,
         contact,
+        time_of_impact: 1.0,
     };
     if ei < ej { pair } else { pair.flipped() }
 }
@@ -859,7 +866,7 @@ impl SweptSplit {
             swept_paths.push(PairPaths {
                 a: contact.pair.a,
                 b: contact.pair.b,
-                time_of_impact: contact.pair.contact.time_of_impact,
+                time_of_impact: contact.pair.time_of_impact,
                 path_a: colliders.sweep(contact.colliders.0 as usize),
                 path_b: colliders.sweep(contact.colliders.1 as usize),
             });

@@ -88,6 +88,15 @@ pub fn take_observed_on_bodies(app: &mut App) -> Vec<(bool, Entity, Entity, Enti
     std::mem::take(&mut app.world_mut().resource_mut::<ObservedOnBodies>().0)
 }
 
+/// When in the last detection's step `a` and `b` touched
+/// ([`Collisions::time_of_impact`]: the time travels with the pair, not with
+/// its contact), for a pair that touches or passed.
+pub fn time_of_impact(app: &App, a: Entity, b: Entity) -> f32 {
+    (app.world().resource::<Collisions>())
+        .time_of_impact(a, b)
+        .unwrap_or_else(|| panic!("{a} and {b} neither touch nor passed"))
+}
+
 /// Drains the observer events recorded so far.
 pub fn take_observed(app: &mut App) -> Vec<ObservedEvent> {
     std::mem::take(&mut app.world_mut().resource_mut::<Observed>().0)

@@ -17,8 +17,9 @@ use smallvec::SmallVec;
 
 mod quick;
 
-use super::pairs::within;
-use super::{Contact, ShapeRef};
+use crate::geometry::contact::Contact;
+use crate::geometry::pairs::within;
+use crate::geometry::shape::shape_ref::ShapeRef;
 use quick::{contact_along, quick_contact, stick_area_intersects};
 
 type Points = SmallVec<[Vec2; 8]>;
@@ -693,6 +694,23 @@ pub(crate) fn reach(shape: ShapeRef<'_>) -> f32 {
             .map(|v| v.length())
             .fold(0.0, f32::max),
         ShapeRef::Compound(_) => shape.bounding_radius(),
+    }
+}
+
+impl ShapeRef<'_> {
+    /// The radius of a circle about the pose's origin that holds the shape
+    /// at any rotation.
+    pub(crate) fn bounding_radius(&self) -> f32 {
+        if let ShapeRef::Compound(compound) = *self {
+            return (compound.parts().iter())
+                .map(|part| part.pose.translation.length() + part.shape.as_ref().bounding_radius())
+                .fold(0.0, f32::max);
+        }
+        let rounding = match *self {
+            ShapeRef::Circle { radius } | ShapeRef::Capsule { radius, .. } => radius,
+            _ => 0.0,
+        };
+        reach(*self) + rounding
     }
 }
 

@@ -5,9 +5,10 @@
 use bevy::math::{Dir2, Isometry2d, Vec2};
 
 use super::{RECT_NORMALS, closest_points_apart, closest_points_on_segments, rect_corners};
+use crate::geometry::contact::Contact;
 use crate::geometry::pairs::within;
-use crate::geometry::shape_ref::PolygonRef;
-use crate::geometry::{Contact, ShapeRef};
+use crate::geometry::shape::shape_ref::PolygonRef;
+use crate::geometry::shape::shape_ref::ShapeRef;
 
 /// A point or segment core (of a circle, capsule or segment), placed.
 #[derive(Clone, Copy)]

@@ -7,12 +7,17 @@
 use bevy::math::{Dir2, Isometry2d, Rot2, Vec2};
 use bevy::shape::{Aabb2d, BoundingVolume};
 
-use super::convex::{self, Core};
-use super::dispatch::PartPlace;
-use super::dispatch::{PairOp, deeper, dispatch};
-use super::pairs::{circle_circle_contact, circle_rect_contact, rect_rect_separations};
-use super::polyline::{ChainSegment, ghost_contact, stricter_contact};
-use super::{Contact, Shape, ShapeRef, rect_rect_contact};
+use crate::geometry::contact::Contact;
+use crate::geometry::convex;
+use crate::geometry::convex::Core;
+use crate::geometry::pairs::rect_rect_contact;
+use crate::geometry::pairs::{circle_circle_contact, circle_rect_contact, rect_rect_separations};
+use crate::geometry::query::dispatch::{PairOp, dispatch};
+use crate::geometry::query::ghost_rule::{ghost_contact, stricter_contact};
+use crate::geometry::query::parts::PartPlace;
+use crate::geometry::shape::Shape;
+use crate::geometry::shape::polyline::ChainSegment;
+use crate::geometry::shape::shape_ref::ShapeRef;
 
 /// A rotating rectangle's step is cut so that it turns at most this much
 /// (radians) per sub-step; the circle is grown by at most
@@ -32,6 +37,36 @@ const MAX_ADVANCES: u32 = 256;
 /// farthest from the centre); past it, the touch is reported early rather
 /// than missed.
 const MAX_CONVEX_ADVANCES: u32 = 2048;
+
+/// The first touch of two moving shapes, as [`time_of_impact`] finds it:
+/// the contact at that moment, and when in the step it happens.
+///
+/// The contact is pure geometry and knows no step; the time travels beside
+/// it (in detection, on [`ContactPair::time_of_impact`](crate::ContactPair::time_of_impact)).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Impact {
+    /// The contact at the moment of first touch, seen from the first shape
+    /// (the normal points towards the second): `depth` 0, `point` where
+    /// they meet; for shapes that overlap at the start, their contact
+    /// there.
+    pub contact: Contact,
+    /// When they touch, as a fraction of the step from `0` (the start
+    /// poses) to `1` (the end poses).
+    pub time: f32,
+}
+
+impl Impact {
+    /// The same impact seen from the second shape: the contact flipped, the
+    /// time unchanged.
+    #[inline]
+    #[must_use]
+    pub fn flipped(self) -> Self {
+        Self {
+            contact: self.contact.flipped(),
+            time: self.time,
+        }
+    }
+}
 
 /// The motion of a shape over one step.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -204,8 +239,8 @@ pub(crate) fn swept_aabb_of(shape: ShapeRef<'_>, sweep: Sweep) -> Aabb2d {
 
 /// The first contact of `a` moving along `sweep_a` with `b` moving along
 /// `sweep_b` during the step, seen from `a` (the normal points towards `b`),
-/// with [`Contact::time_of_impact`] set to when it happens; `None` when they
-/// never touch during the step.
+/// beside the time when it happens ([`Impact`]); `None` when they never
+/// touch during the step.
 ///
 /// Shapes touching at the start give their ordinary contact there, with a
 /// time of impact of 0.
@@ -237,7 +272,7 @@ pub(crate) fn swept_aabb_of(shape: ShapeRef<'_>, sweep: Sweep) -> Aabb2d {
 ///   half diagonal, so time can safely advance by gap / speed until they
 ///   touch. They never pass through each other; the time is found to within
 ///   a small distance tolerance.
-pub fn time_of_impact(a: &Shape, sweep_a: Sweep, b: &Shape, sweep_b: Sweep) -> Option<Contact> {
+pub fn time_of_impact(a: &Shape, sweep_a: Sweep, b: &Shape, sweep_b: Sweep) -> Option<Impact> {
     time_of_impact_of(a.as_ref(), sweep_a, b.as_ref(), sweep_b)
 }
 
@@ -247,12 +282,9 @@ pub(crate) fn time_of_impact_of(
     sweep_a: Sweep,
     b: ShapeRef<'_>,
     sweep_b: Sweep,
-) -> Option<Contact> {
+) -> Option<Impact> {
     if let Some(contact) = a.contact(sweep_a.start, b, sweep_b.start) {
-        return Some(Contact {
-            time_of_impact: 0.0,
-            ..contact
-        });
+        return Some(Impact { contact, time: 0.0 });
     }
     time_of_impact_from_apart(a, sweep_a, b, sweep_b)
 }
@@ -263,7 +295,7 @@ pub(crate) fn time_of_impact_from_apart(
     sweep_a: Sweep,
     b: ShapeRef<'_>,
     sweep_b: Sweep,
-) -> Option<Contact> {
+) -> Option<Impact> {
     let (sweep_a, sweep_b) = (PartSweep::whole(sweep_a), PartSweep::whole(sweep_b));
     dispatch(TimeOfImpactOp, a, sweep_a, b, sweep_b)
 }
@@ -278,12 +310,12 @@ pub(crate) fn time_of_impact_from_apart(
 /// A part of a turning compound turns about the compound's origin: its
 /// points move at most the origin's translation plus the turn times their
 /// distance from that origin (the part's arm plus its own reach).
-pub(super) fn convex_time_of_impact(
+pub(in crate::geometry) fn convex_time_of_impact(
     a: ShapeRef<'_>,
     sweep_a: PartSweep,
     b: ShapeRef<'_>,
     sweep_b: PartSweep,
-) -> Option<Contact> {
+) -> Option<Impact> {
     let (angle_a, angle_b) = (sweep_a.angle(), sweep_b.angle());
     let relative = sweep_a.body.displacement() - sweep_b.body.displacement();
     let turning = angle_a.abs() * (sweep_a.arm() + convex::reach(a))
@@ -317,9 +349,9 @@ pub(super) fn convex_time_of_impact(
             }
         });
         if gap <= tolerance {
-            return Some(Contact {
-                time_of_impact: t,
-                ..convex::touch(&core_a, &core_b)
+            return Some(Impact {
+                contact: convex::touch(&core_a, &core_b),
+                time: t,
             });
         }
         if !closes || !gap.is_finite() {
@@ -331,18 +363,18 @@ pub(super) fn convex_time_of_impact(
         }
     }
     let (pa, pb) = (sweep_a.at_angle(angle_a, t), sweep_b.at_angle(angle_b, t));
-    Some(Contact {
-        time_of_impact: t,
-        ..convex::touch(&Core::new(a, pa), &Core::new(b, pb))
+    Some(Impact {
+        contact: convex::touch(&Core::new(a, pa), &Core::new(b, pb)),
+        time: t,
     })
 }
 
-pub(super) fn circle_circle_time_of_impact(
+pub(in crate::geometry) fn circle_circle_time_of_impact(
     ra: f32,
     a: Sweep,
     rb: f32,
     b: Sweep,
-) -> Option<Contact> {
+) -> Option<Impact> {
     // a's centre seen from b's.
     let start = a.start.translation - b.start.translation;
     let motion = a.displacement() - b.displacement();
@@ -355,18 +387,15 @@ pub(super) fn circle_circle_time_of_impact(
         let normal = Dir2::new(cb - ca).unwrap_or(fallback);
         Contact::new(ca + normal * ra, normal, 0.0)
     });
-    Some(Contact {
-        time_of_impact: t,
-        ..contact
-    })
+    Some(Impact { contact, time: t })
 }
 
-pub(super) fn circle_rect_time_of_impact(
+pub(in crate::geometry) fn circle_rect_time_of_impact(
     radius: f32,
     circle: Sweep,
     half_size: Vec2,
     rect: Sweep,
-) -> Option<Contact> {
+) -> Option<Impact> {
     let angle = rect.angle();
     let substeps = if angle == 0.0 {
         1
@@ -410,7 +439,7 @@ fn circle_rect_touch(
     rect: Isometry2d,
     motion: Vec2,
     t: f32,
-) -> Contact {
+) -> Impact {
     let contact = circle_rect_contact(radius, center, half_size, rect).unwrap_or_else(|| {
         let local = rect.inverse_transform_point(center);
         let closest = local.clamp(-half_size, half_size);
@@ -419,13 +448,15 @@ fn circle_rect_touch(
             .unwrap_or(Dir2::X);
         Contact::new(rect.transform_point(closest), normal, 0.0)
     });
-    Contact {
-        time_of_impact: t,
-        ..contact
-    }
+    Impact { contact, time: t }
 }
 
-pub(super) fn rect_rect_time_of_impact(ha: Vec2, a: Sweep, hb: Vec2, b: Sweep) -> Option<Contact> {
+pub(in crate::geometry) fn rect_rect_time_of_impact(
+    ha: Vec2,
+    a: Sweep,
+    hb: Vec2,
+    b: Sweep,
+) -> Option<Impact> {
     let (angle_a, angle_b) = (a.angle(), b.angle());
     let relative = a.displacement() - b.displacement();
     // No point moves along any fixed direction by more than the relative
@@ -500,7 +531,7 @@ fn rect_rect_touch(
     b: Isometry2d,
     tolerance: f32,
     t: f32,
-) -> Contact {
+) -> Impact {
     let grown = Vec2::splat(2.0 * tolerance);
     let contact = rect_rect_contact(ha, a, hb, b)
         .or_else(|| {
@@ -510,10 +541,7 @@ fn rect_rect_touch(
             let normal = Dir2::new(b.translation - a.translation).unwrap_or(Dir2::X);
             Contact::new(0.5 * (a.translation + b.translation), normal, 0.0)
         });
-    Contact {
-        time_of_impact: t,
-        ..contact
-    }
+    Impact { contact, time: t }
 }
 
 /// The first `t` in `0..=1` at which `start + t * motion` is within `radius`
@@ -596,9 +624,9 @@ pub(crate) struct TimeOfImpactOp;
 
 impl PairOp for TimeOfImpactOp {
     type Place = PartSweep;
-    type Out = Option<Contact>;
+    type Out = Option<Impact>;
 
-    fn apart(self) -> Option<Contact> {
+    fn apart(self) -> Option<Impact> {
         None
     }
 
@@ -607,10 +635,10 @@ impl PairOp for TimeOfImpactOp {
     }
 
     /// The earlier touch; the deeper of two at once.
-    fn better(self, found: Option<Contact>, next: Option<Contact>) -> Option<Contact> {
+    fn better(self, found: Option<Impact>, next: Option<Impact>) -> Option<Impact> {
         match (found, next) {
-            (Some(f), Some(n)) if n.time_of_impact < f.time_of_impact => Some(n),
-            (Some(f), Some(n)) if n.time_of_impact == f.time_of_impact => deeper(Some(f), Some(n)),
+            (Some(f), Some(n)) if n.time < f.time => Some(n),
+            (Some(f), Some(n)) if n.time == f.time && n.contact.depth > f.contact.depth => Some(n),
             (None, n) => n,
             (f, _) => f,
         }
@@ -618,33 +646,37 @@ impl PairOp for TimeOfImpactOp {
 
     fn stricter(
         self,
-        original: Option<Contact>,
-        x: Option<Contact>,
-        y: Option<Contact>,
-    ) -> Option<Contact> {
-        Some(stricter_contact(original?, x?, y?))
+        original: Option<Impact>,
+        x: Option<Impact>,
+        y: Option<Impact>,
+    ) -> Option<Impact> {
+        let (original, x, y) = (original?, x?, y?);
+        Some(Impact {
+            contact: stricter_contact(original.contact, x.contact, y.contact),
+            time: original.time,
+        })
     }
 
     /// The rule at the poses of the touch.
     fn ghost_rule(
         self,
-        found: Option<Contact>,
+        found: Option<Impact>,
         segment: &ChainSegment,
         chain: PartSweep,
         other: ShapeRef<'_>,
         other_place: PartSweep,
         chain_first: bool,
-    ) -> Option<Contact> {
-        let contact = found?;
-        let t = contact.time_of_impact;
-        Some(ghost_contact(
+    ) -> Option<Impact> {
+        let Impact { contact, time } = found?;
+        let contact = ghost_contact(
             contact,
             segment,
-            chain.at(t),
+            chain.at(time),
             other,
-            other_place.at(t),
+            other_place.at(time),
             chain_first,
-        ))
+        );
+        Some(Impact { contact, time })
     }
 
     #[inline(always)]
@@ -654,14 +686,14 @@ impl PairOp for TimeOfImpactOp {
         pa: PartSweep,
         b: ShapeRef<'_>,
         pb: PartSweep,
-    ) -> Option<Contact> {
+    ) -> Option<Impact> {
         convex_time_of_impact(a, pa, b, pb)
     }
 
     /// Exact for straight paths; a part swung about a turning compound's
     /// origin goes to the general test, which follows its arc.
     #[inline(always)]
-    fn circle_circle(self, ra: f32, pa: PartSweep, rb: f32, pb: PartSweep) -> Option<Contact> {
+    fn circle_circle(self, ra: f32, pa: PartSweep, rb: f32, pb: PartSweep) -> Option<Impact> {
         match (pa.as_sweep(), pb.as_sweep()) {
             (Some(sa), Some(sb)) => circle_circle_time_of_impact(ra, sa, rb, sb),
             _ => self.general(
@@ -680,7 +712,7 @@ impl PairOp for TimeOfImpactOp {
         pa: PartSweep,
         half_size: Vec2,
         pb: PartSweep,
-    ) -> Option<Contact> {
+    ) -> Option<Impact> {
         match (pa.as_sweep(), pb.as_sweep()) {
             (Some(sa), Some(sb)) => circle_rect_time_of_impact(radius, sa, half_size, sb),
             _ => self.general(
@@ -700,13 +732,13 @@ impl PairOp for TimeOfImpactOp {
         pa: PartSweep,
         radius: f32,
         pb: PartSweep,
-    ) -> Option<Contact> {
+    ) -> Option<Impact> {
         self.circle_rect(radius, pb, half_size, pa)
-            .map(Contact::flipped)
+            .map(Impact::flipped)
     }
 
     #[inline(always)]
-    fn rect_rect(self, ha: Vec2, pa: PartSweep, hb: Vec2, pb: PartSweep) -> Option<Contact> {
+    fn rect_rect(self, ha: Vec2, pa: PartSweep, hb: Vec2, pb: PartSweep) -> Option<Impact> {
         match (pa.as_sweep(), pb.as_sweep()) {
             (Some(sa), Some(sb)) => rect_rect_time_of_impact(ha, sa, hb, sb),
             _ => self.general(
@@ -740,12 +772,12 @@ mod tests {
         )
     }
 
-    fn assert_toi(found: Option<Contact>, expected: Option<f64>) {
+    fn assert_toi(found: Option<Impact>, expected: Option<f64>) {
         match (found, expected) {
             (Some(contact), Some(t)) => assert!(
-                (contact.time_of_impact as f64 - t).abs() <= 1e-3,
+                (contact.time as f64 - t).abs() <= 1e-3,
                 "time of impact {} vs reference {t}",
-                contact.time_of_impact
+                contact.time
             ),
             (None, None) => {}
             (found, expected) => panic!("found {found:?}, reference {expected:?}"),
@@ -781,10 +813,10 @@ mod tests {
             Sweep::stationary(pose(10.0, 0.0, 0.0)),
         )
         .unwrap();
-        assert!((contact.time_of_impact - 0.7).abs() < 1e-5);
-        assert!((contact.normal.x - 1.0).abs() < 1e-5);
-        assert!((contact.point - Vec2::new(8.0, 0.0)).length() < 1e-4);
-        assert!(contact.depth.abs() < 1e-4);
+        assert!((contact.time - 0.7).abs() < 1e-5);
+        assert!((contact.contact.normal.x - 1.0).abs() < 1e-5);
+        assert!((contact.contact.point - Vec2::new(8.0, 0.0)).length() < 1e-4);
+        assert!(contact.contact.depth.abs() < 1e-4);
     }
 
     #[test]
@@ -798,8 +830,8 @@ mod tests {
             moving(Vec2::new(10.0, 0.0), Vec2::new(5.0, 0.0)),
         )
         .unwrap();
-        assert!((contact.time_of_impact - 0.8).abs() < 1e-5);
-        assert!((contact.point - Vec2::new(5.0, 0.0)).length() < 1e-4);
+        assert!((contact.time - 0.8).abs() < 1e-5);
+        assert!((contact.contact.point - Vec2::new(5.0, 0.0)).length() < 1e-4);
     }
 
     #[test]
@@ -824,8 +856,8 @@ mod tests {
             Sweep::stationary(pose(1.5, 0.0, 0.0)),
         )
         .unwrap();
-        assert_eq!(contact.time_of_impact, 0.0);
-        assert!((contact.depth - 0.5).abs() < 1e-5);
+        assert_eq!(contact.time, 0.0);
+        assert!((contact.contact.depth - 0.5).abs() < 1e-5);
     }
 
     #[test]
@@ -851,12 +883,12 @@ mod tests {
         let rect_sweep = Sweep::stationary(pose(0.0, 0.0, 0.0));
         let seen_from_circle = time_of_impact(&circle, circle_sweep, &rect, rect_sweep).unwrap();
         let seen_from_rect = time_of_impact(&rect, rect_sweep, &circle, circle_sweep).unwrap();
-        assert_eq!(seen_from_circle.normal, -seen_from_rect.normal);
         assert_eq!(
-            seen_from_circle.time_of_impact,
-            seen_from_rect.time_of_impact
+            seen_from_circle.contact.normal,
+            -seen_from_rect.contact.normal
         );
-        assert!((seen_from_circle.time_of_impact - 0.35).abs() < 1e-5);
+        assert_eq!(seen_from_circle.time, seen_from_rect.time);
+        assert!((seen_from_circle.time - 0.35).abs() < 1e-5);
     }
 
     #[test]
@@ -874,12 +906,8 @@ mod tests {
         // distance from (0, 6) at angle θ is 6 cos θ.
         let touch_angle = (0.75f32 / 6.0).acos();
         let reference = touch_angle / 1.5;
-        let early_by = reference - contact.time_of_impact;
-        assert!(
-            early_by >= -1e-4,
-            "late: {} vs {reference}",
-            contact.time_of_impact
-        );
+        let early_by = reference - contact.time;
+        assert!(early_by >= -1e-4, "late: {} vs {reference}", contact.time);
         // Within a sub-step the bar is held at one angle, so the hit is
         // reported at the start of the first sub-step that comes within the
         // slack: at most two sub-steps early here.
@@ -903,9 +931,9 @@ mod tests {
                 Sweep::stationary(pose(0.0, 0.0, 0.2)),
             )
             .unwrap_or_else(|| panic!("angle {angle} spin {spin}: passed through"));
-            let t = contact.time_of_impact;
+            let t = contact.time;
             assert!(t > 0.49 && t < 0.5, "angle {angle} spin {spin}: t = {t}");
-            assert!(contact.normal.x > 0.9);
+            assert!(contact.contact.normal.x > 0.9);
         }
     }
 
@@ -931,8 +959,8 @@ mod tests {
         );
         assert!(a.intersects(pa, &b, sb.at(0.47)));
         let contact = time_of_impact(&a, Sweep::stationary(pa), &b, sb).expect("missed");
-        assert!(contact.time_of_impact <= 0.47, "{contact:?}");
-        assert!(!a.intersects(pa, &b, sb.at(contact.time_of_impact - 0.01)));
+        assert!(contact.time <= 0.47, "{contact:?}");
+        assert!(!a.intersects(pa, &b, sb.at(contact.time - 0.01)));
     }
 
     #[test]
@@ -962,7 +990,7 @@ mod tests {
         )
         .unwrap();
         let expected = 0.5 - (4.0f64 - 0.25).sqrt() / 100_000.0;
-        let error = contact.time_of_impact as f64 - expected;
+        let error = contact.time as f64 - expected;
         // Within a tenth of the circle's radius along the path.
         assert!(error.abs() * 100_000.0 < 0.1, "off by {error}");
     }
@@ -1044,7 +1072,7 @@ mod tests {
             let (Some(expected), Some(found)) = (expected, found) else {
                 panic!("height {height} angle {angle}: {found:?} vs {expected:?}");
             };
-            let t = f64::from(found.time_of_impact);
+            let t = f64::from(found.time);
             assert!(
                 t <= expected + 1e-7,
                 "height {height}: late: {t} vs {expected}"
@@ -1054,8 +1082,8 @@ mod tests {
                 (expected - t) * 800.0 < 1e-2,
                 "height {height}: early: {t} vs {expected}"
             );
-            assert!(found.normal.x > 0.0, "{found:?}");
-            assert!(found.depth <= 1e-4, "{found:?}");
+            assert!(found.contact.normal.x > 0.0, "{found:?}");
+            assert!(found.contact.depth <= 1e-4, "{found:?}");
         }
         // Passing beside its end: no touch.
         let beside = moving(Vec2::new(-400.0, 1.51), Vec2::new(400.0, 1.51));
@@ -1066,13 +1094,13 @@ mod tests {
         let hit = time_of_impact(&wall, wall_sweep, &ball, rest).unwrap();
         let expected = (4.5 + 400.0) / 800.0;
         assert!(
-            hit.time_of_impact <= expected && hit.time_of_impact > expected - 1e-5,
+            hit.time <= expected && hit.time > expected - 1e-5,
             "{hit:?}"
         );
-        assert!(hit.normal.x > 0.99, "{hit:?}");
+        assert!(hit.contact.normal.x > 0.99, "{hit:?}");
         let flipped = time_of_impact(&ball, rest, &wall, wall_sweep).unwrap();
-        assert_eq!(flipped.time_of_impact, hit.time_of_impact);
-        assert!(flipped.normal.x < -0.99, "{flipped:?}");
+        assert_eq!(flipped.time, hit.time);
+        assert!(flipped.contact.normal.x < -0.99, "{flipped:?}");
         // Two segments crossing each other's path (no thickness at all).
         let bar = Shape::Segment {
             a: Vec2::new(-1.0, 0.0),
@@ -1082,7 +1110,7 @@ mod tests {
         let hit = time_of_impact(&bar, falling, &wall, wall_pose).unwrap();
         let expected = 299.0 / 600.0;
         assert!(
-            hit.time_of_impact <= expected && hit.time_of_impact > expected - 1e-5,
+            hit.time <= expected && hit.time > expected - 1e-5,
             "{hit:?}"
         );
     }
@@ -1110,18 +1138,15 @@ mod tests {
         let hit = time_of_impact(&capsule, fall, &ramp, ground).unwrap();
         let stop = 1.0 + 17f32.sqrt() / 8.0 + 1.5;
         let expected = (20.0 - stop) / 40.0;
-        assert!(
-            hit.time_of_impact <= expected + 1e-6,
-            "{hit:?} vs {expected}"
-        );
-        assert!(
-            hit.time_of_impact > expected - 1e-5,
-            "{hit:?} vs {expected}"
-        );
+        assert!(hit.time <= expected + 1e-6, "{hit:?} vs {expected}");
+        assert!(hit.time > expected - 1e-5, "{hit:?} vs {expected}");
         // The normal points from the capsule into the ramp, against the
         // slope's outward normal.
         let slope = Vec2::new(-1.0, 4.0).normalize();
-        assert!((hit.normal.as_vec2() + slope).length() < 1e-3, "{hit:?}");
+        assert!(
+            (hit.contact.normal.as_vec2() + slope).length() < 1e-3,
+            "{hit:?}"
+        );
         // Turning a quarter turn on the way and sliding in sideways, against
         // the sampled reference.
         let sweeps = [
@@ -1137,7 +1162,7 @@ mod tests {
             let (expected, _) = reference_first_touch(&capsule, sweep, &ramp, ground, 4000);
             let expected = expected.unwrap();
             let found = time_of_impact(&capsule, sweep, &ramp, ground).expect("missed");
-            let t = f64::from(found.time_of_impact);
+            let t = f64::from(found.time);
             assert!(t <= expected + 1e-6, "{sweep:?}: late: {t} vs {expected}");
             let gap = reference_gap_at(&capsule, sweep, &ramp, ground, t);
             assert!(
@@ -1163,19 +1188,21 @@ mod tests {
         rect: &Shape,
         rect_pose: Isometry2d,
         samples: u32,
-    ) -> Option<Contact> {
+    ) -> Option<Impact> {
         let still = Sweep::stationary(rect_pose);
         let found = time_of_impact(circle, sweep, rect, still);
         let (expected, _) = reference_first_touch(circle, sweep, rect, still, samples);
         assert_toi(found, expected);
         if let Some(contact) = found {
-            let t = f64::from(contact.time_of_impact);
+            let t = f64::from(contact.time);
             let gap = reference_gap_at(circle, sweep, rect, still, t);
             let describe =
                 || format!("{circle:?} {sweep:?} vs {rect:?} {rect_pose:?}: {contact:?}");
             assert!(gap <= 1e-3, "early, {gap} apart: {}", describe());
             assert!(
-                contact.depth >= 0.0 && contact.normal.is_finite() && contact.point.is_finite(),
+                contact.contact.depth >= 0.0
+                    && contact.contact.normal.is_finite()
+                    && contact.contact.point.is_finite(),
                 "{}",
                 describe()
             );
@@ -1208,7 +1235,7 @@ mod tests {
                 .unwrap_or_else(|| panic!("angle {angle}: passed through"));
             // The normal points from the circle into the wall: against the
             // wall's face normal on the circle's side.
-            let (normal, face) = (found.normal, Rot2::radians(angle) * Vec2::NEG_X);
+            let (normal, face) = (found.contact.normal, Rot2::radians(angle) * Vec2::NEG_X);
             assert!(normal.dot(face) < -0.99, "angle {angle}: normal {normal:?}");
         }
 
@@ -1315,7 +1342,7 @@ mod tests {
                 Some(t_expected) if smallest < -1e-3 || t_expected == 0.0 => {
                     hits += 1;
                     let found = found.unwrap_or_else(|| panic!("missed: {}", describe()));
-                    let t = f64::from(found.time_of_impact);
+                    let t = f64::from(found.time);
                     let gap = reference_gap_at(&a, sweep_a, &b, sweep_b, t);
                     // Never after the touch, but for rounding: an advance
                     // along a direction the motion barely closes turns the
@@ -1332,7 +1359,9 @@ mod tests {
                     worst_gap = worst_gap.max(gap);
                     assert!(gap <= 1e-3, "early, {gap} apart: {}", describe());
                     assert!(
-                        found.depth >= 0.0 && found.normal.is_finite() && found.point.is_finite(),
+                        found.contact.depth >= 0.0
+                            && found.contact.normal.is_finite()
+                            && found.contact.point.is_finite(),
                         "{}",
                         describe()
                     );

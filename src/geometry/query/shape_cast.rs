@@ -5,15 +5,16 @@
 //! cast is exact and in closed form: a ray against the rounded Minkowski
 //! difference of the two shapes (`translation_cast.rs`). A slab test of the
 //! two bounding boxes along the path rejects most misses before that.
-//! Sweeps that also turn are a different problem: [`time_of_impact`](super::time_of_impact).
+//! Sweeps that also turn are a different problem: [`time_of_impact`](crate::geometry::time_of_impact).
 
 use bevy::math::{Dir2, Isometry2d, Vec2};
 use bevy::shape::{Aabb2d, BoundingVolume};
 
-use super::checked::validate_placement;
-use super::ray::checked_ray;
-use super::translation_cast::{TranslationCast, cast_translation};
-use super::{Shape, ShapeRef};
+use crate::geometry::query::ray::checked_ray;
+use crate::geometry::query::translation_cast::{TranslationCast, cast_translation};
+use crate::geometry::shape::Shape;
+use crate::geometry::shape::shape_ref::ShapeRef;
+use crate::geometry::shape::shape_ref::validate_placement;
 
 /// Where a cast shape first touches another.
 #[derive(Clone, Copy, Debug, PartialEq)]

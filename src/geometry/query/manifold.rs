@@ -2,7 +2,7 @@
 //! with a depth each, so that a face resting on a face is told from a
 //! corner on a face (Box2D v3's `b2Manifold`, `manifold.c`).
 //!
-//! The normal is the contact's ([`Shape::contact`](super::Shape::contact)):
+//! The normal is the contact's ([`Shape::contact`](crate::geometry::Shape::contact)):
 //! a manifold only adds points along it, it never picks another direction,
 //! so the two always agree (a polyline's ghost-vertex rule included). Along
 //! the normal each shape's core shows a face (an edge whose outward normal
@@ -23,10 +23,12 @@ use bevy::math::{Dir2, Isometry2d, Vec2};
 use bevy::reflect::Reflect;
 use bevy::reflect::std_traits::ReflectDefault;
 
-use super::convex::Core;
-use super::dispatch::{contact_with_listed_parts, for_each_part_contact};
-use super::shape_ref::ShapeRef;
-use super::{Contact, ContactParts};
+use crate::geometry::contact::{Contact, ContactParts};
+use crate::geometry::convex::Core;
+use crate::geometry::query::contact::{contact_with_listed_parts, for_each_part_contact};
+use crate::geometry::shape::Shape;
+use crate::geometry::shape::shape_ref::ShapeRef;
+use crate::geometry::shape::shape_ref::validate_placement;
 
 /// How close an edge's outward normal must be to the contact normal for the
 /// edge to count as a face along it: the cosine of the angle between them,
@@ -46,7 +48,7 @@ const FACE_COS: f32 = 0.99995;
 /// end gives one, the deepest. Points are ordered along
 /// `normal.perp()` (a quarter turn counter-clockwise from the normal).
 ///
-/// Get one from [`Shape::manifold`](super::Shape::manifold),
+/// Get one from [`Shape::manifold`](crate::geometry::Shape::manifold),
 /// [`Collider::manifold`](crate::Collider::manifold), or, for colliders as
 /// detection saw them, [`SpatialQuery::manifold`](crate::SpatialQuery::manifold).
 ///
@@ -115,7 +117,7 @@ pub struct ManifoldPoint {
 ///
 /// A core's vertices are numbered as follows: a rectangle's corners
 /// counter-clockwise from the one at `(-x, -y)` (local); a polygon's
-/// vertices in [`ConvexPolygon::vertices`](super::ConvexPolygon::vertices)
+/// vertices in [`ConvexPolygon::vertices`](crate::geometry::ConvexPolygon::vertices)
 /// order; a segment's `a` then `b`; a capsule's bottom cap centre then its
 /// top one; a circle's centre (and a segment or capsule of no length) is 0.
 /// Compare ids, rather than reading meaning into them, to follow points
@@ -726,6 +728,62 @@ fn support(core: &Core, direction: Vec2) -> (usize, Vec2) {
         }
     }
     best
+}
+
+impl Shape {
+    /// The contact manifold of this shape at `pose` and `other` at
+    /// `other_pose`, seen from this shape: the normal of
+    /// [`Shape::contact`] and the one or two points where they touch, each
+    /// with its depth and a [`FeatureId`](crate::geometry::FeatureId) (Box2D's
+    /// `b2Manifold`); `None` when they are apart, or when a shape or a pose
+    /// is invalid (NaN, a size of zero: see [`Shape::validate`]).
+    ///
+    /// A face resting on a face gives two points, where the stretch they
+    /// touch along ends: a box sunk into a floor gets one under each bottom
+    /// corner, a box on a ramp too once it lies flat on it. A corner, a
+    /// circle or a rounded end gives one, the deepest. With a compound, the
+    /// manifold of its deepest pair of parts, which
+    /// [`Manifold::parts`] names (a polyline's under its ghost-vertex rule:
+    /// the normal is still the contact's).
+    pub fn manifold(
+        &self,
+        pose: Isometry2d,
+        other: &Shape,
+        other_pose: Isometry2d,
+    ) -> Option<Manifold> {
+        // Checked but kept bit for bit, so that the normal is the one
+        // `contact` gives for the same poses.
+        validate_placement(self.as_ref(), pose).ok()?;
+        validate_placement(other.as_ref(), other_pose).ok()?;
+        manifold_of(self.as_ref(), pose, other.as_ref(), other_pose)
+    }
+
+    /// Every manifold of this shape at `pose` and `other` at `other_pose`,
+    /// seen from this shape: [`Shape::manifold`] for two shapes that are
+    /// not compounds, else one for each pair of their parts that touch
+    /// (each naming its parts in [`Manifold::parts`]), each with the normal
+    /// of that pair of parts' own contact. Empty when they are apart or
+    /// when a shape or a pose is invalid.
+    ///
+    /// A box lying across two parts of a compound (two steps of a stair, a
+    /// bend in a polyline) rests on both: [`Shape::manifold`] gives the
+    /// deepest of the two, this gives both.
+    pub fn manifolds(
+        &self,
+        pose: Isometry2d,
+        other: &Shape,
+        other_pose: Isometry2d,
+    ) -> Vec<Manifold> {
+        let mut found = Vec::new();
+        if validate_placement(self.as_ref(), pose).is_ok()
+            && validate_placement(other.as_ref(), other_pose).is_ok()
+        {
+            for_each_manifold(self.as_ref(), pose, other.as_ref(), other_pose, |m| {
+                found.push(m);
+            });
+        }
+        found
+    }
 }
 
 #[cfg(test)]

@@ -4,7 +4,7 @@
 use bevy::math::Vec2;
 use smallvec::SmallVec;
 
-use super::Contact;
+use crate::geometry::contact::Contact;
 
 /// Two pushes whose directions are closer than this to opposite (cosine;
 /// about 18 degrees) squeeze the shape: no translation clears both, and the

@@ -16,8 +16,8 @@
 
 use bevy::math::{DVec2, Vec2};
 
-use super::ConvexPolygon;
-use super::checked::{ShapeError, within_magnitude};
+use crate::geometry::shape::checked::{ShapeError, within_magnitude};
+use crate::geometry::shape::polygon::ConvexPolygon;
 
 /// At or below this sine of the turn between two edges, a corner counts as
 /// straight (or folded back): f32 could not tell it from one (about 0.0006°).
@@ -39,7 +39,7 @@ type Diagonal = [usize; 2];
 /// # Errors
 ///
 /// [`ShapeError::InvalidVertex`] for a point that is NaN, infinite or beyond
-/// [`MAX_MAGNITUDE`](super::MAX_MAGNITUDE); [`ShapeError::DegeneratePolygon`]
+/// [`MAX_MAGNITUDE`](crate::geometry::MAX_MAGNITUDE); [`ShapeError::DegeneratePolygon`]
 /// for fewer than three distinct points or points all on one line;
 /// [`ShapeError::SelfIntersecting`] when edges cross, overlap or touch other
 /// than neighbours at their shared vertex.
@@ -87,7 +87,7 @@ fn corner(prev: DVec2, vertex: DVec2, next: DVec2) -> Corner {
 
 /// Twice the area of the triangle `a`, `b`, `p`: positive when `p` is left of
 /// the line from `a` to `b`, zero when on it.
-pub(super) fn orientation(a: DVec2, b: DVec2, p: DVec2) -> f64 {
+pub(in crate::geometry) fn orientation(a: DVec2, b: DVec2, p: DVec2) -> f64 {
     (b - a).perp_dot(p - a)
 }
 
@@ -181,7 +181,7 @@ fn check_simple(outline: &[DVec2]) -> Result<(), ShapeError> {
 
 /// Whether the segments `a`-`b` and `c`-`d` have any point in common, ends
 /// included.
-pub(super) fn segments_touch(a: DVec2, b: DVec2, c: DVec2, d: DVec2) -> bool {
+pub(in crate::geometry) fn segments_touch(a: DVec2, b: DVec2, c: DVec2, d: DVec2) -> bool {
     let side = |from: DVec2, to: DVec2, p: DVec2| -> i8 {
         let o = orientation(from, to, p);
         i8::from(o > 0.0) - i8::from(o < 0.0)

@@ -8,9 +8,9 @@ use bevy::reflect::{ReflectDeserialize, ReflectSerialize};
 use core::fmt;
 use std::sync::Arc;
 
-use super::ShapeRef;
-use super::checked::{ShapeError, within_magnitude};
-use super::shape_ref::PolygonRef;
+use crate::geometry::shape::checked::{ShapeError, within_magnitude};
+use crate::geometry::shape::shape_ref::PolygonRef;
+use crate::geometry::shape::shape_ref::ShapeRef;
 
 /// A convex polygon in local coordinates: its vertices counter-clockwise,
 /// no three on a line, and the outward unit normal of each edge (edge `i`
@@ -78,7 +78,7 @@ impl fmt::Debug for ConvexPolygon {
 
 impl ConvexPolygon {
     /// The convex hull of `points`. Fails for a point that is NaN, infinite or
-    /// beyond [`MAX_MAGNITUDE`](super::MAX_MAGNITUDE), and when fewer than three of the points are
+    /// beyond [`MAX_MAGNITUDE`](crate::geometry::MAX_MAGNITUDE), and when fewer than three of the points are
     /// not on one line (the hull would have no area).
     pub fn new(points: &[Vec2]) -> Result<Self, ShapeError> {
         if let Some(&bad) = points.iter().find(|&&p| !within_magnitude(p)) {

@@ -14,11 +14,11 @@ use bevy::reflect::Reflect;
 use bevy::reflect::{ReflectDeserialize, ReflectSerialize};
 use bevy::shape::Aabb2d;
 
-use super::checked::{validate_parts, within_magnitude};
-use super::part_grid::PartGrid;
-use super::polyline::ChainSegment;
-use super::shape::parts_extent;
-use super::{Shape, ShapeError};
+use crate::geometry::shape::Shape;
+use crate::geometry::shape::checked::ShapeError;
+use crate::geometry::shape::checked::{validate_pose, within_magnitude};
+use crate::geometry::shape::part_grid::PartGrid;
+use crate::geometry::shape::polyline::ChainSegment;
 use crate::util::prefetch::prefetch;
 
 /// Compounds of at most this many parts keep their parts' bounding circles,
@@ -593,6 +593,29 @@ impl Parts {
     }
 }
 
+/// [`points_extent`] for a compound: the box around its parts' boxes.
+#[inline(never)]
+fn parts_extent(parts: &[CompoundPart], pose: Isometry2d) -> (Vec2, Vec2) {
+    let (lo, hi) = parts
+        .iter()
+        .fold((Vec2::INFINITY, Vec2::NEG_INFINITY), |(lo, hi), part| {
+            let aabb = part.shape.aabb(pose * part.pose);
+            (lo.min(aabb.min), hi.max(aabb.max))
+        });
+    ((lo + hi) * 0.5 - pose.translation, (hi - lo) * 0.5)
+}
+
+/// Checks a compound's parts: at least one, each pose and shape valid.
+fn validate_parts(parts: &[CompoundPart]) -> Result<(), ShapeError> {
+    if parts.is_empty() {
+        return Err(ShapeError::EmptyCompound);
+    }
+    parts.iter().try_for_each(|part| {
+        part.shape.validate()?;
+        validate_pose(part.pose)
+    })
+}
+
 #[cfg(test)]
 mod tests {
     use std::ops::Range;
@@ -601,7 +624,7 @@ mod tests {
     use rand::{Rng, SeedableRng, rngs::StdRng};
 
     use super::*;
-    use crate::geometry::dispatch::contact_with_parts;
+    use crate::geometry::query::contact::contact_with_parts;
     use crate::geometry::reference_tests::{Kind, random_shape_of};
     use crate::geometry::{Contact, MAX_MAGNITUDE, Sweep, cast_shape, time_of_impact};
 
@@ -729,10 +752,10 @@ mod tests {
                 .filter_map(|(p, s)| {
                     time_of_impact(s, Sweep::new(pose * *p, moved * *p), &other, still)
                 })
-                .map(|c| c.time_of_impact)
+                .map(|c| c.time)
                 .min_by(f32::total_cmp);
             let found = time_of_impact(&compound, sweep, &other, still);
-            assert_eq!(found.map(|c| c.time_of_impact), earliest, "{what}");
+            assert_eq!(found.map(|c| c.time), earliest, "{what}");
         }
         assert!(overlapping > 100 && apart > 100, "{overlapping} / {apart}");
     }

@@ -10,8 +10,8 @@
 
 use bevy::math::{DVec2, Vec2};
 
-use super::checked::ShapeError;
-use super::concave::{convex_pieces, orientation, segments_touch};
+use crate::geometry::shape::checked::ShapeError;
+use crate::geometry::shape::concave::{convex_pieces, orientation, segments_touch};
 
 /// Pieces thinner than this fraction of the polygon's size are rounding
 /// slivers of a cut along an edge, not area: they are dropped.
@@ -71,7 +71,7 @@ pub(crate) fn convex_pieces_with_holes(
         .filter_map(|piece| {
             let points: Vec<Vec2> = piece.iter().map(|p| p.as_vec2()).collect();
             // Rounding to f32 can fold a thin piece flat: it is then no area.
-            super::ConvexPolygon::new(&points)
+            crate::geometry::shape::polygon::ConvexPolygon::new(&points)
                 .ok()
                 .map(|polygon| polygon.vertices().to_vec())
         })

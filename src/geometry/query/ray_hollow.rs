@@ -20,10 +20,13 @@
 
 use bevy::math::{Dir2, Isometry2d, Vec2};
 
-use super::checked::validate_placement;
-use super::part_grid::RayWalk;
-use super::ray::checked_ray;
-use super::{Compound, RayIntersection, Shape, ShapeRef};
+use crate::geometry::query::ray::RayIntersection;
+use crate::geometry::query::ray::checked_ray;
+use crate::geometry::shape::Shape;
+use crate::geometry::shape::compound::Compound;
+use crate::geometry::shape::part_grid::RayWalk;
+use crate::geometry::shape::shape_ref::ShapeRef;
+use crate::geometry::shape::shape_ref::validate_placement;
 use crate::util::scratch::{scratch_items, with_scratch};
 
 impl Shape {
@@ -429,7 +432,7 @@ mod tests {
     #[test]
     fn every_kind_is_left_through_its_far_side() {
         let polygon = Shape::Polygon(
-            crate::geometry::ConvexPolygon::new(&[
+            crate::geometry::shape::polygon::ConvexPolygon::new(&[
                 Vec2::new(-2.0, -1.0),
                 Vec2::new(3.0, -1.0),
                 Vec2::new(3.0, 1.0),

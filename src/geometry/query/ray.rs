@@ -10,16 +10,17 @@
 //! origin or direction, a NaN or negative `max_distance`, a size that is not
 //! finite and positive, a pose that is not finite. [`Shape::cast_ray`] also
 //! rejects whatever [`Shape::validate`] and
-//! [`validate_pose`](super::validate_pose) reject (such as a rotation that
+//! [`validate_pose`](crate::geometry::validate_pose) reject (such as a rotation that
 //! is not of unit length); [`ray_rect`], like the pair tests, takes the
 //! rotation as given.
 
 use bevy::math::{Dir2, Isometry2d, Vec2};
 
-use super::Compound;
-use super::checked::validate_placement;
+use crate::geometry::shape::compound::Compound;
+use crate::geometry::shape::shape_ref::validate_placement;
 
-use super::{Shape, ShapeRef};
+use crate::geometry::shape::Shape;
+use crate::geometry::shape::shape_ref::ShapeRef;
 
 /// Where a ray first meets a shape.
 #[derive(Clone, Copy, Debug, PartialEq)]

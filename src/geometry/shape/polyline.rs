@@ -17,10 +17,7 @@
 //! convex side would get a face's normal and pass into it. Open ends are
 //! real corners and keep every normal.
 
-use bevy::math::{Dir2, Isometry2d, Vec2};
-
-use super::convex::Core;
-use super::{Contact, ShapeRef};
+use bevy::math::{Isometry2d, Vec2};
 
 /// About half a degree (Box2D's `sinTol`): normals this close to a face or
 /// to a neighbour's face count as that face's.
@@ -88,129 +85,6 @@ impl ChainSegment {
     pub(crate) fn classify_at(&self, chain: Isometry2d, normal: Vec2) -> GhostRule {
         self.classify(chain.rotation.inverse() * normal)
     }
-
-    /// The contact of `other` at `other_pose` with this segment's face on
-    /// `side` (unit, in the polyline's frame), the polyline at `chain`: how
-    /// far `other` reaches past the segment's line, seen from the
-    /// polyline (0 when it only touches, or misses it by a rounding error:
-    /// it is only asked for shapes found touching the segment).
-    pub(crate) fn face_contact(
-        &self,
-        side: Vec2,
-        chain: Isometry2d,
-        other: ShapeRef<'_>,
-        other_pose: Isometry2d,
-    ) -> Contact {
-        line_contact(self.a, side, chain, other, other_pose, Some(self.b))
-    }
-}
-
-/// The contact of `other` at `other_pose` with the line through `origin`
-/// with unit normal `side` (in the polyline's frame, the polyline at
-/// `chain`), its point kept on the segment to `end` if there is one.
-fn line_contact(
-    origin: Vec2,
-    side: Vec2,
-    chain: Isometry2d,
-    other: ShapeRef<'_>,
-    other_pose: Isometry2d,
-    end: Option<Vec2>,
-) -> Contact {
-    let a = chain.transform_point(origin);
-    let normal = chain.rotation * side;
-    let (lowest, at) = lowest_along(other, other_pose, normal, a);
-    // Where the deepest point meets the line, kept on the segment.
-    let mut point = at - normal * lowest;
-    if let Some(b) = end.map(|end| chain.transform_point(end)) {
-        let edge = b - a;
-        let t = ((point - a).dot(edge) / edge.length_squared()).clamp(0.0, 1.0);
-        point = a + edge * t;
-    }
-    Contact::new(point, Dir2::new_unchecked(normal), (-lowest).max(0.0))
-}
-
-/// `contact` of a polyline's segment at `chain` and `other` at `other_pose`
-/// (seen from the pair's first shape, the polyline when `chain_first`)
-/// under the ghost-vertex rule: as it is, or the contact with the
-/// segment's face (or its neighbour's line) at the same time of impact.
-pub(crate) fn ghost_contact(
-    contact: Contact,
-    segment: &ChainSegment,
-    chain: Isometry2d,
-    other: ShapeRef<'_>,
-    other_pose: Isometry2d,
-    chain_first: bool,
-) -> Contact {
-    let normal = if chain_first {
-        *contact.normal
-    } else {
-        -*contact.normal
-    };
-    let GhostRule::Skip { end, out } = segment.classify_at(chain, normal) else {
-        return contact;
-    };
-    // Each line's face on the side of it where the other shape's centre is
-    // (the side it comes from; the normal's when the centre is on the
-    // line): a normal lying nearly along a line says little of the side.
-    let centre = chain.inverse_transform_point(other_pose.translation);
-    let local_normal = chain.rotation.inverse() * normal;
-    let side_of = |origin: Vec2, direction: Vec2| {
-        let face = direction.perp();
-        let across = (centre - origin).dot(face);
-        let facing = if across == 0.0 {
-            local_normal.dot(face)
-        } else {
-            across
-        };
-        if facing >= 0.0 { face } else { -face }
-    };
-    let own = (segment.b - segment.a).normalize();
-    let face = segment.face_contact(side_of(segment.a, own), chain, other, other_pose);
-    let past_end = line_contact(end, side_of(end, out), chain, other, other_pose, None);
-    let face = if past_end.depth < face.depth {
-        past_end
-    } else {
-        face
-    };
-    // The segment's own point stays: it lies in the overlap of the segment
-    // and the shape, where the line's may not.
-    let face = Contact {
-        point: contact.point,
-        time_of_impact: contact.time_of_impact,
-        ..face
-    };
-    if chain_first { face } else { face.flipped() }
-}
-
-/// A contact between two polylines' segments under both their rules:
-/// `original` as found, `x` and `y` as each segment's rule left it. Each
-/// rule may only make a contact shallower (or turn its normal to a face),
-/// so the stricter of the two holds for both, whichever polyline comes
-/// first in the pair.
-pub(crate) fn stricter_contact(original: Contact, x: Contact, y: Contact) -> Contact {
-    match (x == original, y == original) {
-        (true, _) => y,
-        (_, true) => x,
-        _ if y.depth < x.depth => y,
-        _ => x,
-    }
-}
-
-/// The least height of `shape` at `pose` above the line through `origin`
-/// with unit normal `normal`, and a point of the shape at that height.
-fn lowest_along(shape: ShapeRef<'_>, pose: Isometry2d, normal: Vec2, origin: Vec2) -> (f32, Vec2) {
-    if let ShapeRef::Compound(compound) = shape {
-        return (compound.parts().iter())
-            .map(|part| lowest_along(part.shape.as_ref(), pose * part.pose, normal, origin))
-            .min_by(|x, y| x.0.total_cmp(&y.0))
-            .unwrap_or((f32::INFINITY, origin));
-    }
-    let core = Core::new(shape, pose);
-    let (height, point) = (core.points().iter())
-        .map(|&p| ((p - origin).dot(normal), p))
-        .min_by(|x, y| x.0.total_cmp(&y.0))
-        .unwrap_or((f32::INFINITY, origin));
-    (height - core.radius(), point - normal * core.radius())
 }
 
 #[cfg(test)]
@@ -220,8 +94,10 @@ mod tests {
 
     use super::*;
     use crate::geometry::reference_tests::{Kind, random_shape_of};
+    use crate::geometry::shape::shape_ref::ShapeRef;
     use crate::geometry::{Compound, Shape};
     use crate::reference::{RefPair, reference, reference_parts};
+    use bevy::math::Dir2;
 
     /// Steepest slope of the random terrain.
     const MAX_SLOPE: f32 = 0.5;

@@ -7,7 +7,7 @@
 
 use bevy::math::{Dir2, Isometry2d, Rot2, Vec2};
 
-use super::Contact;
+use crate::geometry::contact::Contact;
 
 /// Circle vs circle: the centres are at most `ra + rb` apart.
 #[inline]

@@ -26,11 +26,11 @@ use bevy::math::{Dir2, Isometry2d, Vec2};
 use bevy::shape::Aabb2d;
 use smallvec::SmallVec;
 
-use super::ShapeRef;
-use super::convex::Core;
-use super::dispatch::{PairOp, dispatch};
-use super::pairs::Stick;
-use super::polyline::{ChainSegment, GhostRule};
+use crate::geometry::convex::Core;
+use crate::geometry::pairs::Stick;
+use crate::geometry::query::dispatch::{PairOp, dispatch};
+use crate::geometry::shape::polyline::{ChainSegment, GhostRule};
+use crate::geometry::shape::shape_ref::ShapeRef;
 
 use TranslationCast::{AtStart, Hit, Miss};
 
@@ -73,7 +73,7 @@ pub(crate) fn cast_translation(
 
 /// [`cast_translation`] for any two shapes: one ray against the Minkowski
 /// difference of their rounded cores.
-pub(super) fn cast_translation_convex(
+pub(in crate::geometry) fn cast_translation_convex(
     a: ShapeRef<'_>,
     pa: Isometry2d,
     direction: Dir2,
@@ -125,7 +125,7 @@ pub(super) fn cast_translation_convex(
 /// the radius, in the box's frame, without building the difference.
 /// `None` when the circle starts touching or inside the box: the general
 /// cast places that.
-pub(super) fn circle_into_box(
+pub(in crate::geometry) fn circle_into_box(
     radius: f32,
     pa: Isometry2d,
     direction: Dir2,
@@ -149,7 +149,7 @@ pub(super) fn circle_into_box(
 /// against it, its point moved back onto the real box. `None` when the
 /// stick is turned against the box, has no radius, or starts touching or
 /// inside it: the general cast takes those.
-pub(super) fn stick_into_box(
+pub(in crate::geometry) fn stick_into_box(
     stick: Stick,
     pa: Isometry2d,
     direction: Dir2,

@@ -1,0 +1,292 @@
+//! The contact of two shapes at their poses ([`Shape::contact`]) through
+//! the one pair dispatch, and the contacts of a pair with a compound part
+//! by part, each naming its parts (what detection and manifolds read).
+
+use bevy::math::{Isometry2d, Vec2};
+use bevy::shape::Aabb2d;
+
+use crate::geometry::contact::Contact;
+use crate::geometry::convex;
+use crate::geometry::pairs::{self, Stick};
+use crate::geometry::query::dispatch::{PairOp, dispatch};
+use crate::geometry::query::ghost_rule::{ghost_contact, stricter_contact};
+use crate::geometry::query::parts::{ListedPart, visit_part_pairs};
+use crate::geometry::shape::Shape;
+use crate::geometry::shape::compound::Compound;
+use crate::geometry::shape::polyline::ChainSegment;
+use crate::geometry::shape::shape_ref::ShapeRef;
+
+impl Shape {
+    /// The contact between this shape at `pose` and `other` at `other_pose`,
+    /// seen from this shape (the normal points towards `other`), or `None`
+    /// when they are apart. Touching counts as a contact of depth 0.
+    pub fn contact(
+        &self,
+        pose: Isometry2d,
+        other: &Shape,
+        other_pose: Isometry2d,
+    ) -> Option<Contact> {
+        dispatch(ContactOp, self, pose, other, other_pose)
+    }
+}
+
+impl ShapeRef<'_> {
+    #[inline]
+    pub(crate) fn contact(
+        &self,
+        pose: Isometry2d,
+        other: ShapeRef<'_>,
+        other_pose: Isometry2d,
+    ) -> Option<Contact> {
+        dispatch(ContactOp, *self, pose, other, other_pose)
+    }
+}
+
+/// The contact of two shapes at their poses, seen from the first
+/// ([`Shape::contact`](crate::geometry::Shape::contact)).
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct ContactOp;
+
+impl PairOp for ContactOp {
+    const AT_PLACE: bool = true;
+    type Place = Isometry2d;
+    type Out = Option<Contact>;
+
+    fn apart(self) -> Option<Contact> {
+        None
+    }
+
+    fn better(self, found: Option<Contact>, next: Option<Contact>) -> Option<Contact> {
+        deeper(found, next)
+    }
+
+    fn ghost_rule(
+        self,
+        found: Option<Contact>,
+        segment: &ChainSegment,
+        chain: Isometry2d,
+        other: ShapeRef<'_>,
+        other_place: Isometry2d,
+        chain_first: bool,
+    ) -> Option<Contact> {
+        found.map(|contact| ghost_contact(contact, segment, chain, other, other_place, chain_first))
+    }
+
+    fn stricter(
+        self,
+        original: Option<Contact>,
+        x: Option<Contact>,
+        y: Option<Contact>,
+    ) -> Option<Contact> {
+        Some(stricter_contact(original?, x?, y?))
+    }
+
+    fn reach(self, shape: ShapeRef<'_>, place: Isometry2d, _: bool) -> Aabb2d {
+        shape.aabb(place)
+    }
+
+    #[inline(always)]
+    fn general(
+        self,
+        a: ShapeRef<'_>,
+        pa: Isometry2d,
+        b: ShapeRef<'_>,
+        pb: Isometry2d,
+    ) -> Option<Contact> {
+        convex::contact_at(a, pa, b, pb)
+    }
+
+    #[inline(always)]
+    fn circle_circle(self, ra: f32, pa: Isometry2d, rb: f32, pb: Isometry2d) -> Option<Contact> {
+        pairs::circle_circle_contact(ra, pa.translation, rb, pb.translation)
+    }
+
+    #[inline(always)]
+    fn circle_rect(
+        self,
+        radius: f32,
+        pa: Isometry2d,
+        half_size: Vec2,
+        pb: Isometry2d,
+    ) -> Option<Contact> {
+        pairs::circle_rect_contact(radius, pa.translation, half_size, pb)
+    }
+
+    /// The circle–rectangle contact, seen from the rectangle.
+    #[inline(always)]
+    fn rect_circle(
+        self,
+        half_size: Vec2,
+        pa: Isometry2d,
+        radius: f32,
+        pb: Isometry2d,
+    ) -> Option<Contact> {
+        self.circle_rect(radius, pb, half_size, pa)
+            .map(Contact::flipped)
+    }
+
+    #[inline(always)]
+    fn rect_rect(self, ha: Vec2, pa: Isometry2d, hb: Vec2, pb: Isometry2d) -> Option<Contact> {
+        pairs::rect_rect_contact(ha, pa, hb, pb)
+    }
+
+    #[inline(always)]
+    fn circle_stick(
+        self,
+        radius: f32,
+        pa: Isometry2d,
+        stick: Stick,
+        pb: Isometry2d,
+    ) -> Option<Option<Contact>> {
+        pairs::circle_stick_contact(radius, pa.translation, stick, pb)
+    }
+
+    #[inline(always)]
+    fn stick_circle(
+        self,
+        stick: Stick,
+        pa: Isometry2d,
+        radius: f32,
+        pb: Isometry2d,
+    ) -> Option<Option<Contact>> {
+        let found = self.circle_stick(radius, pb, stick, pa)?;
+        Some(found.map(Contact::flipped))
+    }
+}
+
+/// The deeper of two contacts (the first when equally deep), or the one
+/// there is.
+pub(crate) fn deeper(found: Option<Contact>, next: Option<Contact>) -> Option<Contact> {
+    match (found, next) {
+        (Some(f), Some(n)) if n.depth > f.depth => Some(n),
+        (None, n) => n,
+        (f, _) => f,
+    }
+}
+
+/// The contact of `a` at `pa` and `b` at `pb` (the deepest of their parts',
+/// equally deep ones to the lowest part indices, so that the answer does
+/// not depend on the order the parts are looked at in), and the index of
+/// the part of each that it is on (`None` for a shape that is not a
+/// compound).
+#[cfg(test)]
+pub(crate) fn contact_with_parts(
+    a: ShapeRef<'_>,
+    pa: Isometry2d,
+    b: ShapeRef<'_>,
+    pb: Isometry2d,
+) -> Option<(Contact, [Option<u32>; 2])> {
+    contact_with_listed_parts(a, pa, b, pb, [None, None])
+}
+
+/// [`contact_with_parts`], with the parts of a compound side `listed` when
+/// they are known ([`visit_part_pairs`]).
+pub(crate) fn contact_with_listed_parts<'a>(
+    a: ShapeRef<'a>,
+    pa: Isometry2d,
+    b: ShapeRef<'a>,
+    pb: Isometry2d,
+    listed: [Option<&[ListedPart<'a>]>; 2],
+) -> Option<(Contact, [Option<u32>; 2])> {
+    let mut deepest: Option<(Contact, [Option<u32>; 2])> = None;
+    for_each_listed_part_contact(a, pa, b, pb, listed, |contact, parts| {
+        let deeper = deepest.is_none_or(|(d, found)| {
+            contact.depth > d.depth || (contact.depth == d.depth && parts < found)
+        });
+        if deeper {
+            deepest = Some((contact, parts));
+        }
+    });
+    deepest
+}
+
+/// Calls `found` with the contact of each pair of parts of `a` at `pa` and
+/// `b` at `pb` that touch (seen from `a`, under the polylines' ghost-vertex
+/// rule) and the index of the part of each (`None` for a shape that is not
+/// a compound): a compound's every contact, where [`contact_with_parts`]
+/// keeps the deepest (pushing a shape out of a polyline's valley needs both
+/// sides).
+pub(crate) fn for_each_part_contact(
+    a: ShapeRef<'_>,
+    pa: Isometry2d,
+    b: ShapeRef<'_>,
+    pb: Isometry2d,
+    found: impl FnMut(Contact, [Option<u32>; 2]),
+) {
+    for_each_listed_part_contact(a, pa, b, pb, [None, None], found);
+}
+
+/// [`for_each_part_contact`], with the parts of a compound side `listed`
+/// when they are known ([`visit_part_pairs`]).
+fn for_each_listed_part_contact<'a>(
+    a: ShapeRef<'a>,
+    pa: Isometry2d,
+    b: ShapeRef<'a>,
+    pb: Isometry2d,
+    listed: [Option<&[ListedPart<'a>]>; 2],
+    mut found: impl FnMut(Contact, [Option<u32>; 2]),
+) {
+    if let (ShapeRef::Compound(ca), ShapeRef::Compound(cb)) = (a, b) {
+        let (parts_a, parts_b) = (ca.parts(), cb.parts());
+        let small = Compound::visit_near_part_pairs(ca, pa, cb, pb, |i, j| {
+            let (part_a, part_b) = (&parts_a[i as usize], &parts_b[j as usize]);
+            let (place_a, place_b) = (pa * part_a.pose, pb * part_b.pose);
+            let contact = (part_a.shape.as_ref()).contact(place_a, part_b.shape.as_ref(), place_b);
+            if let Some(contact) = contact {
+                found(contact, [Some(i), Some(j)]);
+            }
+        });
+        if small {
+            return;
+        }
+    }
+    let aabb = |(shape, pose): (ShapeRef<'_>, Isometry2d)| shape.aabb(pose);
+    visit_part_pairs(
+        a,
+        pa,
+        b,
+        pb,
+        listed,
+        aabb,
+        aabb,
+        |(part_a, place_a, in_a), (part_b, place_b, in_b)| {
+            let Some(contact) = part_a.contact(place_a, part_b, place_b) else {
+                return;
+            };
+            let segment =
+                |side: Option<(&Compound, u32)>| side.and_then(|(chain, i)| chain.chain_segment(i));
+            let by_a = segment(in_a).map(|s| ghost_contact(contact, &s, pa, part_b, place_b, true));
+            let by_b =
+                segment(in_b).map(|s| ghost_contact(contact, &s, pb, part_a, place_a, false));
+            let contact = match (by_a, by_b) {
+                (Some(x), Some(y)) => stricter_contact(contact, x, y),
+                (Some(x), None) | (None, Some(x)) => x,
+                (None, None) => contact,
+            };
+            found(contact, [in_a.map(|(_, i)| i), in_b.map(|(_, i)| i)]);
+        },
+    );
+}
+
+#[cfg(test)]
+mod tests {
+    use bevy::math::Rot2;
+
+    use super::*;
+
+    #[test]
+    fn rect_circle_is_circle_rect_flipped() {
+        let circle = Shape::Circle { radius: 1.0 };
+        let rect = Shape::Rect {
+            half_size: Vec2::new(2.0, 1.0),
+        };
+        let (cp, rp) = (
+            Isometry2d::from_xy(2.5, 0.5),
+            Isometry2d::new(Vec2::ZERO, Rot2::radians(0.2)),
+        );
+        let from_circle = circle.contact(cp, &rect, rp).unwrap();
+        let from_rect = rect.contact(rp, &circle, cp).unwrap();
+        assert_eq!(from_rect, from_circle.flipped());
+        assert!(rect.intersects(rp, &circle, cp) && circle.intersects(cp, &rect, rp));
+    }
+}

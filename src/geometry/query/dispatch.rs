@@ -1,0 +1,341 @@
+//! One dispatch over the pair of shape kinds for every pair operation, so
+//! that the hand-written tests of circles and rectangles (most pairs of most
+//! scenes) are chosen in one place.
+//!
+//! As Box2D v3's `s_registers` table (`contact.c`), but with generics rather
+//! than function pointers, so that the hot pairs still inline: each
+//! operation (overlap, contact, time of impact, translational cast) is a
+//! [`PairOp`] with a method per special pair and a [`PairOp::general`]
+//! fallback, and [`dispatch`] holds the only `match` over the two kinds.
+//! A special pair an operation has no hand-written test for goes to its
+//! `general` fallback (the default method).
+//!
+//! Adding a kind of shape touches its variant in [`Shape`](crate::geometry::Shape)
+//! and [`ShapeRef`] (with their conversions), the snapshot's packed shape
+//! if it is not made of points, and the per-shape code (box, scaling, validation,
+//! rays, `convex::Core`); every pair operation then reaches it through
+//! `general`, with nothing to change here. A hand-written test for a pair
+//! with it adds one method to [`PairOp`] (defaulting to `general`), one arm
+//! to [`dispatch`], and an override in each operation that has that test.
+
+use bevy::math::Vec2;
+use bevy::shape::Aabb2d;
+
+use crate::geometry::pairs::Stick;
+use crate::geometry::query::parts::{PartPlace, visit_part_pairs};
+use crate::geometry::shape::Shape;
+use crate::geometry::shape::compound::Compound;
+use crate::geometry::shape::polyline::ChainSegment;
+use crate::geometry::shape::shape_ref::ShapeRef;
+
+/// One operation on a pair of shapes, as [`dispatch`] takes it: one method
+/// per pair with a hand-written test, each `a` then `b` (`rect_circle` is
+/// the rectangle first, as given: an operation whose answer can be seen
+/// from the other side swaps the shapes for `circle_rect` and flips the
+/// result), and [`Self::general`] for every other pair.
+///
+/// The special pairs default to [`Self::general`], so that an operation
+/// overrides only the pairs it has a test for.
+pub(crate) trait PairOp: Copy {
+    /// Where each shape is: a pose, or its motion over the step.
+    type Place: PartPlace;
+    /// What the operation finds.
+    type Out: Copy;
+
+    /// Whether it looks at the shapes only where they are (no motion, no
+    /// cast): then two parts apart there cannot count, and two small
+    /// compounds test only their parts whose bounding circles meet.
+    const AT_PLACE: bool = false;
+
+    /// What it finds for shapes that are apart (a compound without parts).
+    fn apart(self) -> Self::Out;
+
+    /// The better of what it found for two parts of a compound: any
+    /// overlap, the deeper contact, the earlier touch, the nearer hit.
+    fn better(self, found: Self::Out, next: Self::Out) -> Self::Out;
+
+    /// The world box `shape` at `place` can reach during the operation
+    /// (`first` if it is the pair's first shape), relative to the other
+    /// shape: the parts of a compound other shape outside it are skipped.
+    fn reach(self, shape: ShapeRef<'_>, place: Self::Place, first: bool) -> Aabb2d;
+
+    /// What it found against one segment of a polyline at `chain`, under
+    /// the ghost-vertex rule (`polyline.rs`), `other` at `other_place`
+    /// being the rest of the pair (`chain_first`: the polyline is the
+    /// pair's first shape). As found for an operation with no normal.
+    fn ghost_rule(
+        self,
+        found: Self::Out,
+        _segment: &ChainSegment,
+        _chain: Self::Place,
+        _other: ShapeRef<'_>,
+        _other_place: Self::Place,
+        _chain_first: bool,
+    ) -> Self::Out {
+        found
+    }
+
+    /// What a pair of segments of two polylines comes to when the first
+    /// one's rule made `original` into `x` and the second one's into `y`:
+    /// what holds under both.
+    fn stricter(self, _original: Self::Out, x: Self::Out, _y: Self::Out) -> Self::Out {
+        x
+    }
+
+    /// Any two shapes.
+    fn general(
+        self,
+        a: ShapeRef<'_>,
+        pa: Self::Place,
+        b: ShapeRef<'_>,
+        pb: Self::Place,
+    ) -> Self::Out;
+
+    /// Two circles.
+    #[inline(always)]
+    fn circle_circle(self, ra: f32, pa: Self::Place, rb: f32, pb: Self::Place) -> Self::Out {
+        self.general(
+            ShapeRef::Circle { radius: ra },
+            pa,
+            ShapeRef::Circle { radius: rb },
+            pb,
+        )
+    }
+
+    /// A circle, then a rectangle.
+    #[inline(always)]
+    fn circle_rect(
+        self,
+        radius: f32,
+        pa: Self::Place,
+        half_size: Vec2,
+        pb: Self::Place,
+    ) -> Self::Out {
+        self.general(
+            ShapeRef::Circle { radius },
+            pa,
+            ShapeRef::Rect { half_size },
+            pb,
+        )
+    }
+
+    /// A rectangle, then a circle.
+    #[inline(always)]
+    fn rect_circle(
+        self,
+        half_size: Vec2,
+        pa: Self::Place,
+        radius: f32,
+        pb: Self::Place,
+    ) -> Self::Out {
+        self.general(
+            ShapeRef::Rect { half_size },
+            pa,
+            ShapeRef::Circle { radius },
+            pb,
+        )
+    }
+
+    /// Two rectangles.
+    #[inline(always)]
+    fn rect_rect(self, ha: Vec2, pa: Self::Place, hb: Vec2, pb: Self::Place) -> Self::Out {
+        self.general(
+            ShapeRef::Rect { half_size: ha },
+            pa,
+            ShapeRef::Rect { half_size: hb },
+            pb,
+        )
+    }
+
+    /// A circle, then a capsule or segment; `None` when the operation has
+    /// no test for it or its test leaves the pair to [`Self::general`].
+    #[inline(always)]
+    fn circle_stick(
+        self,
+        _radius: f32,
+        _pa: Self::Place,
+        _stick: Stick,
+        _pb: Self::Place,
+    ) -> Option<Self::Out> {
+        None
+    }
+
+    /// A capsule or segment, then a rectangle, as [`Self::circle_stick`].
+    #[inline(always)]
+    fn stick_rect(
+        self,
+        _stick: Stick,
+        _pa: Self::Place,
+        _half_size: Vec2,
+        _pb: Self::Place,
+    ) -> Option<Self::Out> {
+        None
+    }
+
+    /// A capsule or segment, then a circle, as [`Self::circle_stick`].
+    #[inline(always)]
+    fn stick_circle(
+        self,
+        _stick: Stick,
+        _pa: Self::Place,
+        _radius: f32,
+        _pb: Self::Place,
+    ) -> Option<Self::Out> {
+        None
+    }
+}
+
+/// The kinds [`dispatch`] has hand-written tests for; every other kind is
+/// `Other`.
+#[derive(Clone, Copy)]
+pub(crate) enum SpecialKind {
+    Circle(f32),
+    Rect(Vec2),
+    /// A capsule or a segment.
+    Stick(Stick),
+    Other,
+}
+
+/// A shape as [`dispatch`] reads it: its special kind first, and the whole
+/// shape only for [`PairOp::general`]. A packed form can answer the first
+/// without building the second (the narrow phase's snapshot shapes).
+pub(crate) trait PairShape<'a>: Copy {
+    /// Its kind, if [`dispatch`] has hand-written tests for it.
+    fn special_kind(self) -> SpecialKind;
+    /// The whole shape.
+    fn view(self) -> ShapeRef<'a>;
+}
+
+impl<'a> PairShape<'a> for ShapeRef<'a> {
+    #[inline(always)]
+    fn special_kind(self) -> SpecialKind {
+        match self {
+            ShapeRef::Circle { radius } => SpecialKind::Circle(radius),
+            ShapeRef::Rect { half_size } => SpecialKind::Rect(half_size),
+            ShapeRef::Capsule {
+                radius,
+                half_length,
+            } => SpecialKind::Stick(Stick::capsule(radius, half_length)),
+            ShapeRef::Segment { a, b } => SpecialKind::Stick(Stick::segment(a, b)),
+            _ => SpecialKind::Other,
+        }
+    }
+
+    #[inline(always)]
+    fn view(self) -> ShapeRef<'a> {
+        self
+    }
+}
+
+/// `op` on `a` at `pa` and `b` at `pb`: the hand-written test of their pair
+/// of kinds if there is one, else [`PairOp::general`]. The only place that
+/// matches on a pair of kinds for the fast paths; always inlined, so that
+/// a caller that knows its operation gets the pair tests inline.
+#[inline(always)]
+pub(crate) fn dispatch<'a, O: PairOp>(
+    op: O,
+    a: impl PairShape<'a>,
+    pa: O::Place,
+    b: impl PairShape<'a>,
+    pb: O::Place,
+) -> O::Out {
+    use SpecialKind::{Circle, Rect, Stick};
+    let special = match (a.special_kind(), b.special_kind()) {
+        (Circle(ra), Circle(rb)) => return op.circle_circle(ra, pa, rb, pb),
+        (Circle(radius), Rect(half_size)) => return op.circle_rect(radius, pa, half_size, pb),
+        (Rect(half_size), Circle(radius)) => return op.rect_circle(half_size, pa, radius, pb),
+        (Rect(ha), Rect(hb)) => return op.rect_rect(ha, pa, hb, pb),
+        (Circle(radius), Stick(stick)) => op.circle_stick(radius, pa, stick, pb),
+        (Stick(stick), Circle(radius)) => op.stick_circle(stick, pa, radius, pb),
+        (Stick(stick), Rect(half_size)) => op.stick_rect(stick, pa, half_size, pb),
+        _ => None,
+    };
+    if let Some(found) = special {
+        return found;
+    }
+    match (a.view(), b.view()) {
+        (a @ ShapeRef::Compound(_), b) | (a, b @ ShapeRef::Compound(_)) => {
+            over_parts(op, a, pa, b, pb)
+        }
+        (a, b) => op.general(a, pa, b, pb),
+    }
+}
+
+/// `op` on a pair with a compound: on each of its parts near the other
+/// shape (each of both compounds' when both are) against the other shape,
+/// keeping the best. Out of line: the rare case, and [`dispatch`] is inlined
+/// everywhere.
+#[inline(never)]
+fn over_parts<O: PairOp>(
+    op: O,
+    a: ShapeRef<'_>,
+    pa: O::Place,
+    b: ShapeRef<'_>,
+    pb: O::Place,
+) -> O::Out {
+    let mut found = op.apart();
+    if O::AT_PLACE
+        && let (ShapeRef::Compound(ca), ShapeRef::Compound(cb)) = (a, b)
+        && let (Some(pose_a), Some(pose_b)) = (pa.pose(), pb.pose())
+    {
+        let (parts_a, parts_b) = (ca.parts(), cb.parts());
+        let small = Compound::visit_near_part_pairs(ca, pose_a, cb, pose_b, |i, j| {
+            let (part_a, part_b) = (&parts_a[i as usize], &parts_b[j as usize]);
+            let (place_a, place_b) = (pa.of_part(part_a.pose), pb.of_part(part_b.pose));
+            let next = dispatch(op, &part_a.shape, place_a, &part_b.shape, place_b);
+            found = op.better(found, next);
+        });
+        if small {
+            return found;
+        }
+    }
+    visit_part_pairs(
+        a,
+        pa,
+        b,
+        pb,
+        [None, None],
+        |shape| op.reach(shape.0, shape.1, true),
+        |shape| op.reach(shape.0, shape.1, false),
+        |(part_a, place_a, in_a), (part_b, place_b, in_b)| {
+            let next = dispatch(op, part_a, place_a, part_b, place_b);
+            // Each polyline's rule, against the other side's very part.
+            let segment =
+                |side: Option<(&Compound, u32)>| side.and_then(|(chain, i)| chain.chain_segment(i));
+            let by_a = segment(in_a).map(|s| op.ghost_rule(next, &s, pa, part_b, place_b, true));
+            let by_b = segment(in_b).map(|s| op.ghost_rule(next, &s, pb, part_a, place_a, false));
+            let next = match (by_a, by_b) {
+                (Some(x), Some(y)) => op.stricter(next, x, y),
+                (Some(x), None) | (None, Some(x)) => x,
+                (None, None) => next,
+            };
+            found = op.better(found, next);
+        },
+    );
+    found
+}
+
+/// The pure API's shapes straight into [`dispatch`]: the hand-written pairs
+/// read their sizes from the shape itself, not from a [`ShapeRef`] built
+/// on the stack first (whose reads back stalled the circle and capsule
+/// tests).
+impl<'a> PairShape<'a> for &'a Shape {
+    #[inline(always)]
+    fn special_kind(self) -> SpecialKind {
+        match *self {
+            Shape::Circle { radius } => SpecialKind::Circle(radius),
+            Shape::Rect { half_size } => SpecialKind::Rect(half_size),
+            Shape::Capsule {
+                radius,
+                half_length,
+            } => SpecialKind::Stick(Stick::capsule(radius, half_length)),
+            Shape::Segment { a, b } => SpecialKind::Stick(Stick::segment(a, b)),
+            _ => SpecialKind::Other,
+        }
+    }
+
+    #[inline(always)]
+    fn view(self) -> ShapeRef<'a> {
+        self.as_ref()
+    }
+}
