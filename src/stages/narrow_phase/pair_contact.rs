@@ -1,0 +1,313 @@
+//! The exact contact of one candidate pair: packed shapes, compounds by
+//! their parts, big static compounds through their kept neighbourhoods,
+//! and swept pairs by their time of impact.
+
+use bevy::prelude::*;
+
+use super::super::colliders::ColliderSource;
+use super::super::collisions::{ContactPair, ContactParts};
+use super::super::part_neighbourhoods::{Neighbourhood, PartNeighbourhoods};
+use super::super::snapshot::{SnapshotCollider, SnapshotShape};
+use crate::geometry::{
+    Compound, Contact, ContactOp, ListedPart, PairShape, ShapeRef, SpecialKind, Stick,
+    contact_with_listed_parts, dispatch, prefetch_parts, time_of_impact_from_apart,
+};
+use crate::util::prefetch::PREFETCH_DISTANCE;
+
+use super::PreviousPairs;
+
+/// The contact of candidate `(i, j)`, ordered by entity.
+#[inline]
+pub(super) fn contact_pair<'a>(
+    colliders: impl ColliderSource<'a>,
+    (i, j): (u32, u32),
+) -> Option<ContactPair> {
+    let (i, j) = by_entity(colliders, (i, j));
+    let (ci, cj) = (colliders.collider(i), colliders.collider(j));
+    packed_contact_pair(colliders, (i, ci), (j, cj))
+}
+
+/// [`contact_pair`], and which parts of the pair (in `(a, b)` order) the
+/// contact is on: [`ContactParts::NONE`] without a compound, so that a
+/// compound pair is searched once. Out of line: the plain path's loop stays
+/// as small as without compounds.
+///
+/// With `near` (kept neighbourhoods, and where to put those gathered
+/// again), a moving collider against a big static compound looks in its
+/// neighbourhood of the compound's parts ([`PartNeighbourhoods`]) instead of
+/// the compound's part grid; the contact is the same.
+#[inline(never)]
+pub(super) fn contact_pair_with_parts<'a>(
+    colliders: impl ColliderSource<'a>,
+    (i, j): (u32, u32),
+    parts: &mut ContactParts,
+    near: Option<(&PartNeighbourhoods, &mut Vec<Neighbourhood>)>,
+) -> Option<ContactPair> {
+    let (i, j) = by_entity(colliders, (i, j));
+    let (ci, cj) = (colliders.collider(i), colliders.collider(j));
+    *parts = ContactParts::NONE;
+    if !(ci.shape.is_compound() || cj.shape.is_compound()) {
+        return packed_contact_pair(colliders, (i, ci), (j, cj));
+    }
+    let ((_, shape_i), (_, shape_j)) = (colliders.get(i), colliders.get(j));
+    let mut with_listed = |listed: [Option<&[ListedPart<'_>]>; 2]| {
+        let (contact, [pi, pj]) =
+            contact_with_listed_parts(shape_i, ci.pose, shape_j, cj.pose, listed)?;
+        *parts = ContactParts::new(pi, pj);
+        Some(ordered_pair(ci.entity, cj.entity, contact))
+    };
+    let big_static = near.and_then(|near| {
+        let found = big_static_compound(colliders, (i, shape_i), (j, shape_j))?;
+        Some((found, near))
+    });
+    let Some(((side, mover, compound_index, compound), (kept, gathered))) = big_static else {
+        return with_listed([None, None]);
+    };
+    let (mover_collider, compound_collider) = (
+        colliders.collider(mover),
+        colliders.collider(compound_index),
+    );
+    let aabb = colliders.aabb(mover);
+    if let Some(neighbourhood) = kept.kept(mover_collider.entity, compound_collider.entity, aabb) {
+        let near = neighbourhood.parts_near(aabb);
+        return with_listed(on_side(side, &near));
+    }
+    let mover_shape = if side == 0 { shape_j } else { shape_i };
+    let neighbourhood = Neighbourhood::gather(
+        (
+            mover_collider.entity,
+            mover_collider.pose,
+            mover_shape.bounding_radius(),
+        ),
+        compound_collider.entity,
+        compound,
+        compound_collider.pose,
+        aabb,
+    );
+    let found = with_listed(on_side(side, &neighbourhood.parts_near(aabb)));
+    gathered.push(neighbourhood);
+    found
+}
+
+/// `near` as the parts listed for side `side` of a pair.
+fn on_side<'p, 'q>(side: usize, near: &'p [ListedPart<'q>]) -> [Option<&'p [ListedPart<'q>]>; 2] {
+    if side == 0 {
+        [Some(near), None]
+    } else {
+        [None, Some(near)]
+    }
+}
+
+/// For a moving collider against a static compound with a part grid:
+/// which side of the pair (0 or 1) the compound is, the moving collider's
+/// index, the compound's, and the compound.
+fn big_static_compound<'a>(
+    colliders: impl ColliderSource<'a>,
+    (i, shape_i): (usize, ShapeRef<'a>),
+    (j, shape_j): (usize, ShapeRef<'a>),
+) -> Option<(usize, usize, usize, &'a Compound)> {
+    let found = match (shape_i, shape_j) {
+        (_, ShapeRef::Compound(c)) if colliders.is_static(j) && !colliders.is_static(i) => {
+            (1, i, j, c)
+        }
+        (ShapeRef::Compound(c), _) if colliders.is_static(i) && !colliders.is_static(j) => {
+            (0, j, i, c)
+        }
+        _ => return None,
+    };
+    found.3.has_part_grid().then_some(found)
+}
+
+/// Candidate `(i, j)` as indices, the lower entity's first: a pair is
+/// always tested from the same side, so that its contact is a function of
+/// the two colliders alone, not of where the ECS stores them (storage
+/// order changes when a component is added or removed; a rollback's
+/// re-simulated frame must find the same contacts to the bit).
+#[inline(always)]
+fn by_entity<'a>(colliders: impl ColliderSource<'a>, (i, j): (u32, u32)) -> (usize, usize) {
+    let (i, j) = (i as usize, j as usize);
+    if colliders.collider(i).entity < colliders.collider(j).entity {
+        (i, j)
+    } else {
+        (j, i)
+    }
+}
+
+/// Starts loading, in three stages some candidates apart, what the
+/// compound pairs of `candidates` after `at` will read: a big compound's
+/// part grid is otherwise one cache miss after another (a tile map's).
+#[inline]
+pub(super) fn prefetch_compound_pairs<'a>(
+    colliders: impl ColliderSource<'a>,
+    candidates: &[(u32, u32)],
+    at: usize,
+) {
+    for (stage, distance) in [(0, 3), (1, 2), (2, 1)] {
+        let Some(&(i, j)) = candidates.get(at + distance * PREFETCH_DISTANCE) else {
+            continue;
+        };
+        let (i, j) = (i as usize, j as usize);
+        // A moving collider against a static compound looks in its kept
+        // neighbourhood, not in the compound's grid.
+        if colliders.is_static(i) || colliders.is_static(j) {
+            continue;
+        }
+        if colliders.collider(i).shape.is_compound() || colliders.collider(j).shape.is_compound() {
+            let ((ci, shape_i), (cj, shape_j)) = (colliders.get(i), colliders.get(j));
+            prefetch_parts(shape_i, ci.pose, shape_j, cj.pose, stage);
+        }
+    }
+}
+
+/// The contact of colliders `i` and `j`, read from their packed shapes.
+#[inline(always)]
+fn packed_contact_pair<'a, C: ColliderSource<'a>>(
+    colliders: C,
+    (i, ci): (usize, &'a SnapshotCollider),
+    (j, cj): (usize, &'a SnapshotCollider),
+) -> Option<ContactPair> {
+    // Circles and rectangles, most pairs of most scenes, go to their
+    // hand-written tests from the packed shapes, without a full view.
+    let (a, b) = (
+        PackedView::new(colliders, i, ci),
+        PackedView::new(colliders, j, cj),
+    );
+    let contact = dispatch(ContactOp, a, ci.pose, b, cj.pose)?;
+    Some(ordered_pair(ci.entity, cj.entity, contact))
+}
+
+/// A collider's packed shape, as [`dispatch`] reads it: its kind from the
+/// snapshot record, its points looked up only for the general tests.
+#[derive(Clone, Copy)]
+struct PackedView<'a, C> {
+    pub(super) colliders: C,
+    pub(super) index: usize,
+    pub(super) shape: &'a SnapshotShape,
+}
+
+impl<'a, C: ColliderSource<'a>> PackedView<'a, C> {
+    #[inline(always)]
+    fn new(colliders: C, index: usize, collider: &'a SnapshotCollider) -> Self {
+        Self {
+            colliders,
+            index,
+            shape: &collider.shape,
+        }
+    }
+}
+
+impl<'a, C: ColliderSource<'a>> PairShape<'a> for PackedView<'a, C> {
+    #[inline(always)]
+    fn special_kind(self) -> SpecialKind {
+        match *self.shape {
+            SnapshotShape::Circle { radius } => SpecialKind::Circle(radius),
+            SnapshotShape::Rect { half_size } => SpecialKind::Rect(half_size),
+            SnapshotShape::Capsule {
+                radius,
+                half_length,
+            } => SpecialKind::Stick(Stick::capsule(radius, half_length)),
+            // Segments are read from the points only when the general test
+            // needs them.
+            _ => SpecialKind::Other,
+        }
+    }
+
+    #[inline(always)]
+    fn view(self) -> ShapeRef<'a> {
+        self.colliders.get(self.index).1
+    }
+}
+
+/// How a pair with a [`Swept`](crate::Swept) collider met during the step.
+#[derive(Clone, Copy, Debug)]
+pub(super) struct SweptContact {
+    /// The contact reported for the step: at the end if the pair was
+    /// touching all along, else at the first touch on the way.
+    pub(super) pair: ContactPair,
+    /// The candidate's colliders, `a`'s first, for their paths.
+    pub(super) colliders: (u32, u32),
+    /// Apart where the paths start: a pair touching at the previous
+    /// detection was moved apart (teleported) and touched again on the way.
+    pub(super) apart_at_start: bool,
+    pub(super) touching_at_end: bool,
+}
+
+/// The contact of candidate `(i, j)`, at least one of them swept.
+///
+/// A pair already touching at the start of the step continues (or ends) as
+/// usual, with its end-of-step contact, if it was touching at the previous
+/// detection; if not, it started at the start (time of impact 0). Otherwise
+/// the first touch along the way is reported, with its time of impact.
+pub(super) fn swept_contact_pair<'a>(
+    colliders: impl ColliderSource<'a>,
+    previous: &PreviousPairs,
+    (i, j): (u32, u32),
+) -> Option<SweptContact> {
+    let (i, j) = by_entity(colliders, (i, j));
+    let ((ci, shape_i), (cj, shape_j)) = (colliders.get(i), colliders.get(j));
+    let (sweep_i, sweep_j) = (colliders.sweep(i), colliders.sweep(j));
+    let end = deepest_contact(shape_i, sweep_i.end, shape_j, sweep_j.end);
+    let touching_at_end = end.is_some();
+    let touching_at_start = shape_i.intersects(sweep_i.start, shape_j, sweep_j.start);
+    let (contact, time_of_impact) = if touching_at_start {
+        match end {
+            // Touching at the start and at the end: an ongoing contact,
+            // reported as it is at the end, unless it was not touching at
+            // the previous detection (a teleport or a new collider put them
+            // together): then it started at the start.
+            Some(end) if previous.contains(ci.entity, cj.entity) => (end, 1.0),
+            // Started at the start; apart at the end when passing.
+            _ => (
+                deepest_contact(shape_i, sweep_i.start, shape_j, sweep_j.start)?,
+                0.0,
+            ),
+        }
+    } else {
+        // The first touch on the way; apart at the end when passing.
+        // A first touch at the very end is the end's contact, if they touch
+        // there: along a path of astronomic length, rounding can put it at
+        // t = 1 while they are still apart.
+        time_of_impact_from_apart(shape_i, sweep_i, shape_j, sweep_j)
+            .filter(|impact| impact.time < 1.0)
+            .map(|impact| (impact.contact, impact.time))
+            .or(end.map(|end| (end, 1.0)))?
+    };
+    Some(SweptContact {
+        pair: ContactPair {
+            time_of_impact,
+            ..ordered_pair(ci.entity, cj.entity, contact)
+        },
+        colliders: (i as u32, j as u32),
+        apart_at_start: !touching_at_start,
+        touching_at_end,
+    })
+}
+
+/// The contact of `a` at `pa` and `b` at `pb`, a compound's deepest part's
+/// with ties to the lowest part indices, as the plain path finds it (and
+/// names the parts for [`Collisions::parts`]).
+fn deepest_contact(
+    a: ShapeRef<'_>,
+    pa: Isometry2d,
+    b: ShapeRef<'_>,
+    pb: Isometry2d,
+) -> Option<Contact> {
+    if matches!(a, ShapeRef::Compound(_)) || matches!(b, ShapeRef::Compound(_)) {
+        contact_with_listed_parts(a, pa, b, pb, [None, None]).map(|(contact, _)| contact)
+    } else {
+        a.contact(pa, b, pb)
+    }
+}
+
+/// `contact` (seen from `ei`) as the pair of `ei` and `ej` in entity order,
+/// found at the end of the step (time of impact 1).
+#[inline]
+fn ordered_pair(ei: Entity, ej: Entity, contact: Contact) -> ContactPair {
+    let pair = ContactPair {
+        a: ei,
+        b: ej,
+        contact,
+        time_of_impact: 1.0,
+    };
+    if ei < ej { pair } else { pair.flipped() }
+}
