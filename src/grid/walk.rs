@@ -207,8 +207,7 @@ impl Level {
             }
             return;
         }
-        let margin = slack + whole.min.abs().max(whole.max.abs()).max_element() * PATH_SLACK;
-        self.visit_rows_along(start, direction, (first, last), whole, margin, limit, visit);
+        self.visit_rows_along(start, direction, (first, last), slack, limit, visit);
     }
 
     /// [`Self::visit_along`] for a long path: row by row, nearest first,
@@ -220,14 +219,15 @@ impl Level {
         start: &Aabb2d,
         direction: Vec2,
         (first, last): (f32, f32),
-        whole: Aabb2d,
-        margin: f32,
+        slack: f32,
         limit: &mut f32,
         mut visit: impl FnMut(usize, &mut f32),
     ) {
+        let whole = swept_box(start, direction, first, last);
         let Some((min, max)) = self.cells_to_look_in(&whole) else {
             return;
         };
+        let margin = slack + whole.min.abs().max(whole.max.abs()).max_element() * PATH_SLACK;
         for y in in_order(min.y, max.y, direction.y) {
             let Some((from, to)) = self.row_band(start, direction, (first, last), margin, y) else {
                 continue;
