@@ -301,7 +301,7 @@ impl Collider {
     ///
     /// For a collider whose parts act differently (a hitbox and a feet
     /// sensor with other layers), use child entities and a
-    /// [`CollisionBody`] instead.
+    /// [`CollisionBody`](super::CollisionBody) instead.
     ///
     /// ```
     /// # use bevy::prelude::*;

@@ -345,7 +345,7 @@ fn clear_on_insert(mut world: DeferredWorld, context: HookContext) {
 /// A 2D pose and scale read from a [`GlobalTransform`], as detection reads
 /// it: the translation, the rotation of its x axis about z, and the lengths
 /// of its x and y axes projected on the xy plane (shear is ignored), the y
-/// length negative when the transform mirrors. [`Shape::scaled`] with this
+/// length negative when the transform mirrors. [`Shape::scaled`](crate::geometry::Shape::scaled) with this
 /// scale, placed by this pose, is where detection sees the collider.
 pub fn pose_and_scale(transform: &GlobalTransform) -> (Isometry2d, Vec2) {
     let reading = read_transform(transform);

@@ -34,8 +34,11 @@ impl Shape {
     /// `pose` seen as hollow: a ray starting inside the shape (or on its
     /// boundary) hits it where it leaves, at most `max_distance` along the
     /// ray; a ray starting outside hits it where it enters, exactly as
-    /// [`Shape::cast_ray`] does. See the [module](self) for segments,
-    /// compounds and rays starting on a boundary.
+    /// [`Shape::cast_ray`] does. A ray starting on the boundary and
+    /// pointing out leaves at once (distance 0); a segment has no inside (a
+    /// ray starting on one leaves it at once, unless it runs along it, to
+    /// its far end); a compound is the union of its parts (the ray leaves
+    /// where it leaves the last part overlapping along it, not at a seam).
     ///
     /// The normal is the shape's outward normal where the ray leaves (it
     /// points along the ray), or where it enters as in [`Shape::cast_ray`].
