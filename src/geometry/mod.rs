@@ -26,7 +26,7 @@ mod property_tests;
 #[cfg(test)]
 mod reference_tests;
 
-pub use contact::{Contact, ContactParts};
+pub use contact::{Contact, ContactParts, FeatureId, Manifold, ManifoldPoint};
 pub(crate) use pairs::Stick;
 pub use pairs::{
     circle_circle_contact, circle_circle_intersects, circle_rect_contact, circle_rect_intersects,
@@ -34,7 +34,6 @@ pub use pairs::{
 };
 pub(crate) use query::contact::{ContactOp, contact_with_listed_parts, for_each_part_contact};
 pub(crate) use query::dispatch::{PairShape, SpecialKind, dispatch};
-pub use query::manifold::{FeatureId, Manifold, ManifoldPoint};
 pub(crate) use query::manifold::{for_each_manifold, manifold_of};
 pub(crate) use query::parts::{ListedPart, prefetch_parts, visit_parts_in};
 pub use query::push_out::push_out;
@@ -42,8 +41,10 @@ pub(crate) use query::ray::checked_ray;
 pub use query::ray::{RayIntersection, ray_circle, ray_rect, ray_segment};
 pub(crate) use query::shape_cast::cast_shape_of;
 pub use query::shape_cast::{ShapeCastHit, cast_shape};
-pub use query::swept::{Impact, MAX_SUBSTEP_ANGLE, Sweep, swept_aabb, time_of_impact};
-pub(crate) use query::swept::{swept_aabb_of, time_of_impact_from_apart};
+pub(crate) use query::sweep::swept_aabb_of;
+pub use query::sweep::{Sweep, swept_aabb};
+pub(crate) use query::time_of_impact::time_of_impact_from_apart;
+pub use query::time_of_impact::{Impact, MAX_SUBSTEP_ANGLE, time_of_impact};
 pub use shape::Shape;
 pub use shape::checked::{MAX_MAGNITUDE, ShapeError, validate_pose};
 pub(crate) use shape::checked::{checked_pose, within_magnitude};
