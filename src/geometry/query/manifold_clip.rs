@@ -6,7 +6,7 @@
 use bevy::math::{Dir2, Isometry2d, Vec2};
 
 use crate::geometry::contact::{Contact, ContactParts, FeatureId, Manifold, ManifoldPoint};
-use crate::geometry::convex::Core;
+use crate::geometry::convex::cores::Core;
 use crate::geometry::shape::shape_ref::ShapeRef;
 
 /// How close an edge's outward normal must be to the contact normal for the

@@ -10,6 +10,7 @@ pub(in crate::geometry) mod ghost_rule;
 pub(in crate::geometry) mod intersects;
 pub(in crate::geometry) mod manifold;
 pub(in crate::geometry) mod manifold_clip;
+pub(in crate::geometry) mod minkowski;
 pub(in crate::geometry) mod parts;
 pub(in crate::geometry) mod point;
 pub(in crate::geometry) mod push_out;

@@ -9,7 +9,7 @@ use bevy::shape::Aabb2d;
 
 use crate::geometry::contact::Contact;
 use crate::geometry::convex;
-use crate::geometry::convex::Core;
+use crate::geometry::convex::cores::{Core, reach};
 use crate::geometry::pairs::rect_rect_contact;
 use crate::geometry::pairs::{circle_circle_contact, circle_rect_contact, rect_rect_separations};
 use crate::geometry::query::dispatch::{PairOp, dispatch};
@@ -149,8 +149,8 @@ pub(in crate::geometry) fn convex_time_of_impact(
 ) -> Option<Impact> {
     let (angle_a, angle_b) = (sweep_a.angle(), sweep_b.angle());
     let relative = sweep_a.body.displacement() - sweep_b.body.displacement();
-    let turning = angle_a.abs() * (sweep_a.arm() + convex::reach(a))
-        + angle_b.abs() * (sweep_b.arm() + convex::reach(b));
+    let turning =
+        angle_a.abs() * (sweep_a.arm() + reach(a)) + angle_b.abs() * (sweep_b.arm() + reach(b));
     let extent = [
         sweep_a.at(0.0),
         sweep_a.at(1.0),
