@@ -26,7 +26,7 @@ use bevy::math::{Dir2, Isometry2d, Vec2};
 use bevy::shape::Aabb2d;
 
 use crate::geometry::convex::cores::Core;
-use crate::geometry::pairs::Stick;
+use crate::geometry::pairs::sticks::Stick;
 use crate::geometry::query::dispatch::{PairOp, dispatch};
 use crate::geometry::query::minkowski::{MinkowskiDifference, RayEntry};
 use crate::geometry::shape::polyline::{ChainSegment, GhostRule};
