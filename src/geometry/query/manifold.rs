@@ -19,9 +19,9 @@
 //! when it lies along the face: tilted, only its lowest end touches for
 //! sure, and clipping its core would put a point inside it.
 
-use bevy::math::{Isometry2d, Vec2};
+use bevy::math::Isometry2d;
 
-use crate::geometry::contact::{Contact, ContactParts, FeatureId, Manifold};
+use crate::geometry::contact::{Contact, ContactParts, Manifold};
 use crate::geometry::query::contact::{contact_with_listed_parts, for_each_part_contact};
 use crate::geometry::query::manifold_clip::convex_manifold;
 use crate::geometry::shape::Shape;
@@ -163,10 +163,10 @@ impl Shape {
 
 #[cfg(test)]
 mod tests {
-    use bevy::math::Rot2;
+    use bevy::math::{Rot2, Vec2};
 
     use super::*;
-    use crate::geometry::{Compound, ConvexPolygon, Shape};
+    use crate::geometry::{Compound, ConvexPolygon, FeatureId, Shape};
 
     fn rect(w: f32, h: f32) -> Shape {
         Shape::Rect {

@@ -4,7 +4,7 @@
 //!
 //! See [`time_of_impact`] for how exact each pair of shapes is.
 
-use bevy::math::{Dir2, Isometry2d, Rot2, Vec2};
+use bevy::math::{Dir2, Isometry2d, Vec2};
 use bevy::shape::Aabb2d;
 
 use crate::geometry::contact::Contact;
@@ -590,6 +590,7 @@ mod tests {
     use crate::geometry::reference_tests::{
         Kind, RefPair, explore_scale, random_shape_of, reference, reference_at,
     };
+    use bevy::math::Rot2;
     use core::f32::consts::{FRAC_PI_2, FRAC_PI_4, FRAC_PI_6};
     use rand::{Rng, SeedableRng, rngs::StdRng};
 
