@@ -6,6 +6,49 @@
 //! and a pose ([`Isometry2d`](bevy::math::Isometry2d)) places them in the
 //! world, as in `bevy_shape`. Every function is deterministic and
 //! never returns NaN for valid shapes and finite poses.
+//!
+//! # Where things live
+//!
+//! Each layer imports only from the ones above it in this list, and every
+//! file names the file it imports from (this file only re-exports, for the
+//! rest of the crate and for users):
+//!
+//! - `contact.rs`: what queries answer, as data ([`Contact`],
+//!   [`ContactParts`], [`Manifold`]).
+//! - `pairs/`: the hand-written pair tests, a file per family
+//!   (`circle_circle`, `circle_rect`, `rect_rect`, `sticks` for a circle
+//!   against a capsule or segment), on bare sizes and poses.
+//! - `shape/`: the stored shapes: [`Shape`] (`shape/mod.rs`), the borrowed
+//!   view the algorithms read (`shape_ref.rs`: `ShapeRef`, and the checks of
+//!   a shape and its placement), [`ConvexPolygon`], [`Compound`] (a folder:
+//!   its part grid in `part_grid.rs`, its scaling in `compound/scale.rs`),
+//!   polylines, concave polygons and holes, and the checked numbers
+//!   (`checked.rs`: [`ShapeError`], [`validate_pose`]).
+//! - `convex/`: every pair without a hand-written test, as rounded convex
+//!   cores (`cores.rs`: `Core`; `mod.rs`: overlap, contact, closest points;
+//!   `quick.rs`: the fast paths of small cores).
+//! - `query/`: a file per query over those: `dispatch.rs` (the one `match`
+//!   over pairs of kinds, a `PairOp` per query),
+//!   `parts.rs` (the one walk over compound parts), `intersects.rs`,
+//!   `contact.rs`, `closest_points.rs`, `point.rs`, `manifold.rs` (with
+//!   `manifold_clip.rs`), `time_of_impact.rs` (with `sweep.rs`),
+//!   `translation_cast.rs` (with `minkowski.rs`), `shape_cast.rs`, `ray.rs`,
+//!   `ray_hollow.rs`, `ghost_rule.rs` (polylines' rule on a contact) and
+//!   `push_out.rs`. A query's `Shape::...` method is in its file.
+//!
+//! # What a change touches
+//!
+//! - A new convex kind of shape: its variant in `shape/mod.rs` (`Shape`) and
+//!   `shape/shape_ref.rs` (`ShapeRef`, its check and conversions), its core
+//!   in `convex/cores.rs`, its box in `shape/mod.rs`'s `ShapeRef::aabb`, its
+//!   ray in `query/ray.rs`, and, outside geometry, the snapshot's packed
+//!   shape and `Collider`'s constructor. Every pair query then reaches it
+//!   through `convex/` with nothing else to change; a hand-written pair test
+//!   for it is a file in `pairs/`, a method on `PairOp` and an arm in
+//!   `query/dispatch.rs`.
+//! - A new query: a file in `query/` with its `PairOp` (the special pairs
+//!   it has tests for, `general` for the rest) and its `Shape::...` method,
+//!   and its re-export below.
 
 mod contact;
 mod convex;
@@ -26,15 +69,13 @@ mod property_tests;
 #[cfg(test)]
 mod reference_tests;
 
-pub use contact::{Contact, ContactParts};
-pub(crate) use pairs::Stick;
-pub use pairs::{
-    circle_circle_contact, circle_circle_intersects, circle_rect_contact, circle_rect_intersects,
-    rect_rect_contact, rect_rect_intersects,
-};
+pub use contact::{Contact, ContactParts, FeatureId, Manifold, ManifoldPoint};
+pub use pairs::circle_circle::{circle_circle_contact, circle_circle_intersects};
+pub use pairs::circle_rect::{circle_rect_contact, circle_rect_intersects};
+pub use pairs::rect_rect::{rect_rect_contact, rect_rect_intersects};
+pub(crate) use pairs::sticks::Stick;
 pub(crate) use query::contact::{ContactOp, contact_with_listed_parts, for_each_part_contact};
 pub(crate) use query::dispatch::{PairShape, SpecialKind, dispatch};
-pub use query::manifold::{FeatureId, Manifold, ManifoldPoint};
 pub(crate) use query::manifold::{for_each_manifold, manifold_of};
 pub(crate) use query::parts::{ListedPart, prefetch_parts, visit_parts_in};
 pub use query::push_out::push_out;
@@ -42,8 +83,10 @@ pub(crate) use query::ray::checked_ray;
 pub use query::ray::{RayIntersection, ray_circle, ray_rect, ray_segment};
 pub(crate) use query::shape_cast::cast_shape_of;
 pub use query::shape_cast::{ShapeCastHit, cast_shape};
-pub use query::swept::{Impact, MAX_SUBSTEP_ANGLE, Sweep, swept_aabb, time_of_impact};
-pub(crate) use query::swept::{swept_aabb_of, time_of_impact_from_apart};
+pub(crate) use query::sweep::swept_aabb_of;
+pub use query::sweep::{Sweep, swept_aabb};
+pub(crate) use query::time_of_impact::time_of_impact_from_apart;
+pub use query::time_of_impact::{Impact, MAX_SUBSTEP_ANGLE, time_of_impact};
 pub use shape::Shape;
 pub use shape::checked::{MAX_MAGNITUDE, ShapeError, validate_pose};
 pub(crate) use shape::checked::{checked_pose, within_magnitude};

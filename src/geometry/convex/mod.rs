@@ -15,166 +15,14 @@
 use bevy::math::{Dir2, Isometry2d, Vec2};
 use smallvec::SmallVec;
 
+pub(in crate::geometry) mod cores;
 mod quick;
 
 use crate::geometry::contact::Contact;
 use crate::geometry::pairs::within;
 use crate::geometry::shape::shape_ref::ShapeRef;
+use cores::{Core, features};
 use quick::{contact_along, quick_contact, stick_area_intersects};
-
-type Points = SmallVec<[Vec2; 8]>;
-
-/// A rectangle's corners, counter-clockwise from the one below left: its
-/// core's points.
-#[inline(always)]
-fn rect_corners(h: Vec2) -> [Vec2; 4] {
-    [
-        Vec2::new(-h.x, -h.y),
-        Vec2::new(h.x, -h.y),
-        Vec2::new(h.x, h.y),
-        Vec2::new(-h.x, h.y),
-    ]
-}
-
-/// The outward normals of a rectangle's edges, edge `i` from corner `i` of
-/// [`rect_corners`].
-const RECT_NORMALS: [Vec2; 4] = [Vec2::NEG_Y, Vec2::X, Vec2::Y, Vec2::NEG_X];
-
-/// A shape's core in world space.
-pub(crate) struct Core {
-    /// One point, the two ends of a segment, or a polygon's vertices
-    /// counter-clockwise.
-    points: Points,
-    /// Outward unit normals of the edges (edge `i` from point `i` to `i + 1`):
-    /// none for a point, `n` and `-n` for a segment.
-    normals: Points,
-    radius: f32,
-}
-
-impl Core {
-    #[inline(always)]
-    pub(crate) fn new(shape: ShapeRef<'_>, pose: Isometry2d) -> Self {
-        let place = |p: Vec2| pose.rotation * p + pose.translation;
-        match shape {
-            ShapeRef::Circle { radius } => Self::point(pose.translation, radius),
-            // From arrays, not iterators: a copy into the inline storage,
-            // where collecting grows the vector step by step.
-            ShapeRef::Rect { half_size } => Self {
-                points: SmallVec::from_slice(&rect_corners(half_size).map(place)),
-                normals: SmallVec::from_slice(&RECT_NORMALS.map(|n| pose.rotation * n)),
-                radius: 0.0,
-            },
-            ShapeRef::Capsule {
-                radius,
-                half_length,
-            } => Self::segment(
-                place(Vec2::new(0.0, -half_length)),
-                place(Vec2::new(0.0, half_length)),
-                radius,
-            ),
-            ShapeRef::Segment { a, b } => Self::segment(place(a), place(b), 0.0),
-            ShapeRef::Polygon(polygon) => Self {
-                points: polygon.vertices().iter().map(|&v| place(v)).collect(),
-                normals: (polygon.normals().iter())
-                    .map(|&n| pose.rotation * n)
-                    .collect(),
-                radius: 0.0,
-            },
-            // Not convex: every test takes a compound part by part
-            // (`dispatch`) before it gets here.
-            ShapeRef::Compound(_) => {
-                debug_assert!(false, "a compound has no convex core");
-                Self {
-                    points: Points::new(),
-                    normals: Points::new(),
-                    radius: 0.0,
-                }
-            }
-        }
-    }
-
-    /// The core in the shape's own frame: no point is moved, and a polygon's
-    /// normals are copied as they are (their segments' are recomputed).
-    #[inline(always)]
-    pub(crate) fn local(shape: ShapeRef<'_>) -> Self {
-        match shape {
-            ShapeRef::Polygon(polygon) => Self {
-                points: SmallVec::from_slice(polygon.vertices()),
-                normals: SmallVec::from_slice(polygon.normals()),
-                radius: 0.0,
-            },
-            ShapeRef::Rect { half_size } => Self {
-                points: SmallVec::from_slice(&rect_corners(half_size)),
-                normals: SmallVec::from_slice(&RECT_NORMALS),
-                radius: 0.0,
-            },
-            _ => Self::new(shape, Isometry2d::IDENTITY),
-        }
-    }
-
-    /// One point, the two ends of a segment, or a polygon's vertices
-    /// counter-clockwise.
-    #[inline]
-    pub(crate) fn points(&self) -> &[Vec2] {
-        &self.points
-    }
-
-    /// The outward unit normal of each edge, from point `i` to `i + 1`.
-    #[inline]
-    pub(crate) fn normals(&self) -> &[Vec2] {
-        &self.normals
-    }
-
-    #[inline]
-    pub(crate) fn radius(&self) -> f32 {
-        self.radius
-    }
-
-    fn point(p: Vec2, radius: f32) -> Self {
-        Self {
-            points: SmallVec::from_slice(&[p]),
-            normals: SmallVec::new(),
-            radius,
-        }
-    }
-
-    /// A segment from `a` to `b`, or the point `a` when they coincide (a
-    /// zero-length segment or capsule is a point or a circle).
-    fn segment(a: Vec2, b: Vec2, radius: f32) -> Self {
-        let edge = b - a;
-        match Vec2::new(edge.y, -edge.x).try_normalize() {
-            Some(normal) => Self {
-                points: SmallVec::from_slice(&[a, b]),
-                normals: SmallVec::from_slice(&[normal, -normal]),
-                radius,
-            },
-            None => Self::point(a, radius),
-        }
-    }
-
-    /// Whether the core has an area (three or more points). Against such a
-    /// core, the edge normals are a complete set of separating axes.
-    fn has_area(&self) -> bool {
-        self.points.len() >= 3
-    }
-
-    /// The core's features for closest points: its point, its segment, or
-    /// its edges.
-    fn features(&self) -> impl Iterator<Item = (Vec2, Vec2)> + '_ {
-        features(&self.points)
-    }
-
-    /// The point of the core farthest along `direction`.
-    fn support(&self, direction: Vec2) -> Vec2 {
-        let mut best = self.points[0];
-        for &p in &self.points[1..] {
-            if p.dot(direction) > best.dot(direction) {
-                best = p;
-            }
-        }
-        best
-    }
-}
 
 /// The separation of `b`'s core from each edge of `a`'s core (negative when
 /// they overlap along that edge's normal), with the normal pointing from `a`
@@ -228,14 +76,6 @@ fn best_axis_within(a: &Core, b: &Core, limit: f32) -> Result<Option<(f32, Vec2,
 /// be level with each other's line and still apart).
 fn cores_overlap(a: &Core, b: &Core, separation: f32) -> bool {
     separation < 0.0 || (separation <= 0.0 && (a.has_area() || b.has_area()))
-}
-
-/// The features of a core with these points: its point, its segment, or
-/// its edges.
-fn features(points: &[Vec2]) -> impl Iterator<Item = (Vec2, Vec2)> + '_ {
-    let n = points.len();
-    let edges = if n <= 2 { 1 } else { n };
-    (0..edges).map(move |i| (points[i], points[(i + 1) % n]))
 }
 
 /// The point of segment `s0..s1` (or of the point `s0`) nearest to `p`.
@@ -680,38 +520,6 @@ pub(crate) fn touch(a: &Core, b: &Core) -> Contact {
         let (p, q) = closest_points(a, b);
         rounded_contact(a, b, p, q, best_axis(a, b))
     })
-}
-
-/// The farthest any point of the core is from the shape's origin (how far
-/// a point of it can move when the shape turns).
-pub(crate) fn reach(shape: ShapeRef<'_>) -> f32 {
-    match shape {
-        ShapeRef::Circle { .. } => 0.0,
-        ShapeRef::Rect { half_size } => half_size.length(),
-        ShapeRef::Capsule { half_length, .. } => half_length,
-        ShapeRef::Segment { a, b } => a.length().max(b.length()),
-        ShapeRef::Polygon(polygon) => (polygon.vertices().iter())
-            .map(|v| v.length())
-            .fold(0.0, f32::max),
-        ShapeRef::Compound(_) => shape.bounding_radius(),
-    }
-}
-
-impl ShapeRef<'_> {
-    /// The radius of a circle about the pose's origin that holds the shape
-    /// at any rotation.
-    pub(crate) fn bounding_radius(&self) -> f32 {
-        if let ShapeRef::Compound(compound) = *self {
-            return (compound.parts().iter())
-                .map(|part| part.pose.translation.length() + part.shape.as_ref().bounding_radius())
-                .fold(0.0, f32::max);
-        }
-        let rounding = match *self {
-            ShapeRef::Circle { radius } | ShapeRef::Capsule { radius, .. } => radius,
-            _ => 0.0,
-        };
-        reach(*self) + rounding
-    }
 }
 
 #[cfg(test)]

@@ -4,7 +4,8 @@
 
 use bevy::math::{Dir2, Isometry2d, Vec2};
 
-use super::{RECT_NORMALS, closest_points_apart, closest_points_on_segments, rect_corners};
+use super::cores::{RECT_NORMALS, rect_corners};
+use super::{closest_points_apart, closest_points_on_segments};
 use crate::geometry::contact::Contact;
 use crate::geometry::pairs::within;
 use crate::geometry::shape::shape_ref::PolygonRef;

@@ -7,7 +7,10 @@ use bevy::shape::Aabb2d;
 
 use crate::geometry::contact::Contact;
 use crate::geometry::convex;
-use crate::geometry::pairs::{self, Stick};
+use crate::geometry::pairs::circle_circle::circle_circle_contact;
+use crate::geometry::pairs::circle_rect::circle_rect_contact;
+use crate::geometry::pairs::rect_rect::rect_rect_contact;
+use crate::geometry::pairs::sticks::{Stick, circle_stick_contact};
 use crate::geometry::query::dispatch::{PairOp, dispatch};
 use crate::geometry::query::ghost_rule::{ghost_contact, stricter_contact};
 use crate::geometry::query::parts::{ListedPart, visit_part_pairs};
@@ -98,7 +101,7 @@ impl PairOp for ContactOp {
 
     #[inline(always)]
     fn circle_circle(self, ra: f32, pa: Isometry2d, rb: f32, pb: Isometry2d) -> Option<Contact> {
-        pairs::circle_circle_contact(ra, pa.translation, rb, pb.translation)
+        circle_circle_contact(ra, pa.translation, rb, pb.translation)
     }
 
     #[inline(always)]
@@ -109,7 +112,7 @@ impl PairOp for ContactOp {
         half_size: Vec2,
         pb: Isometry2d,
     ) -> Option<Contact> {
-        pairs::circle_rect_contact(radius, pa.translation, half_size, pb)
+        circle_rect_contact(radius, pa.translation, half_size, pb)
     }
 
     /// The circle–rectangle contact, seen from the rectangle.
@@ -127,7 +130,7 @@ impl PairOp for ContactOp {
 
     #[inline(always)]
     fn rect_rect(self, ha: Vec2, pa: Isometry2d, hb: Vec2, pb: Isometry2d) -> Option<Contact> {
-        pairs::rect_rect_contact(ha, pa, hb, pb)
+        rect_rect_contact(ha, pa, hb, pb)
     }
 
     #[inline(always)]
@@ -138,7 +141,7 @@ impl PairOp for ContactOp {
         stick: Stick,
         pb: Isometry2d,
     ) -> Option<Option<Contact>> {
-        pairs::circle_stick_contact(radius, pa.translation, stick, pb)
+        circle_stick_contact(radius, pa.translation, stick, pb)
     }
 
     #[inline(always)]

@@ -10,18 +10,13 @@
 //! A special pair an operation has no hand-written test for goes to its
 //! `general` fallback (the default method).
 //!
-//! Adding a kind of shape touches its variant in [`Shape`](crate::geometry::Shape)
-//! and [`ShapeRef`] (with their conversions), the snapshot's packed shape
-//! if it is not made of points, and the per-shape code (box, scaling, validation,
-//! rays, `convex::Core`); every pair operation then reaches it through
-//! `general`, with nothing to change here. A hand-written test for a pair
-//! with it adds one method to [`PairOp`] (defaulting to `general`), one arm
-//! to [`dispatch`], and an override in each operation that has that test.
+//! What adding a kind of shape or a query touches is in the module docs
+//! of [`geometry`](crate::geometry).
 
 use bevy::math::Vec2;
 use bevy::shape::Aabb2d;
 
-use crate::geometry::pairs::Stick;
+use crate::geometry::pairs::sticks::Stick;
 use crate::geometry::query::parts::{PartPlace, visit_part_pairs};
 use crate::geometry::shape::Shape;
 use crate::geometry::shape::compound::Compound;

@@ -6,7 +6,7 @@
 use bevy::math::{Dir2, Isometry2d, Vec2};
 
 use crate::geometry::contact::Contact;
-use crate::geometry::convex::Core;
+use crate::geometry::convex::cores::Core;
 use crate::geometry::shape::polyline::{ChainSegment, GhostRule};
 use crate::geometry::shape::shape_ref::ShapeRef;
 

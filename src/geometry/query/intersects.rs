@@ -5,7 +5,10 @@ use bevy::math::{Isometry2d, Vec2};
 use bevy::shape::Aabb2d;
 
 use crate::geometry::convex;
-use crate::geometry::pairs::{self, Stick};
+use crate::geometry::pairs::circle_circle::circle_circle_intersects;
+use crate::geometry::pairs::circle_rect::circle_rect_intersects;
+use crate::geometry::pairs::rect_rect::rect_rect_intersects;
+use crate::geometry::pairs::sticks::{Stick, circle_stick_intersects};
 use crate::geometry::query::dispatch::{PairOp, dispatch};
 use crate::geometry::shape::Shape;
 use crate::geometry::shape::shape_ref::ShapeRef;
@@ -59,12 +62,12 @@ impl PairOp for IntersectsOp {
 
     #[inline(always)]
     fn circle_circle(self, ra: f32, pa: Isometry2d, rb: f32, pb: Isometry2d) -> bool {
-        pairs::circle_circle_intersects(ra, pa.translation, rb, pb.translation)
+        circle_circle_intersects(ra, pa.translation, rb, pb.translation)
     }
 
     #[inline(always)]
     fn circle_rect(self, radius: f32, pa: Isometry2d, half_size: Vec2, pb: Isometry2d) -> bool {
-        pairs::circle_rect_intersects(radius, pa.translation, half_size, pb)
+        circle_rect_intersects(radius, pa.translation, half_size, pb)
     }
 
     /// The circle–rectangle test with the shapes swapped: a yes/no answer
@@ -76,7 +79,7 @@ impl PairOp for IntersectsOp {
 
     #[inline(always)]
     fn rect_rect(self, ha: Vec2, pa: Isometry2d, hb: Vec2, pb: Isometry2d) -> bool {
-        pairs::rect_rect_intersects(ha, pa, hb, pb)
+        rect_rect_intersects(ha, pa, hb, pb)
     }
 
     #[inline(always)]
@@ -87,7 +90,7 @@ impl PairOp for IntersectsOp {
         stick: Stick,
         pb: Isometry2d,
     ) -> Option<bool> {
-        pairs::circle_stick_intersects(radius, pa.translation, stick, pb)
+        circle_stick_intersects(radius, pa.translation, stick, pb)
     }
 
     #[inline(always)]

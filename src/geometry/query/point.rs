@@ -6,6 +6,7 @@ use bevy::math::{Isometry2d, Vec2};
 use bevy::shape::Aabb2d;
 
 use crate::geometry::convex;
+use crate::geometry::convex::cores::Core;
 use crate::geometry::query::closest_points::closest_points_of;
 use crate::geometry::query::parts::PartPlace;
 use crate::geometry::shape::Shape;
@@ -100,8 +101,8 @@ impl ShapeRef<'_> {
             }
             ShapeRef::Compound(compound) => compound_contains(compound, pose, point),
             _ => convex::intersects(
-                &convex::Core::new(*self, pose),
-                &convex::Core::new(
+                &Core::new(*self, pose),
+                &Core::new(
                     ShapeRef::Circle { radius: 0.0 },
                     Isometry2d::from_translation(point),
                 ),

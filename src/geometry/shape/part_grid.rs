@@ -248,34 +248,15 @@ impl PartGrid {
                 (edge - origin[axis]) / direction[axis]
             }
         };
-        let mut recent = [u32::MAX; 4];
-        let mut visit_cell = |[x, y]: [u32; 2], walk: &mut W| {
-            let c = (y * self.columns + x) as usize;
-            let entries = &self.entries[self.starts[c] as usize..self.starts[c + 1] as usize];
-            for entry in entries {
-                // Already asked (a part over consecutive cells), or beside
-                // the ray, or beyond what is still wanted.
-                if recent.contains(&entry.part) {
-                    continue;
-                }
-                let reach = walk.part_reach().min(exit) + slack;
-                if ray_box(
-                    origin,
-                    direction,
-                    &entry.aabb.grow(Vec2::splat(slack)),
-                    reach,
-                )
-                .is_none()
-                {
-                    continue;
-                }
-                recent.rotate_right(1);
-                recent[0] = entry.part;
-                walk.test(entry.part as usize);
-            }
+        let mut ray = RayCells {
+            origin,
+            direction,
+            exit,
+            slack,
+            recent: [u32::MAX; 4],
         };
         loop {
-            visit_cell(cell, walk);
+            self.visit_ray_cell(&mut ray, cell, walk);
             let next = [leaves(cell, 0), leaves(cell, 1)];
             let axis = usize::from(next[1] < next[0]);
             let leave = next[axis];
@@ -288,7 +269,7 @@ impl PartGrid {
             if next[other] <= leave + slack {
                 let beside = step_cell(cell, other, step[other], last);
                 if let Some(beside) = beside {
-                    visit_cell(beside, walk);
+                    self.visit_ray_cell(&mut ray, beside, walk);
                 }
             }
             match step_cell(cell, axis, step[axis], last) {
@@ -297,6 +278,47 @@ impl PartGrid {
             }
         }
     }
+
+    /// Asks `walk` about each part listed in `cell` whose box the ray
+    /// passes through within what is still wanted, once for a part over
+    /// consecutive cells ([`Self::walk_ray`]).
+    #[inline(always)]
+    fn visit_ray_cell<W: RayWalk>(&self, ray: &mut RayCells, [x, y]: [u32; 2], walk: &mut W) {
+        let c = (y * self.columns + x) as usize;
+        let entries = &self.entries[self.starts[c] as usize..self.starts[c + 1] as usize];
+        for entry in entries {
+            // Already asked (a part over consecutive cells), or beside
+            // the ray, or beyond what is still wanted.
+            if ray.recent.contains(&entry.part) {
+                continue;
+            }
+            let reach = walk.part_reach().min(ray.exit) + ray.slack;
+            if ray_box(
+                ray.origin,
+                ray.direction,
+                &entry.aabb.grow(Vec2::splat(ray.slack)),
+                reach,
+            )
+            .is_none()
+            {
+                continue;
+            }
+            ray.recent.rotate_right(1);
+            ray.recent[0] = entry.part;
+            walk.test(entry.part as usize);
+        }
+    }
+}
+
+/// One walk along a ray through a [`PartGrid`] ([`PartGrid::walk_ray`]):
+/// the ray, where it leaves the grid, the rounding slack, and the parts
+/// asked last.
+struct RayCells {
+    origin: Vec2,
+    direction: Vec2,
+    exit: f32,
+    slack: f32,
+    recent: [u32; 4],
 }
 
 /// What a walk along a ray through a [`PartGrid`] asks its caller.

@@ -1,7 +1,7 @@
 //! Shapes as the tests take them: borrowed, small and `Copy`, so that
-//! detection can keep polygons' points in one table per frame. Their
-//! methods are in `shape.rs`; the pair algorithms that take them are below
-//! it (`convex.rs`), which is why the types sit on their own.
+//! detection can keep polygons' points in one table per frame; and the one
+//! check of a shape and of its placement (a pose). Their queries are in
+//! `query/`, a file each.
 
 use bevy::math::Vec2;
 

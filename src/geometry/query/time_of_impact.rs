@@ -4,17 +4,18 @@
 //!
 //! See [`time_of_impact`] for how exact each pair of shapes is.
 
-use bevy::math::{Dir2, Isometry2d, Rot2, Vec2};
-use bevy::shape::{Aabb2d, BoundingVolume};
+use bevy::math::{Dir2, Isometry2d, Vec2};
+use bevy::shape::Aabb2d;
 
 use crate::geometry::contact::Contact;
 use crate::geometry::convex;
-use crate::geometry::convex::Core;
-use crate::geometry::pairs::rect_rect_contact;
-use crate::geometry::pairs::{circle_circle_contact, circle_rect_contact, rect_rect_separations};
+use crate::geometry::convex::cores::{Core, reach};
+use crate::geometry::pairs::circle_circle::circle_circle_contact;
+use crate::geometry::pairs::circle_rect::circle_rect_contact;
+use crate::geometry::pairs::rect_rect::{rect_rect_contact, rect_rect_separations};
 use crate::geometry::query::dispatch::{PairOp, dispatch};
 use crate::geometry::query::ghost_rule::{ghost_contact, stricter_contact};
-use crate::geometry::query::parts::PartPlace;
+use crate::geometry::query::sweep::{PartSweep, Sweep};
 use crate::geometry::shape::Shape;
 use crate::geometry::shape::polyline::ChainSegment;
 use crate::geometry::shape::shape_ref::ShapeRef;
@@ -66,175 +67,6 @@ impl Impact {
             time: self.time,
         }
     }
-}
-
-/// The motion of a shape over one step.
-#[derive(Clone, Copy, Debug, PartialEq)]
-pub struct Sweep {
-    /// The pose at the start of the step (`t = 0`).
-    pub start: Isometry2d,
-    /// The pose at the end of the step (`t = 1`).
-    pub end: Isometry2d,
-}
-
-/// A shape's motion over the step as a part of a body that moves along
-/// `body`: the shape sits at `part` in the body's frame and turns with it
-/// about the body's origin, so a part off the origin of a turning compound
-/// moves along an arc (a rigid turn), not along the chord of it. A shape on
-/// its own is a part at the identity.
-#[derive(Clone, Copy, Debug)]
-pub(crate) struct PartSweep {
-    body: Sweep,
-    part: Isometry2d,
-}
-
-impl PartSweep {
-    /// A shape moving along `sweep` on its own.
-    pub(crate) fn whole(sweep: Sweep) -> Self {
-        Self {
-            body: sweep,
-            part: Isometry2d::IDENTITY,
-        }
-    }
-
-    /// The motion as a plain [`Sweep`] of the shape's own pose when it is
-    /// one (see [`PartPlace::of_part`]): the exact pair tests take only
-    /// those.
-    #[inline]
-    fn as_sweep(self) -> Option<Sweep> {
-        (self.part == Isometry2d::IDENTITY).then_some(self.body)
-    }
-
-    /// The rotation over the step ([`Sweep::angle`]).
-    fn angle(&self) -> f32 {
-        self.body.angle()
-    }
-
-    /// The shape's pose at `t`, the body's angle already known.
-    fn at_angle(&self, angle: f32, t: f32) -> Isometry2d {
-        self.body.at_angle(angle, t) * self.part
-    }
-
-    /// The shape's pose at `t`.
-    fn at(&self, t: f32) -> Isometry2d {
-        self.body.at(t) * self.part
-    }
-
-    /// How far the shape's origin is from the centre it turns about.
-    fn arm(&self) -> f32 {
-        self.part.translation.length()
-    }
-
-    /// A box holding the shape everywhere along the motion.
-    fn swept_aabb(self, shape: ShapeRef<'_>) -> Aabb2d {
-        match self.as_sweep() {
-            Some(sweep) => swept_aabb_of(shape, sweep),
-            // Every point stays within its distance of the body's origin,
-            // which moves in a straight line.
-            None => {
-                let reach = Vec2::splat(self.arm() + shape.bounding_radius());
-                let (start, end) = (self.body.start.translation, self.body.end.translation);
-                Aabb2d::new(start, reach).merge(&Aabb2d::new(end, reach))
-            }
-        }
-    }
-}
-
-/// A compound's part turns with the compound. When the compound does not
-/// turn, or the part sits at its origin, the part's own pose moves in a
-/// straight line while turning at a constant rate: a plain sweep of it.
-impl PartPlace for PartSweep {
-    #[inline]
-    fn of_part(self, part: Isometry2d) -> Self {
-        let part = self.part * part;
-        let turns = self.body.start.rotation != self.body.end.rotation;
-        if !turns || part.translation == Vec2::ZERO {
-            Self::whole(Sweep::new(self.body.start * part, self.body.end * part))
-        } else {
-            Self { part, ..self }
-        }
-    }
-
-    fn pose(self) -> Option<Isometry2d> {
-        None
-    }
-
-    /// Without turning, what the compound sees moves in a straight line
-    /// from its box at the start to its box at the end.
-    fn local_box(self, world: Aabb2d) -> Option<Aabb2d> {
-        let (start, end) = (self.body.start * self.part, self.body.end * self.part);
-        if start.rotation != end.rotation {
-            return None;
-        }
-        Some(start.local_box(world)?.merge(&end.local_box(world)?))
-    }
-}
-
-impl Sweep {
-    /// A motion from `start` to `end`.
-    pub fn new(start: Isometry2d, end: Isometry2d) -> Self {
-        Self { start, end }
-    }
-
-    /// A shape that stays at `pose` for the whole step.
-    pub fn stationary(pose: Isometry2d) -> Self {
-        Self::new(pose, pose)
-    }
-
-    /// The rotation over the step, the shortest way: radians in `(-π, π]`.
-    pub fn angle(&self) -> f32 {
-        (self.end.rotation * self.start.rotation.inverse()).as_radians()
-    }
-
-    /// The displacement of the centre over the step.
-    pub fn displacement(&self) -> Vec2 {
-        self.end.translation - self.start.translation
-    }
-
-    /// The pose at `t` (0 = start, 1 = end).
-    pub fn at(&self, t: f32) -> Isometry2d {
-        self.at_angle(self.angle(), t)
-    }
-
-    /// [`Self::at`] with [`Self::angle`] already known (it takes an
-    /// arctangent, which loops should not pay for every time).
-    fn at_angle(&self, angle: f32, t: f32) -> Isometry2d {
-        if t >= 1.0 {
-            return self.end;
-        }
-        Isometry2d::new(
-            self.translation_at(t),
-            self.start.rotation * Rot2::radians(angle * t),
-        )
-    }
-
-    /// The centre at `t`, as in [`Self::at`].
-    fn translation_at(&self, t: f32) -> Vec2 {
-        if t >= 1.0 {
-            self.end.translation
-        } else {
-            self.start.translation + self.displacement() * t
-        }
-    }
-}
-
-/// A box holding `shape` everywhere along `sweep`: the union of its boxes at
-/// the two ends, or, when it rotates and is not a circle, of its bounding
-/// circle's boxes at the two ends (a turning rectangle can reach beyond
-/// both end boxes on the way; its bounding circle cannot).
-pub fn swept_aabb(shape: &Shape, sweep: Sweep) -> Aabb2d {
-    swept_aabb_of(shape.as_ref(), sweep)
-}
-
-/// [`swept_aabb`] for a shape seen by reference.
-pub(crate) fn swept_aabb_of(shape: ShapeRef<'_>, sweep: Sweep) -> Aabb2d {
-    let turns = sweep.start.rotation != sweep.end.rotation;
-    let bounds = |pose: Isometry2d| match shape {
-        ShapeRef::Circle { .. } => shape.aabb(pose),
-        _ if turns => Aabb2d::new(pose.translation, Vec2::splat(shape.bounding_radius())),
-        _ => shape.aabb(pose),
-    };
-    bounds(sweep.start).merge(&bounds(sweep.end))
 }
 
 /// The first contact of `a` moving along `sweep_a` with `b` moving along
@@ -318,8 +150,8 @@ pub(in crate::geometry) fn convex_time_of_impact(
 ) -> Option<Impact> {
     let (angle_a, angle_b) = (sweep_a.angle(), sweep_b.angle());
     let relative = sweep_a.body.displacement() - sweep_b.body.displacement();
-    let turning = angle_a.abs() * (sweep_a.arm() + convex::reach(a))
-        + angle_b.abs() * (sweep_b.arm() + convex::reach(b));
+    let turning =
+        angle_a.abs() * (sweep_a.arm() + reach(a)) + angle_b.abs() * (sweep_b.arm() + reach(b));
     let extent = [
         sweep_a.at(0.0),
         sweep_a.at(1.0),
@@ -758,6 +590,7 @@ mod tests {
     use crate::geometry::reference_tests::{
         Kind, RefPair, explore_scale, random_shape_of, reference, reference_at,
     };
+    use bevy::math::Rot2;
     use core::f32::consts::{FRAC_PI_2, FRAC_PI_4, FRAC_PI_6};
     use rand::{Rng, SeedableRng, rngs::StdRng};
 
@@ -782,23 +615,6 @@ mod tests {
             (None, None) => {}
             (found, expected) => panic!("found {found:?}, reference {expected:?}"),
         }
-    }
-
-    #[test]
-    fn swept_aabb_holds_every_pose_on_the_way() {
-        let rect = Shape::Rect {
-            half_size: Vec2::new(4.0, 0.5),
-        };
-        let sweep = Sweep::new(pose(0.0, 0.0, 0.0), pose(10.0, 0.0, 1.5));
-        let bounds = swept_aabb(&rect, sweep);
-        for k in 0..=100 {
-            let inner = rect.aabb(sweep.at(k as f32 / 100.0));
-            assert!(bounds.contains(&inner), "t = {}", k as f32 / 100.0);
-        }
-        let circle = Shape::Circle { radius: 1.0 };
-        let bounds = swept_aabb(&circle, moving(Vec2::ZERO, Vec2::new(10.0, -5.0)));
-        assert!((bounds.min - Vec2::new(-1.0, -6.0)).abs().max_element() < 1e-4);
-        assert!((bounds.max - Vec2::new(11.0, 1.0)).abs().max_element() < 1e-4);
     }
 
     #[test]
