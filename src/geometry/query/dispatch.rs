@@ -55,7 +55,7 @@ pub(crate) trait PairOp: Copy {
     fn reach(self, shape: ShapeRef<'_>, place: Self::Place, first: bool) -> Aabb2d;
 
     /// What it found against one segment of a polyline at `chain`, under
-    /// the ghost-vertex rule (`polyline.rs`), `other` at `other_place`
+    /// the ghost-vertex rule (`query/ghost_rule.rs`), `other` at `other_place`
     /// being the rest of the pair (`chain_first`: the polyline is the
     /// pair's first shape). As found for an operation with no normal.
     fn ghost_rule(

@@ -20,7 +20,7 @@
 //!
 //! Everything runs in A's own frame: its points are used as stored, and B
 //! is placed relative to it, so that large world coordinates cost no
-//! precision (as in `convex.rs`).
+//! precision (as in `convex/`).
 
 use bevy::math::{Dir2, Isometry2d, Vec2};
 use bevy::shape::Aabb2d;

@@ -1,9 +1,9 @@
 //! Compound shapes: several shapes at poses relative to one, moved as one.
 //!
 //! Every pair operation reaches a compound through the pair dispatch
-//! (`dispatch.rs`): it runs on each part against the other shape and keeps
-//! the best answer (any overlap, the deepest contact, the earliest touch,
-//! the nearest hit).
+//! (`query/dispatch.rs`, its walk over the parts in `query/parts.rs`): it
+//! runs on each part against the other shape and keeps the best answer (any
+//! overlap, the deepest contact, the earliest touch, the nearest hit).
 
 use core::fmt;
 use std::sync::Arc;
