@@ -94,3 +94,135 @@ pub(super) fn line_box_chord(origin: Vec2, direction: Vec2, half_size: Vec2) -> 
     }
     (start, end)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::super::test_support::*;
+    use super::*;
+    use core::f32::consts::{FRAC_PI_4, FRAC_PI_6};
+
+    #[test]
+    fn rotation_is_counter_clockwise_radians_about_the_centre() {
+        // A long thin plank turned +30 degrees (counter-clockwise): its right
+        // end is up and to the right, not down.
+        let plank = pose(0.0, 0.0, FRAC_PI_6);
+        let half = Vec2::new(100.0, 10.0);
+        let up_right = Vec2::new(90.0 * FRAC_PI_6.cos(), 90.0 * FRAC_PI_6.sin());
+        let down_right = Vec2::new(up_right.x, -up_right.y);
+        assert!(circle_rect_intersects(1.0, up_right, half, plank));
+        assert!(!circle_rect_intersects(1.0, down_right, half, plank));
+        // 30 is radians here, not degrees: 30 rad is about -78 degrees.
+        assert!(!circle_rect_intersects(
+            1.0,
+            up_right,
+            half,
+            pose(0.0, 0.0, 30.0)
+        ));
+        // Centred on the pose: both ends reach 100 units from it.
+        let shifted = pose(500.0, -200.0, 0.0);
+        assert!(circle_rect_intersects(
+            1.0,
+            Vec2::new(401.0, -200.0),
+            half,
+            shifted
+        ));
+        assert!(circle_rect_intersects(
+            1.0,
+            Vec2::new(599.0, -200.0),
+            half,
+            shifted
+        ));
+        assert!(!circle_rect_intersects(
+            1.0,
+            Vec2::new(602.0, -200.0),
+            half,
+            shifted
+        ));
+    }
+
+    #[test]
+    fn circle_beside_a_face() {
+        let rect = pose(0.0, 0.0, 0.0);
+        let half = Vec2::new(2.0, 1.0);
+        let c = circle_rect_contact(1.0, Vec2::new(0.5, 1.75), half, rect).unwrap();
+        assert_vec_close(*c.normal, Vec2::NEG_Y);
+        assert_close(c.depth, 0.25);
+        assert!(
+            inside_rect(c.point, half, rect) && c.point.distance(Vec2::new(0.5, 1.75)) <= 1.0 + EPS
+        );
+        // Touching the face exactly collides with depth 0.
+        let touching = circle_rect_contact(1.0, Vec2::new(3.0, 0.0), half, rect).unwrap();
+        assert_eq!(touching.depth, 0.0);
+        assert_vec_close(*touching.normal, Vec2::NEG_X);
+        assert_vec_close(touching.point, Vec2::new(2.0, 0.0));
+    }
+
+    #[test]
+    fn corner_inside_the_bounding_box_but_outside_the_shape() {
+        let half = Vec2::ONE;
+        let rect = Isometry2d::IDENTITY;
+        // Bounding boxes overlap (1.8 - 1 < 1), the circle misses the corner.
+        assert!(!circle_rect_intersects(1.0, Vec2::splat(1.8), half, rect));
+        assert!(circle_rect_contact(1.0, Vec2::splat(1.8), half, rect).is_none());
+        // Closer in, it hits the corner and is pushed out diagonally.
+        let c = circle_rect_contact(1.0, Vec2::splat(1.6), half, rect).unwrap();
+        assert_vec_close(*c.normal, Vec2::splat(-FRAC_PI_4.cos()));
+        assert_close(c.depth, 1.0 - 0.6 * 2f32.sqrt());
+        assert!(inside_rect(c.point, half, rect));
+    }
+
+    #[test]
+    fn circle_centre_inside_the_rectangle_leaves_through_the_nearest_face() {
+        let half = Vec2::new(4.0, 2.0);
+        let rect = pose(10.0, 0.0, FRAC_PI_6);
+        // Centre 0.5 below the top face in the rectangle's frame.
+        let center = rect.transform_point(Vec2::new(-1.0, 1.5));
+        let c = circle_rect_contact(1.0, center, half, rect).unwrap();
+        // The circle goes up (+y of the rectangle), so the rectangle is
+        // pushed the other way: the normal from circle to rectangle is -y.
+        assert_vec_close(*c.normal, rect.rotation * Vec2::NEG_Y);
+        assert_close(c.depth, 0.5 + 1.0);
+        assert!(inside_rect(c.point, half, rect) && c.point.distance(center) <= 1.0 + EPS);
+        // Moving the rectangle by normal * depth leaves them just touching.
+        let moved = Isometry2d::new(rect.translation + c.normal * c.depth, rect.rotation);
+        let after = circle_rect_contact(1.0, center, half, moved).unwrap();
+        assert!(after.depth < 1e-4, "{}", after.depth);
+    }
+
+    #[test]
+    fn big_circle_swallowing_a_small_rectangle() {
+        let half = Vec2::splat(0.5);
+        let c =
+            circle_rect_contact(10.0, Vec2::new(0.0, -0.2), half, Isometry2d::IDENTITY).unwrap();
+        assert_vec_close(*c.normal, Vec2::Y);
+        // Out through the nearer (bottom) face: 0.3 to go, plus the radius.
+        assert_close(c.depth, 0.3 + 10.0);
+        assert!(inside_rect(c.point, half, Isometry2d::IDENTITY));
+    }
+
+    #[test]
+    fn circle_at_the_rectangle_centre() {
+        // Nearest faces are the y faces (half height 1 < half width 2).
+        let c = circle_rect_contact(0.5, Vec2::ZERO, Vec2::new(2.0, 1.0), Isometry2d::IDENTITY)
+            .unwrap();
+        assert_eq!(*c.normal, Vec2::NEG_Y);
+        assert_close(c.depth, 1.5);
+        // On a square the x faces win the tie.
+        let c = circle_rect_contact(0.5, Vec2::ZERO, Vec2::ONE, Isometry2d::IDENTITY).unwrap();
+        assert_eq!(*c.normal, Vec2::NEG_X);
+        assert!(c.point.is_finite());
+    }
+
+    #[test]
+    fn circle_centre_exactly_on_an_edge() {
+        let c = circle_rect_contact(
+            1.0,
+            Vec2::new(2.0, 0.3),
+            Vec2::new(2.0, 1.0),
+            Isometry2d::IDENTITY,
+        )
+        .unwrap();
+        assert_eq!(*c.normal, Vec2::NEG_X);
+        assert_close(c.depth, 1.0);
+    }
+}

@@ -280,3 +280,100 @@ impl ClipPolygon {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::super::test_support::*;
+    use super::*;
+    use core::f32::consts::FRAC_PI_4;
+
+    #[test]
+    fn aligned_rectangles() {
+        let half = Vec2::ONE;
+        let (a, b) = (Isometry2d::IDENTITY, pose(1.5, 0.2, 0.0));
+        let c = rect_rect_contact(half, a, half, b).unwrap();
+        assert_eq!(*c.normal, Vec2::X);
+        assert_close(c.depth, 0.5);
+        // b's left face (x = 0.5) is the incident face; its part inside a
+        // runs from y = -0.8 to y = 1.
+        assert_vec_close(c.point, Vec2::new(0.5, 0.1));
+        // Edges touching exactly.
+        let touching = rect_rect_contact(half, a, half, pose(2.0, 1.5, 0.0)).unwrap();
+        assert_eq!(touching.depth, 0.0);
+        assert_eq!(*touching.normal, Vec2::X);
+        assert!(inside_rect(touching.point, half, a));
+        assert!(rect_rect_contact(half, a, half, pose(2.001, 0.0, 0.0)).is_none());
+    }
+
+    #[test]
+    fn diamond_corner_into_a_face() {
+        let half = Vec2::ONE;
+        let b = pose(1.0 + 2f32.sqrt() - 0.1, 0.0, FRAC_PI_4);
+        let c = rect_rect_contact(half, Isometry2d::IDENTITY, half, b).unwrap();
+        assert_vec_close(*c.normal, Vec2::X);
+        assert_close(c.depth, 0.1);
+        assert!(inside_rect(c.point, half, Isometry2d::IDENTITY) && inside_rect(c.point, half, b));
+        // Seen from the diamond, the normal is reversed.
+        let flipped = rect_rect_contact(half, b, half, Isometry2d::IDENTITY).unwrap();
+        assert_vec_close(*flipped.normal, Vec2::NEG_X);
+        assert_close(flipped.depth, 0.1);
+    }
+
+    #[test]
+    fn corner_to_corner_bounding_boxes_overlap_but_shapes_do_not() {
+        let half = Vec2::ONE;
+        let b = pose(2.3, 2.3, FRAC_PI_4);
+        assert!(!rect_rect_intersects(half, Isometry2d::IDENTITY, half, b));
+        assert!(rect_rect_contact(half, Isometry2d::IDENTITY, half, b).is_none());
+        assert!(rect_rect_intersects(
+            half,
+            Isometry2d::IDENTITY,
+            half,
+            pose(1.6, 1.6, FRAC_PI_4)
+        ));
+    }
+
+    #[test]
+    fn coincident_and_contained_rectangles() {
+        let c = rect_rect_contact(
+            Vec2::ONE,
+            Isometry2d::IDENTITY,
+            Vec2::ONE,
+            Isometry2d::IDENTITY,
+        )
+        .unwrap();
+        assert_eq!(*c.normal, Vec2::X);
+        assert_close(c.depth, 2.0);
+        // The middle of b's incident (left) face, which lies on a's left edge.
+        assert_vec_close(c.point, Vec2::new(-1.0, 0.0));
+
+        let big = Vec2::new(10.0, 5.0);
+        let small = Vec2::new(1.0, 0.5);
+        let inner = pose(2.0, -3.5, 0.3);
+        let c = rect_rect_contact(big, Isometry2d::IDENTITY, small, inner).unwrap();
+        // Nearest way out for the small one is down through the bottom face.
+        assert_vec_close(*c.normal, Vec2::NEG_Y);
+        let small_extent_y = 0.3f32.sin() * 1.0 + 0.3f32.cos() * 0.5;
+        assert_close(c.depth, 5.0 - 3.5 + small_extent_y);
+        assert!(
+            inside_rect(c.point, big, Isometry2d::IDENTITY) && inside_rect(c.point, small, inner)
+        );
+    }
+
+    #[test]
+    fn rotated_parallel_edges() {
+        // Two rectangles turned by the same angle, side by side along their
+        // own x axis and overlapping by 0.25.
+        let angle = 0.7;
+        let half = Vec2::new(1.0, 0.5);
+        let a = pose(3.0, 4.0, angle);
+        let b = Isometry2d::new(
+            a.transform_point(Vec2::new(1.75, 0.1)),
+            Rot2::radians(angle),
+        );
+        let c = rect_rect_contact(half, a, half, b).unwrap();
+        assert_vec_close(*c.normal, a.rotation * Vec2::X);
+        assert_close(c.depth, 0.25);
+        assert!(inside_rect(c.point, half, a) && inside_rect(c.point, half, b));
+    }
+}
