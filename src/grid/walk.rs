@@ -207,7 +207,15 @@ impl Level {
             }
             return;
         }
-        self.visit_rows_along(start, direction, (first, last), slack, limit, visit);
+        let margin = slack + whole.min.abs().max(whole.max.abs()).max_element() * PATH_SLACK;
+        let path = LongPath {
+            start,
+            direction,
+            first,
+            last,
+            margin,
+        };
+        self.visit_rows_along(&path, &whole, limit, visit);
     }
 
     /// [`Self::visit_along`] for a long path: row by row, nearest first,
@@ -216,20 +224,17 @@ impl Level {
     #[inline]
     fn visit_rows_along(
         &self,
-        start: &Aabb2d,
-        direction: Vec2,
-        (first, last): (f32, f32),
-        slack: f32,
+        path: &LongPath<'_>,
+        whole: &Aabb2d,
         limit: &mut f32,
         mut visit: impl FnMut(usize, &mut f32),
     ) {
-        let whole = swept_box(start, direction, first, last);
-        let Some((min, max)) = self.cells_to_look_in(&whole) else {
+        let Some((min, max)) = self.cells_to_look_in(whole) else {
             return;
         };
-        let margin = slack + whole.min.abs().max(whole.max.abs()).max_element() * PATH_SLACK;
+        let (start, direction) = (path.start, path.direction);
         for y in in_order(min.y, max.y, direction.y) {
-            let Some((from, to)) = self.row_band(start, direction, (first, last), margin, y) else {
+            let Some((from, to)) = self.row_band(path, y) else {
                 continue;
             };
             if from > *limit {
@@ -243,12 +248,7 @@ impl Level {
             if lo > hi {
                 continue;
             }
-            let row = RowPath {
-                start,
-                direction,
-                margin,
-                test: OverlapTest::of_aabb(&covered),
-            };
+            let row = OverlapTest::of_aabb(&covered);
             if let Keying::Dense = self.keying {
                 // A row of dense cells is one run of keys.
                 let (first_cell, last_cell) = (IVec2::new(lo, y), IVec2::new(hi, y));
@@ -258,7 +258,7 @@ impl Level {
                 ) {
                     let start = self.key_starts[first_key as usize] as usize;
                     let end = self.key_starts[last_key as usize + 1] as usize;
-                    let _ = self.visit_run_along(&row, start..end, None, limit, &mut visit);
+                    let _ = self.visit_run_along(path, &row, start..end, None, limit, &mut visit);
                 }
                 continue;
             }
@@ -266,7 +266,7 @@ impl Level {
                 let cell = IVec2::new(x, y);
                 let run = self.run(cell);
                 if self
-                    .visit_run_along(&row, run, Some(cell), limit, &mut visit)
+                    .visit_run_along(path, &row, run, Some(cell), limit, &mut visit)
                     .is_break()
                 {
                     break;
@@ -279,14 +279,14 @@ impl Level {
     /// the band of rows where boxes filed in row `y` lie, widened by
     /// `margin` for rounding.
     #[inline]
-    fn row_band(
-        &self,
-        start: &Aabb2d,
-        direction: Vec2,
-        (first, last): (f32, f32),
-        margin: f32,
-        y: i32,
-    ) -> Option<(f32, f32)> {
+    fn row_band(&self, path: &LongPath<'_>, y: i32) -> Option<(f32, f32)> {
+        let LongPath {
+            start,
+            direction,
+            first,
+            last,
+            margin,
+        } = *path;
         let (lo, hi) = (y as f32 * self.cell_size, (y + 2) as f32 * self.cell_size);
         let (below, above) = (lo - margin - start.max.y, hi + margin - start.min.y);
         let (enter, exit) = if direction.y == 0.0 {
@@ -311,13 +311,14 @@ impl Level {
     #[inline]
     fn visit_run_along(
         &self,
-        row: &RowPath<'_>,
+        path: &LongPath<'_>,
+        row: &OverlapTest,
         boxes: std::ops::Range<usize>,
         cell: Option<IVec2>,
         limit: &mut f32,
         visit: &mut impl FnMut(usize, &mut f32),
     ) -> ControlFlow<()> {
-        let (start, direction, margin) = (row.start, row.direction, row.margin);
+        let (start, direction, margin) = (path.start, path.direction, path.margin);
         let beyond = |b: &FiledBox, limit: f32| {
             if direction.x >= 0.0 {
                 b.min().x - self.cell_size - margin > start.max.x + direction.x * limit
@@ -334,7 +335,7 @@ impl Level {
             if beyond(filed, *limit) {
                 return ControlFlow::Break(());
             }
-            if row.test.overlaps(filed) {
+            if row.overlaps(filed) {
                 visit(b, limit);
             }
             ControlFlow::Continue(())
@@ -347,13 +348,16 @@ impl Level {
     }
 }
 
-/// A long path's walk over one row: the moving box, its direction, the
-/// rounding margin and the box it sweeps over the row's band.
-struct RowPath<'a> {
+/// A long path walked row by row: the moving box, its direction, the part
+/// `first..=last` of the path where it can meet filed boxes, and the margin
+/// for rounding.
+#[derive(Clone, Copy)]
+struct LongPath<'a> {
     start: &'a Aabb2d,
     direction: Vec2,
+    first: f32,
+    last: f32,
     margin: f32,
-    test: OverlapTest,
 }
 
 /// The cells from `lo` to `hi` (none if `hi < lo`), in the order a path
