@@ -87,6 +87,6 @@ pub mod internals {
         pb: bevy::math::Isometry2d,
         stage: u8,
     ) {
-        crate::geometry::prefetch_parts(a.as_ref(), pa, b.as_ref(), pb, stage);
+        crate::geometry::prefetch_parts(a.view(), pa, b.view(), pb, stage);
     }
 }

@@ -7,7 +7,7 @@ use bevy::shape::Aabb2d;
 
 use super::{CollidingEntities, CollisionLayers, read_transform};
 use crate::geometry::{
-    Compound, Contact, ConvexPolygon, Manifold, Shape, ShapeError, ShapeRef, TransformReading,
+    Compound, Contact, ConvexPolygon, Manifold, Shape, ShapeError, ShapeView, TransformReading,
     checked_pose, convex_pieces, convex_pieces_with_holes, manifold_of, validate_pose,
 };
 /// A collision shape, centred on its entity.
@@ -344,8 +344,8 @@ impl Collider {
 
     /// The collider's geometry, unscaled, without copying a polygon.
     #[inline(always)]
-    pub(crate) fn shape_ref(&self) -> ShapeRef<'_> {
-        self.shape.as_ref()
+    pub(crate) fn shape_view(&self) -> ShapeView<'_> {
+        self.shape.view()
     }
 
     /// This collider as detection sees it on an entity with `transform`: the
@@ -434,7 +434,7 @@ impl Collider {
     pub fn intersects(&self, pose: Isometry2d, other: &Collider, other_pose: Isometry2d) -> bool {
         self.validated_pair(pose, other, other_pose)
             .is_ok_and(|(pose, other_pose)| {
-                (self.shape_ref()).intersects(pose, other.shape_ref(), other_pose)
+                (self.shape_view()).intersects(pose, other.shape_view(), other_pose)
             })
     }
 
@@ -460,7 +460,7 @@ impl Collider {
         other_pose: Isometry2d,
     ) -> Result<Option<Contact>, ShapeError> {
         let (pose, other_pose) = self.validated_pair(pose, other, other_pose)?;
-        Ok((self.shape_ref()).contact(pose, other.shape_ref(), other_pose))
+        Ok((self.shape_view()).contact(pose, other.shape_view(), other_pose))
     }
 
     /// The contact manifold of this collider at `pose` and `other` at
@@ -478,7 +478,7 @@ impl Collider {
         other_pose: Isometry2d,
     ) -> Option<Manifold> {
         let (pose, other_pose) = self.validated_pair(pose, other, other_pose).ok()?;
-        manifold_of(self.shape_ref(), pose, other.shape_ref(), other_pose)
+        manifold_of(self.shape_view(), pose, other.shape_view(), other_pose)
     }
 
     /// Both poses, with both shapes and poses checked and the rotations

@@ -386,7 +386,7 @@ fn compound_and_polyline_manifolds_match_reference() {
         };
         // The pair of parts detection names, with its contact to the bit;
         // `contact` may take equally deep pairs in another order.
-        let (by_parts, [i, j]) = contact_with_parts(a.as_ref(), pa, b.as_ref(), pb).unwrap();
+        let (by_parts, [i, j]) = contact_with_parts(a.view(), pa, b.view(), pb).unwrap();
         assert_eq!(manifold.normal, by_parts.normal, "{}", describe());
         assert_eq!(manifold.parts, ContactParts::new(i, j), "{}", describe());
         assert_eq!(by_parts.depth, contact.depth, "{}", describe());

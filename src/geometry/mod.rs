@@ -19,7 +19,7 @@
 //!   (`circle_circle`, `circle_rect`, `rect_rect`, `sticks` for a circle
 //!   against a capsule or segment), on bare sizes and poses.
 //! - `shape/`: the stored shapes: [`Shape`] (`shape/mod.rs`), the borrowed
-//!   view the algorithms read (`shape_ref.rs`: `ShapeRef`, and the checks of
+//!   view the algorithms read (`shape_ref.rs`: `ShapeView`, and the checks of
 //!   a shape and its placement), [`ConvexPolygon`], [`Compound`] (a folder:
 //!   its part grid in `part_grid.rs`, its scaling in `compound/scale.rs`),
 //!   polylines, concave polygons and holes, and the checked numbers
@@ -39,8 +39,8 @@
 //! # What a change touches
 //!
 //! - A new convex kind of shape: its variant in `shape/mod.rs` (`Shape`) and
-//!   `shape/shape_ref.rs` (`ShapeRef`, its check and conversions), its core
-//!   in `convex/cores.rs`, its box in `shape/mod.rs`'s `ShapeRef::aabb`, its
+//!   `shape/shape_ref.rs` (`ShapeView`, its check and conversions), its core
+//!   in `convex/cores.rs`, its box in `shape/mod.rs`'s `ShapeView::aabb`, its
 //!   ray in `query/ray.rs`, and, outside geometry, the snapshot's packed
 //!   shape and `Collider`'s constructor. Every pair query then reaches it
 //!   through `convex/` with nothing else to change; a hand-written pair test
@@ -96,5 +96,5 @@ pub(crate) use shape::holes::convex_pieces_with_holes;
 pub use shape::polygon::ConvexPolygon;
 pub(crate) use shape::polygon::scaled_points_into;
 pub(crate) use shape::pose::TransformReading;
-pub(crate) use shape::shape_ref::checked_placement;
-pub(crate) use shape::shape_ref::{PolygonRef, ShapeRef};
+pub(crate) use shape::view::checked_placement;
+pub(crate) use shape::view::{PolygonRef, ShapeView};

@@ -8,7 +8,7 @@ use bevy::shape::Aabb2d;
 
 use super::{MoveAndSlideConfig, MoveAndSlideOutput, STILL, SlideHit, Touched, slide_by_policy};
 use crate::components::Collider;
-use crate::geometry::{Contact, ShapeRef, checked_placement, within_magnitude};
+use crate::geometry::{Contact, ShapeView, checked_placement, within_magnitude};
 use crate::spatial_query::{QueryFilter, SpatialQuery};
 
 mod lookups;
@@ -29,7 +29,7 @@ struct Blocked {
 /// One call's state that does not change while it runs.
 pub(super) struct Slider<'a, 'w, 's> {
     spatial: &'a SpatialQuery<'w, 's>,
-    shape: ShapeRef<'a>,
+    shape: ShapeView<'a>,
     rotation: Rot2,
     filter: &'a QueryFilter,
     pub(super) up: Vec2,
@@ -82,7 +82,7 @@ impl<'a, 'w, 's> Slider<'a, 'w, 's> {
         config: &MoveAndSlideConfig,
         filter: &'a QueryFilter,
     ) -> Option<(Self, Isometry2d)> {
-        let shape = collider.shape_ref();
+        let shape = collider.shape_view();
         let pose = checked_placement(shape, pose).ok()?;
         config.is_valid().then(|| {
             (
@@ -94,7 +94,7 @@ impl<'a, 'w, 's> Slider<'a, 'w, 's> {
 
     fn new(
         spatial: &'a SpatialQuery<'w, 's>,
-        shape: ShapeRef<'a>,
+        shape: ShapeView<'a>,
         rotation: Rot2,
         config: &MoveAndSlideConfig,
         filter: &'a QueryFilter,

@@ -25,7 +25,7 @@ pub(crate) use nearest_and_all::ShapeCast;
 pub(crate) use refresh_casters::{WarnedCasters, refresh_ray_casters, refresh_shape_casters};
 
 use crate::components::{Collider, OneWayPlatform};
-use crate::geometry::{ShapeRef, cast_shape_of, checked_placement, checked_ray};
+use crate::geometry::{ShapeView, cast_shape_of, checked_placement, checked_ray};
 use crate::grid::SpatialGrid;
 use crate::stages::broad_phase_grid::BroadPhaseGrid;
 use crate::stages::colliders::DetectionColliders;
@@ -264,7 +264,7 @@ impl SpatialQuery<'_, '_> {
         pose: Isometry2d,
         filter: &QueryFilter,
     ) -> Vec<Entity> {
-        let shape = collider.shape_ref();
+        let shape = collider.shape_view();
         let Ok(pose) = checked_placement(shape, pose) else {
             return Vec::new();
         };
@@ -281,7 +281,7 @@ impl SpatialQuery<'_, '_> {
         &self,
         region: &Aabb2d,
         filter: &QueryFilter,
-        keep: impl Fn(ShapeRef<'_>, Isometry2d) -> bool,
+        keep: impl Fn(ShapeView<'_>, Isometry2d) -> bool,
     ) -> Vec<Entity> {
         let colliders = self.colliders();
         with_scratch(|hits| {
@@ -319,7 +319,7 @@ impl SpatialQuery<'_, '_> {
         max_distance: f32,
         filter: &QueryFilter,
     ) -> Option<ShapeHit> {
-        let shape = collider.shape_ref();
+        let shape = collider.shape_view();
         let pose = checked_placement(shape, pose).ok()?;
         let direction = checked_ray(pose.translation, direction, max_distance)?;
         let colliders = self.colliders();

@@ -8,7 +8,7 @@ use bevy::shape::Aabb2d;
 
 use super::{DRAWN_LENGTH, QueryFilter, QueryRecord, RayHit, ShapeHit, SpatialQuery};
 use crate::components::Collider;
-use crate::geometry::{MAX_MAGNITUDE, ShapeRef, cast_shape_of, checked_placement, checked_ray};
+use crate::geometry::{MAX_MAGNITUDE, ShapeView, cast_shape_of, checked_placement, checked_ray};
 use crate::util::scratch::{ScratchItem, with_scratch};
 
 /// The nearest point of a collider to a point, found by
@@ -121,11 +121,11 @@ impl SpatialQuery<'_, '_> {
         max_hits: usize,
         filter: &QueryFilter,
     ) -> Vec<ShapeHit> {
-        let Ok(pose) = checked_placement(collider.shape_ref(), pose) else {
+        let Ok(pose) = checked_placement(collider.shape_view(), pose) else {
             return Vec::new();
         };
         let cast = ShapeCast {
-            shape: collider.shape_ref(),
+            shape: collider.shape_view(),
             pose,
             direction,
             max_distance,
@@ -378,7 +378,7 @@ impl Hit for ShapeHit {
 /// A shape cast, its shape and pose checked.
 #[derive(Clone, Copy)]
 pub(crate) struct ShapeCast<'a> {
-    pub(crate) shape: ShapeRef<'a>,
+    pub(crate) shape: ShapeView<'a>,
     pub(crate) pose: Isometry2d,
     pub(crate) direction: Dir2,
     pub(crate) max_distance: f32,

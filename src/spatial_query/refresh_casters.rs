@@ -105,7 +105,7 @@ pub(crate) fn refresh_shape_casters(
                 let filter =
                     owners.filter_for(entity, caster.ignore_self, &caster.filter, &mut own);
                 let cast = ShapeCast {
-                    shape: shape.as_ref(),
+                    shape: shape.view(),
                     pose: *pose,
                     direction: *direction,
                     max_distance: caster.max_distance,

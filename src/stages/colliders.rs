@@ -8,7 +8,7 @@ use bevy::shape::Aabb2d;
 use super::snapshot::{ColliderSnapshot, SnapshotCollider};
 use super::static_colliders::StaticColliders;
 use crate::components::CollisionLayers;
-use crate::geometry::{ShapeRef, Sweep};
+use crate::geometry::{ShapeView, Sweep};
 
 /// This detection's colliders in one index space: the moving ones first,
 /// then the static ones. Candidate pairs and queries index it.
@@ -37,7 +37,7 @@ impl<'a> DetectionColliders<'a> {
 
     /// Collider `index` and its shape.
     #[inline(always)]
-    pub(crate) fn get(&self, index: usize) -> (&'a SnapshotCollider, ShapeRef<'a>) {
+    pub(crate) fn get(&self, index: usize) -> (&'a SnapshotCollider, ShapeView<'a>) {
         let (snapshot, at) = self.locate(index);
         let collider = &snapshot.colliders[at];
         (collider, snapshot.shape_of(&collider.shape))
@@ -114,7 +114,7 @@ pub(crate) trait ColliderSource<'a>: Copy + Send + Sync {
     /// Collider `index`.
     fn collider(self, index: usize) -> &'a SnapshotCollider;
     /// Collider `index` and its shape.
-    fn get(self, index: usize) -> (&'a SnapshotCollider, ShapeRef<'a>);
+    fn get(self, index: usize) -> (&'a SnapshotCollider, ShapeView<'a>);
     /// Collider `index`'s motion over the step.
     fn sweep(self, index: usize) -> Sweep;
     /// The bits in which the entities of all the colliders differ.
@@ -132,7 +132,7 @@ impl<'a> ColliderSource<'a> for &'a ColliderSnapshot {
     }
 
     #[inline(always)]
-    fn get(self, index: usize) -> (&'a SnapshotCollider, ShapeRef<'a>) {
+    fn get(self, index: usize) -> (&'a SnapshotCollider, ShapeView<'a>) {
         let collider = &self.colliders[index];
         (collider, self.shape_of(&collider.shape))
     }
@@ -165,7 +165,7 @@ impl<'a> ColliderSource<'a> for DetectionColliders<'a> {
     }
 
     #[inline(always)]
-    fn get(self, index: usize) -> (&'a SnapshotCollider, ShapeRef<'a>) {
+    fn get(self, index: usize) -> (&'a SnapshotCollider, ShapeView<'a>) {
         DetectionColliders::get(&self, index)
     }
 

@@ -5,7 +5,7 @@
 use bevy::math::{Isometry2d, Vec2};
 use smallvec::SmallVec;
 
-use crate::geometry::shape::shape_ref::ShapeRef;
+use crate::geometry::shape::view::ShapeView;
 
 pub(super) type Points = SmallVec<[Vec2; 8]>;
 
@@ -38,18 +38,18 @@ pub(crate) struct Core {
 
 impl Core {
     #[inline(always)]
-    pub(crate) fn new(shape: ShapeRef<'_>, pose: Isometry2d) -> Self {
+    pub(crate) fn new(shape: ShapeView<'_>, pose: Isometry2d) -> Self {
         let place = |p: Vec2| pose.rotation * p + pose.translation;
         match shape {
-            ShapeRef::Circle { radius } => Self::point(pose.translation, radius),
+            ShapeView::Circle { radius } => Self::point(pose.translation, radius),
             // From arrays, not iterators: a copy into the inline storage,
             // where collecting grows the vector step by step.
-            ShapeRef::Rect { half_size } => Self {
+            ShapeView::Rect { half_size } => Self {
                 points: SmallVec::from_slice(&rect_corners(half_size).map(place)),
                 normals: SmallVec::from_slice(&RECT_NORMALS.map(|n| pose.rotation * n)),
                 radius: 0.0,
             },
-            ShapeRef::Capsule {
+            ShapeView::Capsule {
                 radius,
                 half_length,
             } => Self::segment(
@@ -57,8 +57,8 @@ impl Core {
                 place(Vec2::new(0.0, half_length)),
                 radius,
             ),
-            ShapeRef::Segment { a, b } => Self::segment(place(a), place(b), 0.0),
-            ShapeRef::Polygon(polygon) => Self {
+            ShapeView::Segment { a, b } => Self::segment(place(a), place(b), 0.0),
+            ShapeView::Polygon(polygon) => Self {
                 points: polygon.vertices().iter().map(|&v| place(v)).collect(),
                 normals: (polygon.normals().iter())
                     .map(|&n| pose.rotation * n)
@@ -67,7 +67,7 @@ impl Core {
             },
             // Not convex: every test takes a compound part by part
             // (`dispatch`) before it gets here.
-            ShapeRef::Compound(_) => {
+            ShapeView::Compound(_) => {
                 debug_assert!(false, "a compound has no convex core");
                 Self {
                     points: Points::new(),
@@ -81,14 +81,14 @@ impl Core {
     /// The core in the shape's own frame: no point is moved, and a polygon's
     /// normals are copied as they are (their segments' are recomputed).
     #[inline(always)]
-    pub(crate) fn local(shape: ShapeRef<'_>) -> Self {
+    pub(crate) fn local(shape: ShapeView<'_>) -> Self {
         match shape {
-            ShapeRef::Polygon(polygon) => Self {
+            ShapeView::Polygon(polygon) => Self {
                 points: SmallVec::from_slice(polygon.vertices()),
                 normals: SmallVec::from_slice(polygon.normals()),
                 radius: 0.0,
             },
-            ShapeRef::Rect { half_size } => Self {
+            ShapeView::Rect { half_size } => Self {
                 points: SmallVec::from_slice(&rect_corners(half_size)),
                 normals: SmallVec::from_slice(&RECT_NORMALS),
                 radius: 0.0,
@@ -163,30 +163,30 @@ impl Core {
 
 /// The farthest any point of the core is from the shape's origin (how far
 /// a point of it can move when the shape turns).
-pub(crate) fn reach(shape: ShapeRef<'_>) -> f32 {
+pub(crate) fn reach(shape: ShapeView<'_>) -> f32 {
     match shape {
-        ShapeRef::Circle { .. } => 0.0,
-        ShapeRef::Rect { half_size } => half_size.length(),
-        ShapeRef::Capsule { half_length, .. } => half_length,
-        ShapeRef::Segment { a, b } => a.length().max(b.length()),
-        ShapeRef::Polygon(polygon) => (polygon.vertices().iter())
+        ShapeView::Circle { .. } => 0.0,
+        ShapeView::Rect { half_size } => half_size.length(),
+        ShapeView::Capsule { half_length, .. } => half_length,
+        ShapeView::Segment { a, b } => a.length().max(b.length()),
+        ShapeView::Polygon(polygon) => (polygon.vertices().iter())
             .map(|v| v.length())
             .fold(0.0, f32::max),
-        ShapeRef::Compound(_) => shape.bounding_radius(),
+        ShapeView::Compound(_) => shape.bounding_radius(),
     }
 }
 
-impl ShapeRef<'_> {
+impl ShapeView<'_> {
     /// The radius of a circle about the pose's origin that holds the shape
     /// at any rotation.
     pub(crate) fn bounding_radius(&self) -> f32 {
-        if let ShapeRef::Compound(compound) = *self {
+        if let ShapeView::Compound(compound) = *self {
             return (compound.parts().iter())
-                .map(|part| part.pose.translation.length() + part.shape.as_ref().bounding_radius())
+                .map(|part| part.pose.translation.length() + part.shape.view().bounding_radius())
                 .fold(0.0, f32::max);
         }
         let rounding = match *self {
-            ShapeRef::Circle { radius } | ShapeRef::Capsule { radius, .. } => radius,
+            ShapeView::Circle { radius } | ShapeView::Capsule { radius, .. } => radius,
             _ => 0.0,
         };
         reach(*self) + rounding

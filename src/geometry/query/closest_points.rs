@@ -6,7 +6,7 @@ use bevy::math::{Isometry2d, Vec2};
 
 use crate::geometry::convex;
 use crate::geometry::shape::Shape;
-use crate::geometry::shape::shape_ref::ShapeRef;
+use crate::geometry::shape::view::ShapeView;
 
 impl Shape {
     /// The closest points of this shape at `pose` and `other` at
@@ -22,16 +22,16 @@ impl Shape {
         if self.intersects(pose, other, other_pose) {
             return None;
         }
-        closest_points_of(self.as_ref(), pose, other.as_ref(), other_pose)
+        closest_points_of(self.view(), pose, other.view(), other_pose)
     }
 }
 
 /// The closest points of two shapes known to be apart: of the nearest part
 /// pair when either is a compound.
 pub(in crate::geometry) fn closest_points_of(
-    a: ShapeRef<'_>,
+    a: ShapeView<'_>,
     pa: Isometry2d,
-    b: ShapeRef<'_>,
+    b: ShapeView<'_>,
     pb: Isometry2d,
 ) -> Option<(Vec2, Vec2, f32)> {
     let nearest =
@@ -41,11 +41,11 @@ pub(in crate::geometry) fn closest_points_of(
             (f, _) => f,
         };
     match (a, b) {
-        (ShapeRef::Compound(compound), _) => (compound.parts().iter())
-            .map(|part| closest_points_of(part.shape.as_ref(), pa * part.pose, b, pb))
+        (ShapeView::Compound(compound), _) => (compound.parts().iter())
+            .map(|part| closest_points_of(part.shape.view(), pa * part.pose, b, pb))
             .fold(None, nearest),
-        (_, ShapeRef::Compound(compound)) => (compound.parts().iter())
-            .map(|part| closest_points_of(a, pa, part.shape.as_ref(), pb * part.pose))
+        (_, ShapeView::Compound(compound)) => (compound.parts().iter())
+            .map(|part| closest_points_of(a, pa, part.shape.view(), pb * part.pose))
             .fold(None, nearest),
         _ => convex::closest_surface_points_at(a, pa, b, pb),
     }

@@ -17,7 +17,7 @@ use crate::geometry::query::parts::{ListedPart, visit_part_pairs};
 use crate::geometry::shape::Shape;
 use crate::geometry::shape::compound::Compound;
 use crate::geometry::shape::polyline::ChainSegment;
-use crate::geometry::shape::shape_ref::ShapeRef;
+use crate::geometry::shape::view::ShapeView;
 
 impl Shape {
     /// The contact between this shape at `pose` and `other` at `other_pose`,
@@ -33,12 +33,12 @@ impl Shape {
     }
 }
 
-impl ShapeRef<'_> {
+impl ShapeView<'_> {
     #[inline]
     pub(crate) fn contact(
         &self,
         pose: Isometry2d,
-        other: ShapeRef<'_>,
+        other: ShapeView<'_>,
         other_pose: Isometry2d,
     ) -> Option<Contact> {
         dispatch(ContactOp, *self, pose, other, other_pose)
@@ -68,7 +68,7 @@ impl PairOp for ContactOp {
         found: Option<Contact>,
         segment: &ChainSegment,
         chain: Isometry2d,
-        other: ShapeRef<'_>,
+        other: ShapeView<'_>,
         other_place: Isometry2d,
         chain_first: bool,
     ) -> Option<Contact> {
@@ -84,16 +84,16 @@ impl PairOp for ContactOp {
         Some(stricter_contact(original?, x?, y?))
     }
 
-    fn reach(self, shape: ShapeRef<'_>, place: Isometry2d, _: bool) -> Aabb2d {
+    fn reach(self, shape: ShapeView<'_>, place: Isometry2d, _: bool) -> Aabb2d {
         shape.aabb(place)
     }
 
     #[inline(always)]
     fn general(
         self,
-        a: ShapeRef<'_>,
+        a: ShapeView<'_>,
         pa: Isometry2d,
-        b: ShapeRef<'_>,
+        b: ShapeView<'_>,
         pb: Isometry2d,
     ) -> Option<Contact> {
         convex::contact_at(a, pa, b, pb)
@@ -174,9 +174,9 @@ pub(crate) fn deeper(found: Option<Contact>, next: Option<Contact>) -> Option<Co
 /// compound).
 #[cfg(test)]
 pub(crate) fn contact_with_parts(
-    a: ShapeRef<'_>,
+    a: ShapeView<'_>,
     pa: Isometry2d,
-    b: ShapeRef<'_>,
+    b: ShapeView<'_>,
     pb: Isometry2d,
 ) -> Option<(Contact, [Option<u32>; 2])> {
     contact_with_listed_parts(a, pa, b, pb, [None, None])
@@ -185,9 +185,9 @@ pub(crate) fn contact_with_parts(
 /// [`contact_with_parts`], with the parts of a compound side `listed` when
 /// they are known ([`visit_part_pairs`]).
 pub(crate) fn contact_with_listed_parts<'a>(
-    a: ShapeRef<'a>,
+    a: ShapeView<'a>,
     pa: Isometry2d,
-    b: ShapeRef<'a>,
+    b: ShapeView<'a>,
     pb: Isometry2d,
     listed: [Option<&[ListedPart<'a>]>; 2],
 ) -> Option<(Contact, [Option<u32>; 2])> {
@@ -210,9 +210,9 @@ pub(crate) fn contact_with_listed_parts<'a>(
 /// keeps the deepest (pushing a shape out of a polyline's valley needs both
 /// sides).
 pub(crate) fn for_each_part_contact(
-    a: ShapeRef<'_>,
+    a: ShapeView<'_>,
     pa: Isometry2d,
-    b: ShapeRef<'_>,
+    b: ShapeView<'_>,
     pb: Isometry2d,
     found: impl FnMut(Contact, [Option<u32>; 2]),
 ) {
@@ -222,19 +222,19 @@ pub(crate) fn for_each_part_contact(
 /// [`for_each_part_contact`], with the parts of a compound side `listed`
 /// when they are known ([`visit_part_pairs`]).
 fn for_each_listed_part_contact<'a>(
-    a: ShapeRef<'a>,
+    a: ShapeView<'a>,
     pa: Isometry2d,
-    b: ShapeRef<'a>,
+    b: ShapeView<'a>,
     pb: Isometry2d,
     listed: [Option<&[ListedPart<'a>]>; 2],
     mut found: impl FnMut(Contact, [Option<u32>; 2]),
 ) {
-    if let (ShapeRef::Compound(ca), ShapeRef::Compound(cb)) = (a, b) {
+    if let (ShapeView::Compound(ca), ShapeView::Compound(cb)) = (a, b) {
         let (parts_a, parts_b) = (ca.parts(), cb.parts());
         let small = Compound::visit_near_part_pairs(ca, pa, cb, pb, |i, j| {
             let (part_a, part_b) = (&parts_a[i as usize], &parts_b[j as usize]);
             let (place_a, place_b) = (pa * part_a.pose, pb * part_b.pose);
-            let contact = (part_a.shape.as_ref()).contact(place_a, part_b.shape.as_ref(), place_b);
+            let contact = (part_a.shape.view()).contact(place_a, part_b.shape.view(), place_b);
             if let Some(contact) = contact {
                 found(contact, [Some(i), Some(j)]);
             }
@@ -243,7 +243,7 @@ fn for_each_listed_part_contact<'a>(
             return;
         }
     }
-    let aabb = |(shape, pose): (ShapeRef<'_>, Isometry2d)| shape.aabb(pose);
+    let aabb = |(shape, pose): (ShapeView<'_>, Isometry2d)| shape.aabb(pose);
     visit_part_pairs(
         a,
         pa,

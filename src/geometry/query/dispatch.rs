@@ -21,7 +21,7 @@ use crate::geometry::query::parts::{PartPlace, visit_part_pairs};
 use crate::geometry::shape::Shape;
 use crate::geometry::shape::compound::Compound;
 use crate::geometry::shape::polyline::ChainSegment;
-use crate::geometry::shape::shape_ref::ShapeRef;
+use crate::geometry::shape::view::ShapeView;
 
 /// One operation on a pair of shapes, as [`dispatch`] takes it: one method
 /// per pair with a hand-written test, each `a` then `b` (`rect_circle` is
@@ -52,7 +52,7 @@ pub(crate) trait PairOp: Copy {
     /// The world box `shape` at `place` can reach during the operation
     /// (`first` if it is the pair's first shape), relative to the other
     /// shape: the parts of a compound other shape outside it are skipped.
-    fn reach(self, shape: ShapeRef<'_>, place: Self::Place, first: bool) -> Aabb2d;
+    fn reach(self, shape: ShapeView<'_>, place: Self::Place, first: bool) -> Aabb2d;
 
     /// What it found against one segment of a polyline at `chain`, under
     /// the ghost-vertex rule (`query/ghost_rule.rs`), `other` at `other_place`
@@ -63,7 +63,7 @@ pub(crate) trait PairOp: Copy {
         found: Self::Out,
         _segment: &ChainSegment,
         _chain: Self::Place,
-        _other: ShapeRef<'_>,
+        _other: ShapeView<'_>,
         _other_place: Self::Place,
         _chain_first: bool,
     ) -> Self::Out {
@@ -80,9 +80,9 @@ pub(crate) trait PairOp: Copy {
     /// Any two shapes.
     fn general(
         self,
-        a: ShapeRef<'_>,
+        a: ShapeView<'_>,
         pa: Self::Place,
-        b: ShapeRef<'_>,
+        b: ShapeView<'_>,
         pb: Self::Place,
     ) -> Self::Out;
 
@@ -90,9 +90,9 @@ pub(crate) trait PairOp: Copy {
     #[inline(always)]
     fn circle_circle(self, ra: f32, pa: Self::Place, rb: f32, pb: Self::Place) -> Self::Out {
         self.general(
-            ShapeRef::Circle { radius: ra },
+            ShapeView::Circle { radius: ra },
             pa,
-            ShapeRef::Circle { radius: rb },
+            ShapeView::Circle { radius: rb },
             pb,
         )
     }
@@ -107,9 +107,9 @@ pub(crate) trait PairOp: Copy {
         pb: Self::Place,
     ) -> Self::Out {
         self.general(
-            ShapeRef::Circle { radius },
+            ShapeView::Circle { radius },
             pa,
-            ShapeRef::Rect { half_size },
+            ShapeView::Rect { half_size },
             pb,
         )
     }
@@ -124,9 +124,9 @@ pub(crate) trait PairOp: Copy {
         pb: Self::Place,
     ) -> Self::Out {
         self.general(
-            ShapeRef::Rect { half_size },
+            ShapeView::Rect { half_size },
             pa,
-            ShapeRef::Circle { radius },
+            ShapeView::Circle { radius },
             pb,
         )
     }
@@ -135,9 +135,9 @@ pub(crate) trait PairOp: Copy {
     #[inline(always)]
     fn rect_rect(self, ha: Vec2, pa: Self::Place, hb: Vec2, pb: Self::Place) -> Self::Out {
         self.general(
-            ShapeRef::Rect { half_size: ha },
+            ShapeView::Rect { half_size: ha },
             pa,
-            ShapeRef::Rect { half_size: hb },
+            ShapeView::Rect { half_size: hb },
             pb,
         )
     }
@@ -198,26 +198,26 @@ pub(crate) trait PairShape<'a>: Copy {
     /// Its kind, if [`dispatch`] has hand-written tests for it.
     fn special_kind(self) -> SpecialKind;
     /// The whole shape.
-    fn view(self) -> ShapeRef<'a>;
+    fn view(self) -> ShapeView<'a>;
 }
 
-impl<'a> PairShape<'a> for ShapeRef<'a> {
+impl<'a> PairShape<'a> for ShapeView<'a> {
     #[inline(always)]
     fn special_kind(self) -> SpecialKind {
         match self {
-            ShapeRef::Circle { radius } => SpecialKind::Circle(radius),
-            ShapeRef::Rect { half_size } => SpecialKind::Rect(half_size),
-            ShapeRef::Capsule {
+            ShapeView::Circle { radius } => SpecialKind::Circle(radius),
+            ShapeView::Rect { half_size } => SpecialKind::Rect(half_size),
+            ShapeView::Capsule {
                 radius,
                 half_length,
             } => SpecialKind::Stick(Stick::capsule(radius, half_length)),
-            ShapeRef::Segment { a, b } => SpecialKind::Stick(Stick::segment(a, b)),
+            ShapeView::Segment { a, b } => SpecialKind::Stick(Stick::segment(a, b)),
             _ => SpecialKind::Other,
         }
     }
 
     #[inline(always)]
-    fn view(self) -> ShapeRef<'a> {
+    fn view(self) -> ShapeView<'a> {
         self
     }
 }
@@ -249,7 +249,7 @@ pub(crate) fn dispatch<'a, O: PairOp>(
         return found;
     }
     match (a.view(), b.view()) {
-        (a @ ShapeRef::Compound(_), b) | (a, b @ ShapeRef::Compound(_)) => {
+        (a @ ShapeView::Compound(_), b) | (a, b @ ShapeView::Compound(_)) => {
             over_parts(op, a, pa, b, pb)
         }
         (a, b) => op.general(a, pa, b, pb),
@@ -263,14 +263,14 @@ pub(crate) fn dispatch<'a, O: PairOp>(
 #[inline(never)]
 fn over_parts<O: PairOp>(
     op: O,
-    a: ShapeRef<'_>,
+    a: ShapeView<'_>,
     pa: O::Place,
-    b: ShapeRef<'_>,
+    b: ShapeView<'_>,
     pb: O::Place,
 ) -> O::Out {
     let mut found = op.apart();
     if O::AT_PLACE
-        && let (ShapeRef::Compound(ca), ShapeRef::Compound(cb)) = (a, b)
+        && let (ShapeView::Compound(ca), ShapeView::Compound(cb)) = (a, b)
         && let (Some(pose_a), Some(pose_b)) = (pa.pose(), pb.pose())
     {
         let (parts_a, parts_b) = (ca.parts(), cb.parts());
@@ -311,7 +311,7 @@ fn over_parts<O: PairOp>(
 }
 
 /// The pure API's shapes straight into [`dispatch`]: the hand-written pairs
-/// read their sizes from the shape itself, not from a [`ShapeRef`] built
+/// read their sizes from the shape itself, not from a [`ShapeView`] built
 /// on the stack first (whose reads back stalled the circle and capsule
 /// tests).
 impl<'a> PairShape<'a> for &'a Shape {
@@ -330,7 +330,7 @@ impl<'a> PairShape<'a> for &'a Shape {
     }
 
     #[inline(always)]
-    fn view(self) -> ShapeRef<'a> {
-        self.as_ref()
+    fn view(self) -> ShapeView<'a> {
+        self.view()
     }
 }

@@ -8,7 +8,7 @@ use bevy::math::{Dir2, Isometry2d, Vec2};
 use crate::geometry::contact::Contact;
 use crate::geometry::convex::cores::Core;
 use crate::geometry::shape::polyline::{ChainSegment, GhostRule};
-use crate::geometry::shape::shape_ref::ShapeRef;
+use crate::geometry::shape::view::ShapeView;
 
 impl ChainSegment {
     /// The contact of `other` at `other_pose` with this segment's face on
@@ -20,7 +20,7 @@ impl ChainSegment {
         &self,
         side: Vec2,
         chain: Isometry2d,
-        other: ShapeRef<'_>,
+        other: ShapeView<'_>,
         other_pose: Isometry2d,
     ) -> Contact {
         line_contact(self.a, side, chain, other, other_pose, Some(self.b))
@@ -34,7 +34,7 @@ fn line_contact(
     origin: Vec2,
     side: Vec2,
     chain: Isometry2d,
-    other: ShapeRef<'_>,
+    other: ShapeView<'_>,
     other_pose: Isometry2d,
     end: Option<Vec2>,
 ) -> Contact {
@@ -59,7 +59,7 @@ pub(crate) fn ghost_contact(
     contact: Contact,
     segment: &ChainSegment,
     chain: Isometry2d,
-    other: ShapeRef<'_>,
+    other: ShapeView<'_>,
     other_pose: Isometry2d,
     chain_first: bool,
 ) -> Contact {
@@ -119,10 +119,10 @@ pub(crate) fn stricter_contact(original: Contact, x: Contact, y: Contact) -> Con
 
 /// The least height of `shape` at `pose` above the line through `origin`
 /// with unit normal `normal`, and a point of the shape at that height.
-fn lowest_along(shape: ShapeRef<'_>, pose: Isometry2d, normal: Vec2, origin: Vec2) -> (f32, Vec2) {
-    if let ShapeRef::Compound(compound) = shape {
+fn lowest_along(shape: ShapeView<'_>, pose: Isometry2d, normal: Vec2, origin: Vec2) -> (f32, Vec2) {
+    if let ShapeView::Compound(compound) = shape {
         return (compound.parts().iter())
-            .map(|part| lowest_along(part.shape.as_ref(), pose * part.pose, normal, origin))
+            .map(|part| lowest_along(part.shape.view(), pose * part.pose, normal, origin))
             .min_by(|x, y| x.0.total_cmp(&y.0))
             .unwrap_or((f32::INFINITY, origin));
     }

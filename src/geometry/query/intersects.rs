@@ -11,7 +11,7 @@ use crate::geometry::pairs::rect_rect::rect_rect_intersects;
 use crate::geometry::pairs::sticks::{Stick, circle_stick_intersects};
 use crate::geometry::query::dispatch::{PairOp, dispatch};
 use crate::geometry::shape::Shape;
-use crate::geometry::shape::shape_ref::ShapeRef;
+use crate::geometry::shape::view::ShapeView;
 
 impl Shape {
     /// Whether this shape at `pose` and `other` at `other_pose` overlap or
@@ -21,12 +21,12 @@ impl Shape {
     }
 }
 
-impl ShapeRef<'_> {
+impl ShapeView<'_> {
     #[inline]
     pub(crate) fn intersects(
         &self,
         pose: Isometry2d,
-        other: ShapeRef<'_>,
+        other: ShapeView<'_>,
         other_pose: Isometry2d,
     ) -> bool {
         dispatch(IntersectsOp, *self, pose, other, other_pose)
@@ -51,12 +51,12 @@ impl PairOp for IntersectsOp {
         found || next
     }
 
-    fn reach(self, shape: ShapeRef<'_>, place: Isometry2d, _: bool) -> Aabb2d {
+    fn reach(self, shape: ShapeView<'_>, place: Isometry2d, _: bool) -> Aabb2d {
         shape.aabb(place)
     }
 
     #[inline(always)]
-    fn general(self, a: ShapeRef<'_>, pa: Isometry2d, b: ShapeRef<'_>, pb: Isometry2d) -> bool {
+    fn general(self, a: ShapeView<'_>, pa: Isometry2d, b: ShapeView<'_>, pb: Isometry2d) -> bool {
         convex::intersects_at(a, pa, b, pb)
     }
 

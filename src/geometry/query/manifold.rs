@@ -25,20 +25,20 @@ use crate::geometry::contact::{Contact, ContactParts, Manifold};
 use crate::geometry::query::contact::{contact_with_listed_parts, for_each_part_contact};
 use crate::geometry::query::manifold_clip::convex_manifold;
 use crate::geometry::shape::Shape;
-use crate::geometry::shape::shape_ref::ShapeRef;
-use crate::geometry::shape::shape_ref::validate_placement;
+use crate::geometry::shape::view::ShapeView;
+use crate::geometry::shape::view::validate_placement;
 
 /// The manifold of `a` at `pa` and `b` at `pb` (checked shapes and poses),
 /// seen from `a`, or `None` when they are apart: of their deepest pair of
 /// parts when either is a compound, with that pair's contact normal (under
 /// a polyline's ghost-vertex rule).
 pub(crate) fn manifold_of(
-    a: ShapeRef<'_>,
+    a: ShapeView<'_>,
     pa: Isometry2d,
-    b: ShapeRef<'_>,
+    b: ShapeView<'_>,
     pb: Isometry2d,
 ) -> Option<Manifold> {
-    let is_compound = |shape: ShapeRef<'_>| matches!(shape, ShapeRef::Compound(_));
+    let is_compound = |shape: ShapeView<'_>| matches!(shape, ShapeView::Compound(_));
     if !(is_compound(a) || is_compound(b)) {
         let contact = a.contact(pa, b, pb)?;
         return Some(convex_manifold(
@@ -58,9 +58,9 @@ pub(crate) fn manifold_of(
 /// of parts otherwise (a box lying across two parts of a compound rests on
 /// both), in the order detection visits them.
 pub(crate) fn for_each_manifold(
-    a: ShapeRef<'_>,
+    a: ShapeView<'_>,
     pa: Isometry2d,
-    b: ShapeRef<'_>,
+    b: ShapeView<'_>,
     pb: Isometry2d,
     mut found: impl FnMut(Manifold),
 ) {
@@ -74,8 +74,8 @@ pub(crate) fn for_each_manifold(
 /// The manifold of parts `i` of `a` and `j` of `b` (`None` for a shape that
 /// is not a compound), touching with `contact`.
 fn part_manifold(
-    (a, pa): (ShapeRef<'_>, Isometry2d),
-    (b, pb): (ShapeRef<'_>, Isometry2d),
+    (a, pa): (ShapeView<'_>, Isometry2d),
+    (b, pb): (ShapeView<'_>, Isometry2d),
     contact: Contact,
     [i, j]: [Option<u32>; 2],
 ) -> Option<Manifold> {
@@ -91,16 +91,16 @@ fn part_manifold(
 /// Part `index` of `shape` at `pose` and where it is, or `shape` itself
 /// when it is not a compound; `None` for a compound without an index.
 fn part_of(
-    shape: ShapeRef<'_>,
+    shape: ShapeView<'_>,
     pose: Isometry2d,
     index: Option<u32>,
-) -> Option<(ShapeRef<'_>, Isometry2d)> {
+) -> Option<(ShapeView<'_>, Isometry2d)> {
     match (shape, index) {
-        (ShapeRef::Compound(compound), Some(i)) => {
+        (ShapeView::Compound(compound), Some(i)) => {
             let part = compound.parts().get(i as usize)?;
-            Some((part.shape.as_ref(), pose * part.pose))
+            Some((part.shape.view(), pose * part.pose))
         }
-        (ShapeRef::Compound(_), None) => None,
+        (ShapeView::Compound(_), None) => None,
         _ => Some((shape, pose)),
     }
 }
@@ -128,9 +128,9 @@ impl Shape {
     ) -> Option<Manifold> {
         // Checked but kept bit for bit, so that the normal is the one
         // `contact` gives for the same poses.
-        validate_placement(self.as_ref(), pose).ok()?;
-        validate_placement(other.as_ref(), other_pose).ok()?;
-        manifold_of(self.as_ref(), pose, other.as_ref(), other_pose)
+        validate_placement(self.view(), pose).ok()?;
+        validate_placement(other.view(), other_pose).ok()?;
+        manifold_of(self.view(), pose, other.view(), other_pose)
     }
 
     /// Every manifold of this shape at `pose` and `other` at `other_pose`,
@@ -150,10 +150,10 @@ impl Shape {
         other_pose: Isometry2d,
     ) -> Vec<Manifold> {
         let mut found = Vec::new();
-        if validate_placement(self.as_ref(), pose).is_ok()
-            && validate_placement(other.as_ref(), other_pose).is_ok()
+        if validate_placement(self.view(), pose).is_ok()
+            && validate_placement(other.view(), other_pose).is_ok()
         {
-            for_each_manifold(self.as_ref(), pose, other.as_ref(), other_pose, |m| {
+            for_each_manifold(self.view(), pose, other.view(), other_pose, |m| {
                 found.push(m);
             });
         }

@@ -7,7 +7,7 @@ use bevy::math::{Isometry2d, Vec2};
 use bevy::shape::{Aabb2d, IntersectsVolume};
 
 use crate::geometry::shape::compound::{Compound, CompoundPart};
-use crate::geometry::shape::shape_ref::ShapeRef;
+use crate::geometry::shape::view::ShapeView;
 
 /// A part of a compound known to be near the other side of a pair, and its
 /// index ([`visit_part_pairs`]).
@@ -15,7 +15,7 @@ pub(crate) type ListedPart<'a> = (u32, &'a CompoundPart);
 
 /// One side of a pair as [`visit_part_pairs`] hands it on: a part (or the
 /// shape itself), its place, and the compound and index it is part of.
-type PairSide<'a, P> = (ShapeRef<'a>, P, Option<(&'a Compound, u32)>);
+type PairSide<'a, P> = (ShapeView<'a>, P, Option<(&'a Compound, u32)>);
 
 /// Calls `visit` with each pair of a part of `a` (or `a` itself when it is
 /// not a compound) and a part of `b` that may meet: the parts of a compound
@@ -27,13 +27,13 @@ type PairSide<'a, P> = (ShapeRef<'a>, P, Option<(&'a Compound, u32)>);
 /// operation shares.
 #[allow(clippy::too_many_arguments)]
 pub(crate) fn visit_part_pairs<'a, P: PartPlace>(
-    a: ShapeRef<'a>,
+    a: ShapeView<'a>,
     pa: P,
-    b: ShapeRef<'a>,
+    b: ShapeView<'a>,
     pb: P,
     listed: [Option<&[ListedPart<'a>]>; 2],
-    reach_a: impl Fn((ShapeRef<'a>, P)) -> Aabb2d,
-    reach_b: impl Fn((ShapeRef<'a>, P)) -> Aabb2d,
+    reach_a: impl Fn((ShapeView<'a>, P)) -> Aabb2d,
+    reach_b: impl Fn((ShapeView<'a>, P)) -> Aabb2d,
     mut visit: impl FnMut(PairSide<'a, P>, PairSide<'a, P>),
 ) {
     // The parts of `compound` at `place` near `other` (reached by `reach`),
@@ -41,14 +41,14 @@ pub(crate) fn visit_part_pairs<'a, P: PartPlace>(
     fn near_parts<'a, P: PartPlace>(
         compound: &'a Compound,
         place: P,
-        other: (ShapeRef<'a>, P),
-        reach: &impl Fn((ShapeRef<'a>, P)) -> Aabb2d,
+        other: (ShapeView<'a>, P),
+        reach: &impl Fn((ShapeView<'a>, P)) -> Aabb2d,
         listed: Option<&[ListedPart<'a>]>,
         mut visit: impl FnMut(PairSide<'a, P>),
     ) {
         let mut part_side = |i: u32, part: &'a CompoundPart| {
             let part_place = place.of_part(part.pose);
-            visit((part.shape.as_ref(), part_place, Some((compound, i))));
+            visit((part.shape.view(), part_place, Some((compound, i))));
         };
         match listed {
             Some(listed) => listed.iter().for_each(|&(i, part)| part_side(i, part)),
@@ -61,7 +61,7 @@ pub(crate) fn visit_part_pairs<'a, P: PartPlace>(
     }
     let [listed_a, listed_b] = listed;
     match (a, b) {
-        (ShapeRef::Compound(ca), ShapeRef::Compound(cb)) => {
+        (ShapeView::Compound(ca), ShapeView::Compound(cb)) => {
             near_parts(ca, pa, (b, pb), &reach_b, listed_a, |side_a| {
                 let part_a = (side_a.0, side_a.1);
                 near_parts(cb, pb, part_a, &reach_a, listed_b, |side_b| {
@@ -69,12 +69,12 @@ pub(crate) fn visit_part_pairs<'a, P: PartPlace>(
                 });
             });
         }
-        (ShapeRef::Compound(ca), _) => {
+        (ShapeView::Compound(ca), _) => {
             near_parts(ca, pa, (b, pb), &reach_b, listed_a, |side_a| {
                 visit(side_a, (b, pb, None))
             });
         }
-        (_, ShapeRef::Compound(cb)) => {
+        (_, ShapeView::Compound(cb)) => {
             near_parts(cb, pb, (a, pa), &reach_a, listed_b, |side_b| {
                 visit((a, pa, None), side_b)
             });
@@ -109,17 +109,17 @@ pub(crate) fn visit_parts_in(
 /// parts: a narrow phase asking for the pairs ahead finds them in cache.
 #[inline]
 pub(crate) fn prefetch_parts(
-    a: ShapeRef<'_>,
+    a: ShapeView<'_>,
     pa: Isometry2d,
-    b: ShapeRef<'_>,
+    b: ShapeView<'_>,
     pb: Isometry2d,
     stage: u8,
 ) {
     match (a, b) {
-        (ShapeRef::Compound(compound), _) => {
+        (ShapeView::Compound(compound), _) => {
             compound.prefetch_parts(|| pa.local_box(b.aabb(pb)), stage)
         }
-        (_, ShapeRef::Compound(compound)) => {
+        (_, ShapeView::Compound(compound)) => {
             compound.prefetch_parts(|| pb.local_box(a.aabb(pa)), stage)
         }
         _ => {}

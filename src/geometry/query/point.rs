@@ -11,17 +11,17 @@ use crate::geometry::query::closest_points::closest_points_of;
 use crate::geometry::query::parts::PartPlace;
 use crate::geometry::shape::Shape;
 use crate::geometry::shape::compound::Compound;
-use crate::geometry::shape::shape_ref::ShapeRef;
+use crate::geometry::shape::view::ShapeView;
 
 impl Shape {
     /// Whether the shape at `pose` contains `point` (boundary included; a
     /// segment contains the points on it, to within rounding).
     pub fn contains_point(&self, pose: Isometry2d, point: Vec2) -> bool {
-        self.as_ref().contains_point(pose, point)
+        self.view().contains_point(pose, point)
     }
 }
 
-impl ShapeRef<'_> {
+impl ShapeView<'_> {
     /// The nearest point of the shape's boundary at `pose` to `point`, and
     /// whether `point` is inside it (boundary included; on a segment is
     /// inside). A compound answers for its parts within `within` of `point`
@@ -33,13 +33,13 @@ impl ShapeRef<'_> {
         within: f32,
     ) -> Option<(Vec2, bool)> {
         match *self {
-            ShapeRef::Compound(compound) => {
+            ShapeView::Compound(compound) => {
                 return compound_projection(compound, pose, point, within);
             }
             // The common kinds directly (the general way below costs a
             // contact and a closest-point search); a point at a circle's
             // centre, on no one nearest boundary point, goes the general way.
-            ShapeRef::Circle { radius } => {
+            ShapeView::Circle { radius } => {
                 let offset = point - pose.translation;
                 let length = offset.length();
                 if length > 0.0 {
@@ -47,7 +47,7 @@ impl ShapeRef<'_> {
                     return Some((on, length <= radius));
                 }
             }
-            ShapeRef::Rect { half_size } => {
+            ShapeView::Rect { half_size } => {
                 let local = pose.inverse_transform_point(point);
                 let clamped = local.clamp(-half_size, half_size);
                 if clamped != local {
@@ -73,7 +73,7 @@ impl ShapeRef<'_> {
     /// how it leaves the shape and whose closest points where the shape is
     /// nearest.
     fn project_point_by_contact(&self, pose: Isometry2d, point: Vec2) -> Option<(Vec2, bool)> {
-        let dot = ShapeRef::Circle { radius: 0.0 };
+        let dot = ShapeView::Circle { radius: 0.0 };
         let at = Isometry2d::from_translation(point);
         if let Some(contact) = dot.contact(at, *self, pose) {
             return Some((point - *contact.normal * contact.depth, true));
@@ -84,14 +84,14 @@ impl ShapeRef<'_> {
 
     pub(crate) fn contains_point(&self, pose: Isometry2d, point: Vec2) -> bool {
         match *self {
-            ShapeRef::Circle { radius } => {
+            ShapeView::Circle { radius } => {
                 (point - pose.translation).length_squared() <= radius * radius
             }
-            ShapeRef::Rect { half_size } => {
+            ShapeView::Rect { half_size } => {
                 let local = pose.inverse_transform_point(point);
                 local.abs().cmple(half_size).all()
             }
-            ShapeRef::Segment { a, b } => {
+            ShapeView::Segment { a, b } => {
                 let (a, b) = (pose.transform_point(a), pose.transform_point(b));
                 let (on_segment, _) = convex::closest_points_on_segments(a, b, point, point);
                 // Exactly on the line is rarely representable: a few float
@@ -99,11 +99,11 @@ impl ShapeRef<'_> {
                 let scale = a.abs().max(b.abs()).max(point.abs()).max_element();
                 on_segment.distance(point) <= scale * (4.0 * f32::EPSILON)
             }
-            ShapeRef::Compound(compound) => compound_contains(compound, pose, point),
+            ShapeView::Compound(compound) => compound_contains(compound, pose, point),
             _ => convex::intersects(
                 &Core::new(*self, pose),
                 &Core::new(
-                    ShapeRef::Circle { radius: 0.0 },
+                    ShapeView::Circle { radius: 0.0 },
                     Isometry2d::from_translation(point),
                 ),
             ),
@@ -111,7 +111,7 @@ impl ShapeRef<'_> {
     }
 }
 
-/// [`ShapeRef::project_point`] for a compound: of its parts within
+/// [`ShapeView::project_point`] for a compound: of its parts within
 /// `within` of `point`, the deepest one containing `point`, else the
 /// nearest. Out of line: rare.
 #[inline(never)]
@@ -129,7 +129,7 @@ fn compound_projection(
     let mut best: Option<(Vec2, bool)> = None;
     let near = || pose.local_box(Aabb2d::new(point, Vec2::splat(within)));
     compound.visit_parts(near, |_, part| {
-        let found = (part.shape.as_ref()).project_point(pose * part.pose, point, within);
+        let found = (part.shape.view()).project_point(pose * part.pose, point, within);
         if let Some(found) = found
             && best.is_none_or(|best| rank(found) < rank(best))
         {
@@ -180,9 +180,9 @@ mod tests {
         for _ in 0..20_000 {
             let size = Vec2::new(rng.random_range(0.1..5.0), rng.random_range(0.1..5.0));
             let shape = if rng.random_bool(0.5) {
-                ShapeRef::Circle { radius: size.x }
+                ShapeView::Circle { radius: size.x }
             } else {
-                ShapeRef::Rect { half_size: size }
+                ShapeView::Rect { half_size: size }
             };
             let centre = Vec2::new(rng.random_range(-9.0..9.0), rng.random_range(-9.0..9.0));
             let pose = Isometry2d::new(centre, Rot2::radians(rng.random_range(-4.0..4.0)));
@@ -199,7 +199,7 @@ mod tests {
                 (direct.distance(point) - depth).abs() < 1e-4,
                 "{shape:?} {point}"
             );
-            let tied = matches!(shape, ShapeRef::Rect { half_size } if inside
+            let tied = matches!(shape, ShapeView::Rect { half_size } if inside
             && {
                 let room = half_size - pose.inverse_transform_point(point).abs();
                 (room.x - room.y).abs() < 1e-4

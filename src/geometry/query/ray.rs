@@ -17,10 +17,10 @@
 use bevy::math::{Dir2, Isometry2d, Vec2};
 
 use crate::geometry::shape::compound::Compound;
-use crate::geometry::shape::shape_ref::validate_placement;
+use crate::geometry::shape::view::validate_placement;
 
 use crate::geometry::shape::Shape;
-use crate::geometry::shape::shape_ref::ShapeRef;
+use crate::geometry::shape::view::ShapeView;
 
 /// Where a ray first meets a shape.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -67,12 +67,12 @@ impl Shape {
         direction: Dir2,
         max_distance: f32,
     ) -> Option<RayIntersection> {
-        self.as_ref()
+        self.view()
             .cast_ray(pose, origin, direction, max_distance)
     }
 }
 
-impl ShapeRef<'_> {
+impl ShapeView<'_> {
     pub(crate) fn cast_ray(
         &self,
         pose: Isometry2d,
@@ -95,13 +95,13 @@ impl ShapeRef<'_> {
         max_distance: f32,
     ) -> Option<RayIntersection> {
         match *self {
-            ShapeRef::Circle { radius } => {
+            ShapeView::Circle { radius } => {
                 ray_circle(origin, direction, max_distance, pose.translation, radius)
             }
-            ShapeRef::Rect { half_size } => {
+            ShapeView::Rect { half_size } => {
                 ray_rect(origin, direction, max_distance, half_size, pose)
             }
-            ShapeRef::Capsule {
+            ShapeView::Capsule {
                 radius,
                 half_length,
             } => {
@@ -122,14 +122,14 @@ impl ShapeRef<'_> {
                     .chain(middle)
                     .min_by(|p, q| p.distance.total_cmp(&q.distance))
             }
-            ShapeRef::Segment { a, b } => ray_segment(
+            ShapeView::Segment { a, b } => ray_segment(
                 origin,
                 direction,
                 max_distance,
                 pose.transform_point(a),
                 pose.transform_point(b),
             ),
-            ShapeRef::Polygon(polygon) => ray_polygon(
+            ShapeView::Polygon(polygon) => ray_polygon(
                 origin,
                 direction,
                 max_distance,
@@ -137,7 +137,7 @@ impl ShapeRef<'_> {
                 polygon.normals(),
                 pose,
             ),
-            ShapeRef::Compound(compound) => {
+            ShapeView::Compound(compound) => {
                 ray_compound(compound, pose, origin, direction, max_distance)
             }
         }
@@ -161,7 +161,7 @@ fn ray_compound(
     let mut test = |i: usize| {
         let part = &parts[i];
         let hit =
-            (part.shape.as_ref()).cast_ray(pose * part.pose, origin, direction, max_distance)?;
+            (part.shape.view()).cast_ray(pose * part.pose, origin, direction, max_distance)?;
         if nearest.is_none_or(|n| hit.distance < n.distance) {
             nearest = Some(hit);
         }

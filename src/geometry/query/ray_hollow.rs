@@ -25,8 +25,8 @@ use crate::geometry::query::ray::checked_ray;
 use crate::geometry::shape::Shape;
 use crate::geometry::shape::compound::Compound;
 use crate::geometry::shape::part_grid::RayWalk;
-use crate::geometry::shape::shape_ref::ShapeRef;
-use crate::geometry::shape::shape_ref::validate_placement;
+use crate::geometry::shape::view::ShapeView;
+use crate::geometry::shape::view::validate_placement;
 use crate::util::scratch::{scratch_items, with_scratch};
 
 impl Shape {
@@ -68,13 +68,13 @@ impl Shape {
         direction: Dir2,
         max_distance: f32,
     ) -> Option<RayIntersection> {
-        let shape = self.as_ref();
+        let shape = self.view();
         validate_placement(shape, pose).ok()?;
         shape.cast_ray_as(pose, origin, direction, max_distance, false)
     }
 }
 
-impl ShapeRef<'_> {
+impl ShapeView<'_> {
     /// [`Shape::cast_ray`] when `solid`, else [`Shape::cast_ray_hollow`],
     /// for a shape and pose known to be valid.
     #[inline]
@@ -93,7 +93,7 @@ impl ShapeRef<'_> {
         // The origin is inside or on the shape: out through the far side.
         let direction = checked_ray(origin, direction, max_distance)?;
         let (distance, normal) = match *self {
-            ShapeRef::Compound(compound) => {
+            ShapeView::Compound(compound) => {
                 compound_exit(compound, pose, origin, direction, max_distance)?
             }
             convex => convex_exit(convex, pose, origin, direction, 0.0),
@@ -111,34 +111,34 @@ impl ShapeRef<'_> {
 /// the ray is known to be in the shape) and the outward normal there.
 /// Rounding that loses the line altogether leaves it at `entered`.
 fn convex_exit(
-    shape: ShapeRef<'_>,
+    shape: ShapeView<'_>,
     pose: Isometry2d,
     origin: Vec2,
     direction: Dir2,
     entered: f32,
 ) -> (f32, Dir2) {
     let exit = match shape {
-        ShapeRef::Circle { radius } => circle_exit(origin, direction, pose.translation, radius),
-        ShapeRef::Rect { half_size } => rect_exit(origin, direction, half_size, pose),
-        ShapeRef::Capsule {
+        ShapeView::Circle { radius } => circle_exit(origin, direction, pose.translation, radius),
+        ShapeView::Rect { half_size } => rect_exit(origin, direction, half_size, pose),
+        ShapeView::Capsule {
             radius,
             half_length,
         } => capsule_exit(origin, direction, radius, half_length, pose),
-        ShapeRef::Segment { a, b } => Some(segment_exit(
+        ShapeView::Segment { a, b } => Some(segment_exit(
             origin,
             direction,
             pose.transform_point(a),
             pose.transform_point(b),
             entered,
         )),
-        ShapeRef::Polygon(polygon) => polygon_exit(
+        ShapeView::Polygon(polygon) => polygon_exit(
             origin,
             direction,
             polygon.vertices(),
             polygon.normals(),
             pose,
         ),
-        ShapeRef::Compound(_) => None,
+        ShapeView::Compound(_) => None,
     };
     match exit {
         Some((distance, normal)) => (distance.max(entered), normal),
@@ -304,7 +304,7 @@ impl Stretches<'_> {
     fn add(&mut self, i: usize) {
         let part = &self.compound.parts()[i];
         let part_pose = self.pose * part.pose;
-        let shape = part.shape.as_ref();
+        let shape = part.shape.view();
         let (origin, direction) = (self.origin, self.direction);
         if let Some(entry) = shape.cast_ray_valid(part_pose, origin, direction, self.max_distance) {
             let (exit, normal) = convex_exit(shape, part_pose, origin, direction, entry.distance);
@@ -381,7 +381,7 @@ fn compound_exit(
             let joins = stretch.enter <= run || {
                 let part = &compound.parts()[stretch.part as usize];
                 touches(
-                    part.shape.as_ref(),
+                    part.shape.view(),
                     pose * part.pose,
                     origin,
                     direction,
@@ -402,7 +402,7 @@ fn compound_exit(
 /// or is within rounding of it: a few float steps of the magnitudes of the
 /// ray and the part, where their sides are worked out.
 fn touches(
-    shape: ShapeRef<'_>,
+    shape: ShapeView<'_>,
     pose: Isometry2d,
     origin: Vec2,
     direction: Dir2,

@@ -13,8 +13,8 @@ use bevy::shape::{Aabb2d, BoundingVolume};
 use crate::geometry::query::ray::checked_ray;
 use crate::geometry::query::translation_cast::{TranslationCast, cast_translation};
 use crate::geometry::shape::Shape;
-use crate::geometry::shape::shape_ref::ShapeRef;
-use crate::geometry::shape::shape_ref::validate_placement;
+use crate::geometry::shape::view::ShapeView;
+use crate::geometry::shape::view::validate_placement;
 
 /// Where a cast shape first touches another.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -68,22 +68,22 @@ pub fn cast_shape(
     target_pose: Isometry2d,
 ) -> Option<ShapeCastHit> {
     cast_shape_of(
-        shape.as_ref(),
+        shape.view(),
         pose,
         direction,
         max_distance,
-        target.as_ref(),
+        target.view(),
         target_pose,
     )
 }
 
 /// [`cast_shape`] for shapes seen by reference.
 pub(crate) fn cast_shape_of(
-    shape: ShapeRef<'_>,
+    shape: ShapeView<'_>,
     pose: Isometry2d,
     direction: Dir2,
     max_distance: f32,
-    target: ShapeRef<'_>,
+    target: ShapeView<'_>,
     target_pose: Isometry2d,
 ) -> Option<ShapeCastHit> {
     let direction = checked_ray(pose.translation, direction, max_distance)?;

@@ -7,7 +7,7 @@ use bevy::shape::{Aabb2d, BoundingVolume};
 
 use crate::geometry::query::parts::PartPlace;
 use crate::geometry::shape::Shape;
-use crate::geometry::shape::shape_ref::ShapeRef;
+use crate::geometry::shape::view::ShapeView;
 
 /// The motion of a shape over one step.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -67,7 +67,7 @@ impl PartSweep {
     }
 
     /// A box holding the shape everywhere along the motion.
-    pub(in crate::geometry) fn swept_aabb(self, shape: ShapeRef<'_>) -> Aabb2d {
+    pub(in crate::geometry) fn swept_aabb(self, shape: ShapeView<'_>) -> Aabb2d {
         match self.as_sweep() {
             Some(sweep) => swept_aabb_of(shape, sweep),
             // Every point stays within its distance of the body's origin,
@@ -164,14 +164,14 @@ impl Sweep {
 /// circle's boxes at the two ends (a turning rectangle can reach beyond
 /// both end boxes on the way; its bounding circle cannot).
 pub fn swept_aabb(shape: &Shape, sweep: Sweep) -> Aabb2d {
-    swept_aabb_of(shape.as_ref(), sweep)
+    swept_aabb_of(shape.view(), sweep)
 }
 
 /// [`swept_aabb`] for a shape seen by reference.
-pub(crate) fn swept_aabb_of(shape: ShapeRef<'_>, sweep: Sweep) -> Aabb2d {
+pub(crate) fn swept_aabb_of(shape: ShapeView<'_>, sweep: Sweep) -> Aabb2d {
     let turns = sweep.start.rotation != sweep.end.rotation;
     let bounds = |pose: Isometry2d| match shape {
-        ShapeRef::Circle { .. } => shape.aabb(pose),
+        ShapeView::Circle { .. } => shape.aabb(pose),
         _ if turns => Aabb2d::new(pose.translation, Vec2::splat(shape.bounding_radius())),
         _ => shape.aabb(pose),
     };

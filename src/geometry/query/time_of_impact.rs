@@ -18,7 +18,7 @@ use crate::geometry::query::ghost_rule::{ghost_contact, stricter_contact};
 use crate::geometry::query::sweep::{PartSweep, Sweep};
 use crate::geometry::shape::Shape;
 use crate::geometry::shape::polyline::ChainSegment;
-use crate::geometry::shape::shape_ref::ShapeRef;
+use crate::geometry::shape::view::ShapeView;
 
 /// A rotating rectangle's step is cut so that it turns at most this much
 /// (radians) per sub-step; the circle is grown by at most
@@ -105,14 +105,14 @@ impl Impact {
 ///   touch. They never pass through each other; the time is found to within
 ///   a small distance tolerance.
 pub fn time_of_impact(a: &Shape, sweep_a: Sweep, b: &Shape, sweep_b: Sweep) -> Option<Impact> {
-    time_of_impact_of(a.as_ref(), sweep_a, b.as_ref(), sweep_b)
+    time_of_impact_of(a.view(), sweep_a, b.view(), sweep_b)
 }
 
 /// [`time_of_impact`] for shapes seen by reference.
 pub(crate) fn time_of_impact_of(
-    a: ShapeRef<'_>,
+    a: ShapeView<'_>,
     sweep_a: Sweep,
-    b: ShapeRef<'_>,
+    b: ShapeView<'_>,
     sweep_b: Sweep,
 ) -> Option<Impact> {
     if let Some(contact) = a.contact(sweep_a.start, b, sweep_b.start) {
@@ -123,9 +123,9 @@ pub(crate) fn time_of_impact_of(
 
 /// [`time_of_impact`] for shapes known to be apart at the start.
 pub(crate) fn time_of_impact_from_apart(
-    a: ShapeRef<'_>,
+    a: ShapeView<'_>,
     sweep_a: Sweep,
-    b: ShapeRef<'_>,
+    b: ShapeView<'_>,
     sweep_b: Sweep,
 ) -> Option<Impact> {
     let (sweep_a, sweep_b) = (PartSweep::whole(sweep_a), PartSweep::whole(sweep_b));
@@ -143,9 +143,9 @@ pub(crate) fn time_of_impact_from_apart(
 /// points move at most the origin's translation plus the turn times their
 /// distance from that origin (the part's arm plus its own reach).
 pub(in crate::geometry) fn convex_time_of_impact(
-    a: ShapeRef<'_>,
+    a: ShapeView<'_>,
     sweep_a: PartSweep,
-    b: ShapeRef<'_>,
+    b: ShapeView<'_>,
     sweep_b: PartSweep,
 ) -> Option<Impact> {
     let (angle_a, angle_b) = (sweep_a.angle(), sweep_b.angle());
@@ -462,7 +462,7 @@ impl PairOp for TimeOfImpactOp {
         None
     }
 
-    fn reach(self, shape: ShapeRef<'_>, place: PartSweep, _: bool) -> Aabb2d {
+    fn reach(self, shape: ShapeView<'_>, place: PartSweep, _: bool) -> Aabb2d {
         place.swept_aabb(shape)
     }
 
@@ -495,7 +495,7 @@ impl PairOp for TimeOfImpactOp {
         found: Option<Impact>,
         segment: &ChainSegment,
         chain: PartSweep,
-        other: ShapeRef<'_>,
+        other: ShapeView<'_>,
         other_place: PartSweep,
         chain_first: bool,
     ) -> Option<Impact> {
@@ -514,9 +514,9 @@ impl PairOp for TimeOfImpactOp {
     #[inline(always)]
     fn general(
         self,
-        a: ShapeRef<'_>,
+        a: ShapeView<'_>,
         pa: PartSweep,
-        b: ShapeRef<'_>,
+        b: ShapeView<'_>,
         pb: PartSweep,
     ) -> Option<Impact> {
         convex_time_of_impact(a, pa, b, pb)
@@ -529,9 +529,9 @@ impl PairOp for TimeOfImpactOp {
         match (pa.as_sweep(), pb.as_sweep()) {
             (Some(sa), Some(sb)) => circle_circle_time_of_impact(ra, sa, rb, sb),
             _ => self.general(
-                ShapeRef::Circle { radius: ra },
+                ShapeView::Circle { radius: ra },
                 pa,
-                ShapeRef::Circle { radius: rb },
+                ShapeView::Circle { radius: rb },
                 pb,
             ),
         }
@@ -548,9 +548,9 @@ impl PairOp for TimeOfImpactOp {
         match (pa.as_sweep(), pb.as_sweep()) {
             (Some(sa), Some(sb)) => circle_rect_time_of_impact(radius, sa, half_size, sb),
             _ => self.general(
-                ShapeRef::Circle { radius },
+                ShapeView::Circle { radius },
                 pa,
-                ShapeRef::Rect { half_size },
+                ShapeView::Rect { half_size },
                 pb,
             ),
         }
@@ -574,9 +574,9 @@ impl PairOp for TimeOfImpactOp {
         match (pa.as_sweep(), pb.as_sweep()) {
             (Some(sa), Some(sb)) => rect_rect_time_of_impact(ha, sa, hb, sb),
             _ => self.general(
-                ShapeRef::Rect { half_size: ha },
+                ShapeView::Rect { half_size: ha },
                 pa,
-                ShapeRef::Rect { half_size: hb },
+                ShapeView::Rect { half_size: hb },
                 pb,
             ),
         }

@@ -30,7 +30,7 @@ use crate::geometry::pairs::sticks::Stick;
 use crate::geometry::query::dispatch::{PairOp, dispatch};
 use crate::geometry::query::minkowski::{MinkowskiDifference, RayEntry};
 use crate::geometry::shape::polyline::{ChainSegment, GhostRule};
-use crate::geometry::shape::shape_ref::ShapeRef;
+use crate::geometry::shape::view::ShapeView;
 
 use TranslationCast::{AtStart, Hit, Miss};
 
@@ -57,11 +57,11 @@ pub(crate) enum TranslationCast {
 /// input assumed: unit direction, `max_distance >= 0`, may be infinite)
 /// against `b` at `pb`, without rotation.
 pub(crate) fn cast_translation(
-    a: ShapeRef<'_>,
+    a: ShapeView<'_>,
     pa: Isometry2d,
     direction: Dir2,
     max_distance: f32,
-    b: ShapeRef<'_>,
+    b: ShapeView<'_>,
     pb: Isometry2d,
 ) -> TranslationCast {
     let op = TranslationCastOp {
@@ -74,11 +74,11 @@ pub(crate) fn cast_translation(
 /// [`cast_translation`] for any two shapes: one ray against the Minkowski
 /// difference of their rounded cores.
 pub(in crate::geometry) fn cast_translation_convex(
-    a: ShapeRef<'_>,
+    a: ShapeView<'_>,
     pa: Isometry2d,
     direction: Dir2,
     max_distance: f32,
-    b: ShapeRef<'_>,
+    b: ShapeView<'_>,
     pb: Isometry2d,
 ) -> TranslationCast {
     let core_a = Core::local(a);
@@ -295,7 +295,7 @@ impl PairOp for TranslationCastOp {
 
     /// The first shape moves along the cast; seen from the second, the
     /// second moves back along it.
-    fn reach(self, shape: ShapeRef<'_>, place: Isometry2d, first: bool) -> Aabb2d {
+    fn reach(self, shape: ShapeView<'_>, place: Isometry2d, first: bool) -> Aabb2d {
         let aabb = shape.aabb(place);
         let sign = if first { 1.0 } else { -1.0 };
         let moved = self.direction * (sign * self.max_distance);
@@ -329,7 +329,7 @@ impl PairOp for TranslationCastOp {
         found: TranslationCast,
         segment: &ChainSegment,
         chain: Isometry2d,
-        _: ShapeRef<'_>,
+        _: ShapeView<'_>,
         _: Isometry2d,
         chain_first: bool,
     ) -> TranslationCast {
@@ -369,9 +369,9 @@ impl PairOp for TranslationCastOp {
     #[inline(always)]
     fn general(
         self,
-        a: ShapeRef<'_>,
+        a: ShapeView<'_>,
         pa: Isometry2d,
-        b: ShapeRef<'_>,
+        b: ShapeView<'_>,
         pb: Isometry2d,
     ) -> TranslationCast {
         cast_translation_convex(a, pa, self.direction, self.max_distance, b, pb)
@@ -393,9 +393,9 @@ impl PairOp for TranslationCastOp {
             return cast;
         }
         self.general(
-            ShapeRef::Circle { radius },
+            ShapeView::Circle { radius },
             pa,
-            ShapeRef::Rect { half_size },
+            ShapeView::Rect { half_size },
             pb,
         )
     }
@@ -418,15 +418,15 @@ mod tests {
     use super::*;
     use bevy::math::Rot2;
 
-    fn rect(w: f32, h: f32) -> ShapeRef<'static> {
-        ShapeRef::Rect {
+    fn rect(w: f32, h: f32) -> ShapeView<'static> {
+        ShapeView::Rect {
             half_size: Vec2::new(w, h) / 2.0,
         }
     }
 
     #[test]
     fn circle_hits_rect_face_and_corner() {
-        let ball = ShapeRef::Circle { radius: 1.0 };
+        let ball = ShapeView::Circle { radius: 1.0 };
         let cast = |from: Vec2, d: Vec2| {
             cast_translation(
                 ball,
@@ -486,7 +486,7 @@ mod tests {
             let pa = Isometry2d::new(box_pose.translation + offset, turn * quarter);
             let direction = Dir2::from_xy(random(-1.0, 1.0), random(-1.0, 1.0)).unwrap_or(Dir2::X);
             let max_distance = random(0.0, 80.0);
-            let capsule = ShapeRef::Capsule {
+            let capsule = ShapeView::Capsule {
                 radius,
                 half_length,
             };
@@ -496,7 +496,7 @@ mod tests {
                 pa,
                 direction,
                 max_distance,
-                ShapeRef::Rect { half_size: half },
+                ShapeView::Rect { half_size: half },
                 box_pose,
             );
             let Some(ours) = stick_into_box(stick, pa, direction, max_distance, half, box_pose)

@@ -2,7 +2,7 @@
 //! and the errors that say why one cannot take part in collision tests.
 //!
 //! A check is written once here and called, never written out again: a
-//! shape is valid by [`ShapeRef::validate`], a pose by [`validate_pose`],
+//! shape is valid by [`ShapeView::validate`], a pose by [`validate_pose`],
 //! and [`checked_pose`] also renormalises a valid pose's rotation. Nothing
 //! here depends on the shapes' methods or on polygons, so that `shape.rs`
 //! and `polygon.rs` both depend on it rather than on each other.

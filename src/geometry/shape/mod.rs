@@ -13,7 +13,7 @@ pub(in crate::geometry) mod part_grid;
 pub(in crate::geometry) mod polygon;
 pub(in crate::geometry) mod polyline;
 pub(in crate::geometry) mod pose;
-pub(in crate::geometry) mod shape_ref;
+pub(in crate::geometry) mod view;
 
 use bevy::math::{Isometry2d, Vec2};
 use bevy::reflect::Reflect;
@@ -24,7 +24,7 @@ use bevy::shape::Aabb2d;
 use checked::ShapeError;
 use compound::Compound;
 use polygon::ConvexPolygon;
-use shape_ref::ShapeRef;
+use view::ShapeView;
 
 /// A collision shape in local coordinates, in world units (scale already
 /// applied). A pose ([`Isometry2d`]) places it in the world: circles,
@@ -75,7 +75,7 @@ pub enum Shape {
 
 /// The centre (relative to the pose) and half extents of the box around
 /// `points` turned by the pose. Kept out of line: the snapshot inlines
-/// [`ShapeRef::aabb`] for every collider, and most are not polygons.
+/// [`ShapeView::aabb`] for every collider, and most are not polygons.
 #[inline(never)]
 fn points_extent(points: &[Vec2], pose: Isometry2d) -> (Vec2, Vec2) {
     let (lo, hi) = points
@@ -91,27 +91,27 @@ impl Shape {
     /// The shape seen as the tests see it. Always inlined: the snapshot
     /// reads every collider through it.
     #[inline(always)]
-    pub(crate) fn as_ref(&self) -> ShapeRef<'_> {
+    pub(crate) fn view(&self) -> ShapeView<'_> {
         match *self {
-            Shape::Circle { radius } => ShapeRef::Circle { radius },
-            Shape::Rect { half_size } => ShapeRef::Rect { half_size },
+            Shape::Circle { radius } => ShapeView::Circle { radius },
+            Shape::Rect { half_size } => ShapeView::Rect { half_size },
             Shape::Capsule {
                 radius,
                 half_length,
-            } => ShapeRef::Capsule {
+            } => ShapeView::Capsule {
                 radius,
                 half_length,
             },
-            Shape::Segment { a, b } => ShapeRef::Segment { a, b },
-            Shape::Polygon(ref polygon) => ShapeRef::Polygon(polygon.points_ref()),
-            Shape::Compound(ref compound) => ShapeRef::Compound(compound),
+            Shape::Segment { a, b } => ShapeView::Segment { a, b },
+            Shape::Polygon(ref polygon) => ShapeView::Polygon(polygon.points_ref()),
+            Shape::Compound(ref compound) => ShapeView::Compound(compound),
         }
     }
 
     /// Checks that the shape's size is finite and strictly positive (a
     /// capsule's length may be 0), and its points finite.
     pub fn validate(&self) -> Result<(), ShapeError> {
-        self.as_ref().validate()
+        self.view().validate()
     }
 
     /// The shape scaled by a transform's `scale.xy`:
@@ -129,18 +129,18 @@ impl Shape {
             Shape::Compound(compound) => return compound.scaled(scale).map(Shape::Compound),
             _ => {}
         }
-        Ok(self.as_ref().scaled_in_place(scale).to_owned())
+        Ok(self.view().scaled_in_place(scale).to_owned())
     }
 
     /// An axis-aligned box that contains the shape at `pose`: the tightest
     /// one, widened by a few float steps so that shapes the exact tests find
     /// touching always have overlapping boxes despite rounding.
     pub fn aabb(&self, pose: Isometry2d) -> Aabb2d {
-        self.as_ref().aabb(pose)
+        self.view().aabb(pose)
     }
 }
 
-impl<'a> ShapeRef<'a> {
+impl<'a> ShapeView<'a> {
     /// The shape scaled as [`Shape::scaled`] says, except a polygon, which
     /// is returned as it is: its scaled points need a home of their own
     /// ([`scaled_points_into`](crate::geometry::scaled_points_into)).
@@ -148,58 +148,58 @@ impl<'a> ShapeRef<'a> {
     pub(crate) fn scaled_in_place(self, scale: Vec2) -> Self {
         let abs = scale.abs();
         match self {
-            ShapeRef::Circle { radius } => ShapeRef::Circle {
+            ShapeView::Circle { radius } => ShapeView::Circle {
                 radius: radius * abs.max_element(),
             },
-            ShapeRef::Rect { half_size } => ShapeRef::Rect {
+            ShapeView::Rect { half_size } => ShapeView::Rect {
                 half_size: half_size * abs,
             },
-            ShapeRef::Capsule {
+            ShapeView::Capsule {
                 radius,
                 half_length,
-            } => ShapeRef::Capsule {
+            } => ShapeView::Capsule {
                 radius: radius * abs.x,
                 half_length: half_length * abs.y,
             },
-            ShapeRef::Segment { a, b } => ShapeRef::Segment {
+            ShapeView::Segment { a, b } => ShapeView::Segment {
                 a: a * scale,
                 b: b * scale,
             },
-            with_points @ (ShapeRef::Polygon(_) | ShapeRef::Compound(_)) => with_points,
+            with_points @ (ShapeView::Polygon(_) | ShapeView::Compound(_)) => with_points,
         }
     }
 
     /// An owned copy.
     pub(crate) fn to_owned(self) -> Shape {
         match self {
-            ShapeRef::Circle { radius } => Shape::Circle { radius },
-            ShapeRef::Rect { half_size } => Shape::Rect { half_size },
-            ShapeRef::Capsule {
+            ShapeView::Circle { radius } => Shape::Circle { radius },
+            ShapeView::Rect { half_size } => Shape::Rect { half_size },
+            ShapeView::Capsule {
                 radius,
                 half_length,
             } => Shape::Capsule {
                 radius,
                 half_length,
             },
-            ShapeRef::Segment { a, b } => Shape::Segment { a, b },
-            ShapeRef::Polygon(polygon) => Shape::Polygon(ConvexPolygon::from_parts(
+            ShapeView::Segment { a, b } => Shape::Segment { a, b },
+            ShapeView::Polygon(polygon) => Shape::Polygon(ConvexPolygon::from_parts(
                 polygon.vertices(),
                 polygon.normals(),
             )),
-            ShapeRef::Compound(compound) => Shape::Compound(compound.clone()),
+            ShapeView::Compound(compound) => Shape::Compound(compound.clone()),
         }
     }
 }
 
-impl ShapeRef<'_> {
+impl ShapeView<'_> {
     // Always inlined: the snapshot boxes every collider every frame, and a
     // call per collider costs as much as the box itself.
     #[inline(always)]
     pub(crate) fn aabb(&self, pose: Isometry2d) -> Aabb2d {
         // The box's centre relative to the pose, and its half extents.
         let (offset, extent) = match *self {
-            ShapeRef::Circle { radius } => (Vec2::ZERO, Vec2::splat(radius)),
-            ShapeRef::Rect { half_size } => {
+            ShapeView::Circle { radius } => (Vec2::ZERO, Vec2::splat(radius)),
+            ShapeView::Rect { half_size } => {
                 let (sin, cos) = (pose.rotation.sin.abs(), pose.rotation.cos.abs());
                 let extent = Vec2::new(
                     cos * half_size.x + sin * half_size.y,
@@ -207,16 +207,16 @@ impl ShapeRef<'_> {
                 );
                 (Vec2::ZERO, extent)
             }
-            ShapeRef::Capsule {
+            ShapeView::Capsule {
                 radius,
                 half_length,
             } => {
                 let tip = (pose.rotation * Vec2::new(0.0, half_length)).abs();
                 (Vec2::ZERO, tip + radius)
             }
-            ShapeRef::Segment { a, b } => points_extent(&[a, b], pose),
-            ShapeRef::Polygon(polygon) => points_extent(polygon.vertices(), pose),
-            ShapeRef::Compound(compound) => compound.extent_at(pose),
+            ShapeView::Segment { a, b } => points_extent(&[a, b], pose),
+            ShapeView::Polygon(polygon) => points_extent(polygon.vertices(), pose),
+            ShapeView::Compound(compound) => compound.extent_at(pose),
         };
         let centre = pose.translation + offset;
         // Rounding of `centre +- extent` and of the narrow-phase arithmetic is

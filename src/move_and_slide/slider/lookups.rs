@@ -8,7 +8,7 @@ use bevy::shape::{Aabb2d, BoundingVolume, IntersectsVolume};
 use super::super::{DEPENETRATION_ROUNDS, GRAZE, SlideHit, Touched};
 use super::{Blocked, NEARBY_MOST, NEARBY_REACH, Nearby, PartContact, Slider};
 use crate::components::OneWayPlatform;
-use crate::geometry::{Contact, ShapeRef, cast_shape_of, for_each_part_contact, push_out};
+use crate::geometry::{Contact, ShapeView, cast_shape_of, for_each_part_contact, push_out};
 
 impl Slider<'_, '_, '_> {
     /// The first collider that blocks the collider moved from `at` along
@@ -145,7 +145,7 @@ impl Slider<'_, '_, '_> {
     pub(super) fn overlaps(
         &self,
         pose: Isometry2d,
-        target: ShapeRef<'_>,
+        target: ShapeView<'_>,
         target_pose: Isometry2d,
     ) -> bool {
         self.shape

@@ -9,7 +9,7 @@ use super::super::collisions::{ContactPair, ContactParts};
 use super::super::part_neighbourhoods::{Neighbourhood, PartNeighbourhoods};
 use super::super::snapshot::{SnapshotCollider, SnapshotShape};
 use crate::geometry::{
-    Compound, Contact, ContactOp, ListedPart, PairShape, ShapeRef, SpecialKind, Stick,
+    Compound, Contact, ContactOp, ListedPart, PairShape, ShapeView, SpecialKind, Stick,
     contact_with_listed_parts, dispatch, prefetch_parts, time_of_impact_from_apart,
 };
 use crate::util::prefetch::PREFETCH_DISTANCE;
@@ -103,14 +103,14 @@ fn on_side<'p, 'q>(side: usize, near: &'p [ListedPart<'q>]) -> [Option<&'p [List
 /// index, the compound's, and the compound.
 fn big_static_compound<'a>(
     colliders: impl ColliderSource<'a>,
-    (i, shape_i): (usize, ShapeRef<'a>),
-    (j, shape_j): (usize, ShapeRef<'a>),
+    (i, shape_i): (usize, ShapeView<'a>),
+    (j, shape_j): (usize, ShapeView<'a>),
 ) -> Option<(usize, usize, usize, &'a Compound)> {
     let found = match (shape_i, shape_j) {
-        (_, ShapeRef::Compound(c)) if colliders.is_static(j) && !colliders.is_static(i) => {
+        (_, ShapeView::Compound(c)) if colliders.is_static(j) && !colliders.is_static(i) => {
             (1, i, j, c)
         }
-        (ShapeRef::Compound(c), _) if colliders.is_static(i) && !colliders.is_static(j) => {
+        (ShapeView::Compound(c), _) if colliders.is_static(i) && !colliders.is_static(j) => {
             (0, j, i, c)
         }
         _ => return None,
@@ -213,7 +213,7 @@ impl<'a, C: ColliderSource<'a>> PairShape<'a> for PackedView<'a, C> {
     }
 
     #[inline(always)]
-    fn view(self) -> ShapeRef<'a> {
+    fn view(self) -> ShapeView<'a> {
         self.colliders.get(self.index).1
     }
 }
@@ -287,12 +287,12 @@ pub(super) fn swept_contact_pair<'a>(
 /// with ties to the lowest part indices, as the plain path finds it (and
 /// names the parts for [`Collisions::parts`]).
 fn deepest_contact(
-    a: ShapeRef<'_>,
+    a: ShapeView<'_>,
     pa: Isometry2d,
-    b: ShapeRef<'_>,
+    b: ShapeView<'_>,
     pb: Isometry2d,
 ) -> Option<Contact> {
-    if matches!(a, ShapeRef::Compound(_)) || matches!(b, ShapeRef::Compound(_)) {
+    if matches!(a, ShapeView::Compound(_)) || matches!(b, ShapeView::Compound(_)) {
         contact_with_listed_parts(a, pa, b, pb, [None, None]).map(|(contact, _)| contact)
     } else {
         a.contact(pa, b, pb)

@@ -15,7 +15,7 @@ use bevy::prelude::*;
 use bevy::shape::Aabb2d;
 
 use crate::components::CollisionLayers;
-use crate::geometry::{Compound, PolygonRef, ShapeError, ShapeRef, Sweep};
+use crate::geometry::{Compound, PolygonRef, ShapeError, ShapeView, Sweep};
 
 pub(crate) use read::{
     ColliderData, NoteScratch, Paths, ReadRows, SnapshotTarget, WarnedColliders, read_tables,
@@ -169,7 +169,7 @@ impl ColliderSnapshot {
 
     /// `shape` with its points, if any, from this snapshot.
     #[inline(always)]
-    pub(crate) fn shape_of(&self, shape: &SnapshotShape) -> ShapeRef<'_> {
+    pub(crate) fn shape_of(&self, shape: &SnapshotShape) -> ShapeView<'_> {
         shape.view(&self.tables)
     }
 
@@ -278,18 +278,18 @@ impl SnapshotShape {
     /// A scaled circle, rectangle or capsule, checked; `None` for shapes
     /// with points, which are scaled into the snapshot's table.
     #[inline(always)]
-    fn of_scaled(shape: ShapeRef<'_>) -> Result<Option<Self>, ShapeError> {
+    fn of_scaled(shape: ShapeView<'_>) -> Result<Option<Self>, ShapeError> {
         let flat = match shape {
-            ShapeRef::Circle { radius } => Self::Circle { radius },
-            ShapeRef::Rect { half_size } => Self::Rect { half_size },
-            ShapeRef::Capsule {
+            ShapeView::Circle { radius } => Self::Circle { radius },
+            ShapeView::Rect { half_size } => Self::Rect { half_size },
+            ShapeView::Capsule {
                 radius,
                 half_length,
             } => Self::Capsule {
                 radius,
                 half_length,
             },
-            ShapeRef::Segment { .. } | ShapeRef::Polygon(_) | ShapeRef::Compound(_) => {
+            ShapeView::Segment { .. } | ShapeView::Polygon(_) | ShapeView::Compound(_) => {
                 return Ok(None);
             }
         };
@@ -301,27 +301,27 @@ impl SnapshotShape {
     /// directly, read no table: always inlined, so that their view costs
     /// nothing.
     #[inline(always)]
-    fn view(self, tables: &ShapeTables) -> ShapeRef<'_> {
+    fn view(self, tables: &ShapeTables) -> ShapeView<'_> {
         match self {
-            Self::Circle { radius } => ShapeRef::Circle { radius },
-            Self::Rect { half_size } => ShapeRef::Rect { half_size },
+            Self::Circle { radius } => ShapeView::Circle { radius },
+            Self::Rect { half_size } => ShapeView::Rect { half_size },
             Self::Capsule {
                 radius,
                 half_length,
-            } => ShapeRef::Capsule {
+            } => ShapeView::Capsule {
                 radius,
                 half_length,
             },
-            Self::Compound { index } => ShapeRef::Compound(&tables.compounds[index as usize]),
+            Self::Compound { index } => ShapeView::Compound(&tables.compounds[index as usize]),
             Self::Points { first, count } => {
                 let (first, count, points) = (first as usize, count as usize, &tables.points);
                 if count == 2 {
-                    ShapeRef::Segment {
+                    ShapeView::Segment {
                         a: points[first],
                         b: points[first + 1],
                     }
                 } else {
-                    ShapeRef::Polygon(PolygonRef::new(&points[first..first + 2 * count]))
+                    ShapeView::Polygon(PolygonRef::new(&points[first..first + 2 * count]))
                 }
             }
         }

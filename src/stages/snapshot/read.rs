@@ -14,7 +14,7 @@ use super::{
     COLLIDERS_PER_CHUNK, ColliderSnapshot, SnapshotCollider, SnapshotShape, StagedCollider,
 };
 use crate::components::{Collider, CollisionLayers, Swept, Unusable};
-use crate::geometry::{Shape, ShapeError, ShapeRef, scaled_points_into};
+use crate::geometry::{Shape, ShapeError, ShapeView, scaled_points_into};
 use crate::grid::SpatialGrid;
 use crate::stages::swept_paths::PreviousPoses;
 use crate::util::parallel::{ChunkOutputs, Workers};
@@ -71,7 +71,7 @@ enum Reading {
 #[inline]
 fn read_collider(collider: &Collider, transform: &GlobalTransform) -> Reading {
     let (reading, scaled) = collider.read_as_detection(transform, |reading| {
-        SnapshotShape::of_scaled(collider.shape_ref().scaled_in_place(reading.scale))
+        SnapshotShape::of_scaled(collider.shape_view().scaled_in_place(reading.scale))
     });
     let sheared = reading.shear > SHEAR_TOLERANCE;
     match scaled {
@@ -462,7 +462,7 @@ fn scale_points(
             } else {
                 tables.rescaled.scaled(entity, compound, scale)?
             };
-            ShapeRef::Compound(&scaled).validate()?;
+            ShapeView::Compound(&scaled).validate()?;
             tables.compounds.push(scaled);
             SnapshotShape::Compound {
                 index: tables.compounds.len() as u32 - 1,
@@ -470,7 +470,7 @@ fn scale_points(
         }
         _ => {
             let first = tables.points.len() as u32;
-            let count = scaled_points_into(collider.shape_ref(), scale, &mut tables.points)?;
+            let count = scaled_points_into(collider.shape_view(), scale, &mut tables.points)?;
             SnapshotShape::Points {
                 first,
                 count: count as u32,

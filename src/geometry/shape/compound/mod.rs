@@ -268,7 +268,7 @@ impl Compound {
             .then(|| {
                 let mut radii = [0.0; SMALL_COMPOUND];
                 for (radius, part) in radii.iter_mut().zip(&parts) {
-                    *radius = part.shape.as_ref().bounding_radius();
+                    *radius = part.shape.view().bounding_radius();
                 }
                 radii
             });
@@ -659,7 +659,7 @@ mod tests {
                     },
                 );
             assert_eq!(a.contact(pa, &b, pb), deepest.map(|d| d.0), "{what}");
-            let with_parts = contact_with_parts(a.as_ref(), pa, b.as_ref(), pb);
+            let with_parts = contact_with_parts(a.view(), pa, b.view(), pb);
             let expected = deepest.map(|(c, [i, j])| (c, [Some(i), Some(j)]));
             assert_eq!(with_parts, expected, "{what}");
             // Cast: parts apart where they start may meet on the way.

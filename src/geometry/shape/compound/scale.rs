@@ -124,7 +124,7 @@ impl Compound {
                 // As `Shape::scaled` for these kinds, which never fails.
                 shape: source_part
                     .shape
-                    .as_ref()
+                    .view()
                     .scaled_in_place(Vec2::splat(factor))
                     .to_owned(),
             };

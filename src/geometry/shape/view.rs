@@ -15,7 +15,7 @@ use crate::geometry::shape::compound::Compound;
 /// A [`Shape`](crate::geometry::Shape) seen without owning a polygon's points: what every test runs
 /// on, so that detection can keep polygons in one table per frame.
 #[derive(Clone, Copy, Debug)]
-pub(crate) enum ShapeRef<'a> {
+pub(crate) enum ShapeView<'a> {
     Circle { radius: f32 },
     Rect { half_size: Vec2 },
     Capsule { radius: f32, half_length: f32 },
@@ -25,7 +25,7 @@ pub(crate) enum ShapeRef<'a> {
 }
 
 /// A polygon's vertices followed by as many normals, borrowed: one slice,
-/// so that a [`ShapeRef`] stays small.
+/// so that a [`ShapeView`] stays small.
 #[derive(Clone, Copy, Debug)]
 pub(crate) struct PolygonRef<'a>(&'a [Vec2]);
 
@@ -52,7 +52,7 @@ impl<'a> PolygonRef<'a> {
 /// also renormalise it).
 #[inline]
 pub(in crate::geometry) fn validate_placement(
-    shape: ShapeRef<'_>,
+    shape: ShapeView<'_>,
     pose: Isometry2d,
 ) -> Result<(), ShapeError> {
     shape.validate()?;
@@ -64,14 +64,14 @@ pub(in crate::geometry) fn validate_placement(
 /// ([`checked_pose`]).
 #[inline]
 pub(crate) fn checked_placement(
-    shape: ShapeRef<'_>,
+    shape: ShapeView<'_>,
     pose: Isometry2d,
 ) -> Result<Isometry2d, ShapeError> {
     shape.validate()?;
     checked_pose(pose)
 }
 
-impl ShapeRef<'_> {
+impl ShapeView<'_> {
     /// Checks that the shape's size is finite and strictly positive (a
     /// capsule's length may be 0), and its points finite: the one shape
     /// check, behind [`Shape::validate`](crate::geometry::Shape::validate) and
@@ -79,14 +79,14 @@ impl ShapeRef<'_> {
     #[inline(always)]
     pub(crate) fn validate(&self) -> Result<(), ShapeError> {
         match *self {
-            ShapeRef::Circle { radius } => positive_size(radius)
+            ShapeView::Circle { radius } => positive_size(radius)
                 .then_some(())
                 .ok_or(ShapeError::InvalidRadius(radius)),
-            ShapeRef::Rect { half_size } => (positive_size(half_size.x)
+            ShapeView::Rect { half_size } => (positive_size(half_size.x)
                 && positive_size(half_size.y))
             .then_some(())
             .ok_or(ShapeError::InvalidHalfSize(half_size)),
-            ShapeRef::Capsule {
+            ShapeView::Capsule {
                 radius,
                 half_length,
             } => {
@@ -98,13 +98,13 @@ impl ShapeRef<'_> {
                     Ok(())
                 }
             }
-            ShapeRef::Segment { a, b } => {
+            ShapeView::Segment { a, b } => {
                 match [a, b].into_iter().find(|&p| !within_magnitude(p)) {
                     Some(bad) => Err(ShapeError::InvalidVertex(bad)),
                     None => Ok(()),
                 }
             }
-            ShapeRef::Polygon(polygon) => {
+            ShapeView::Polygon(polygon) => {
                 let (vertices, normals) = (polygon.vertices(), polygon.normals());
                 if let Some(&bad) = vertices.iter().find(|&&p| !within_magnitude(p)) {
                     Err(ShapeError::InvalidVertex(bad))
@@ -114,7 +114,7 @@ impl ShapeRef<'_> {
                     Ok(())
                 }
             }
-            ShapeRef::Compound(compound) => compound.validity(),
+            ShapeView::Compound(compound) => compound.validity(),
         }
     }
 }
@@ -125,8 +125,8 @@ mod tests {
     use crate::geometry::shape::checked::{checked_pose, validate_pose};
     use bevy::math::Rot2;
 
-    const GOOD: ShapeRef<'static> = ShapeRef::Circle { radius: 1.0 };
-    const BAD: ShapeRef<'static> = ShapeRef::Circle { radius: -1.0 };
+    const GOOD: ShapeView<'static> = ShapeView::Circle { radius: 1.0 };
+    const BAD: ShapeView<'static> = ShapeView::Circle { radius: -1.0 };
 
     #[test]
     fn the_shape_is_blamed_before_the_pose() {
