@@ -19,11 +19,12 @@
 //!   (`circle_circle`, `circle_rect`, `rect_rect`, `sticks` for a circle
 //!   against a capsule or segment), on bare sizes and poses.
 //! - `shape/`: the stored shapes: [`Shape`] (`shape/mod.rs`), the borrowed
-//!   view the algorithms read (`shape_ref.rs`: `ShapeView`, and the checks of
-//!   a shape and its placement), [`ConvexPolygon`], [`Compound`] (a folder:
-//!   its part grid in `part_grid.rs`, its scaling in `compound/scale.rs`),
-//!   polylines, concave polygons and holes, and the checked numbers
-//!   (`checked.rs`: [`ShapeError`], [`validate_pose`]).
+//!   view the algorithms read (`view.rs`: `ShapeView`, either a `ConvexRef`
+//!   or a compound, and the checks of a shape and its placement),
+//!   [`ConvexPolygon`], [`Compound`] (a folder: its part grid in
+//!   `part_grid.rs`, its scaling in `compound/scale.rs`), polylines,
+//!   concave polygons and holes, and the checked numbers (`checked.rs`:
+//!   [`ShapeError`], [`validate_pose`]).
 //! - `convex/`: every pair without a hand-written test, as rounded convex
 //!   cores (`cores.rs`: `Core`; `mod.rs`: overlap, contact, closest points;
 //!   `quick.rs`: the fast paths of small cores).
@@ -38,14 +39,17 @@
 //!
 //! # What a change touches
 //!
-//! - A new convex kind of shape: its variant in `shape/mod.rs` (`Shape`) and
-//!   `shape/shape_ref.rs` (`ShapeView`, its check and conversions), its core
-//!   in `convex/cores.rs`, its box in `shape/mod.rs`'s `ShapeView::aabb`, its
-//!   ray in `query/ray.rs`, and, outside geometry, the snapshot's packed
-//!   shape and `Collider`'s constructor. Every pair query then reaches it
-//!   through `convex/` with nothing else to change; a hand-written pair test
-//!   for it is a file in `pairs/`, a method on `PairOp` and an arm in
-//!   `query/dispatch.rs`.
+//! - A new convex kind of shape: its variant in `shape/mod.rs` (`Shape`,
+//!   its view, scaling and box) and `shape/view.rs` (`ConvexRef` and its
+//!   check), its core in `convex/cores.rs`, its ray in `query/ray.rs` and
+//!   its exit in `query/ray_hollow.rs`; outside geometry, the snapshot's
+//!   packed shape (`stages/snapshot/mod.rs`). Those six are what the
+//!   compiler asks for; its drawing (`debug.rs`), its f64 truth
+//!   (`reference.rs`) and a `Collider` constructor follow. Every pair query
+//!   then reaches it through `convex/` with nothing else to change (the
+//!   convex code takes a `ConvexRef`, so a compound never gets there); a
+//!   hand-written pair test for it is a file in `pairs/`, a method on
+//!   `PairOp` and an arm in `query/dispatch.rs`.
 //! - A new query: a file in `query/` with its `PairOp` (the special pairs
 //!   it has tests for, `general` for the rest) and its `Shape::...` method,
 //!   and its re-export below.
@@ -73,9 +77,8 @@ pub use contact::{Contact, ContactParts, FeatureId, Manifold, ManifoldPoint};
 pub use pairs::circle_circle::{circle_circle_contact, circle_circle_intersects};
 pub use pairs::circle_rect::{circle_rect_contact, circle_rect_intersects};
 pub use pairs::rect_rect::{rect_rect_contact, rect_rect_intersects};
-pub(crate) use pairs::sticks::Stick;
 pub(crate) use query::contact::{ContactOp, contact_with_listed_parts, for_each_part_contact};
-pub(crate) use query::dispatch::{PairShape, SpecialKind, dispatch};
+pub(crate) use query::dispatch::{PairShape, dispatch};
 pub(crate) use query::manifold::{for_each_manifold, manifold_of};
 pub(crate) use query::parts::{ListedPart, prefetch_parts, visit_parts_in};
 pub use query::push_out::push_out;
@@ -97,4 +100,4 @@ pub use shape::polygon::ConvexPolygon;
 pub(crate) use shape::polygon::scaled_points_into;
 pub(crate) use shape::pose::TransformReading;
 pub(crate) use shape::view::checked_placement;
-pub(crate) use shape::view::{PolygonRef, ShapeView};
+pub(crate) use shape::view::{ConvexRef, PolygonRef, ShapeView};

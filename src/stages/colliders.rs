@@ -5,7 +5,7 @@
 use bevy::ecs::entity::Entity;
 use bevy::shape::Aabb2d;
 
-use super::snapshot::{ColliderSnapshot, SnapshotCollider};
+use super::snapshot::{ColliderSnapshot, ShapeTables, SnapshotCollider};
 use super::static_colliders::StaticColliders;
 use crate::components::CollisionLayers;
 use crate::geometry::{ShapeView, Sweep};
@@ -115,6 +115,8 @@ pub(crate) trait ColliderSource<'a>: Copy + Send + Sync {
     fn collider(self, index: usize) -> &'a SnapshotCollider;
     /// Collider `index` and its shape.
     fn get(self, index: usize) -> (&'a SnapshotCollider, ShapeView<'a>);
+    /// Where the points and compounds of collider `index`'s shape are.
+    fn tables(self, index: usize) -> &'a ShapeTables;
     /// Collider `index`'s motion over the step.
     fn sweep(self, index: usize) -> Sweep;
     /// The bits in which the entities of all the colliders differ.
@@ -135,6 +137,11 @@ impl<'a> ColliderSource<'a> for &'a ColliderSnapshot {
     fn get(self, index: usize) -> (&'a SnapshotCollider, ShapeView<'a>) {
         let collider = &self.colliders[index];
         (collider, self.shape_of(&collider.shape))
+    }
+
+    #[inline(always)]
+    fn tables(self, _: usize) -> &'a ShapeTables {
+        &self.tables
     }
 
     #[inline]
@@ -167,6 +174,11 @@ impl<'a> ColliderSource<'a> for DetectionColliders<'a> {
     #[inline(always)]
     fn get(self, index: usize) -> (&'a SnapshotCollider, ShapeView<'a>) {
         DetectionColliders::get(&self, index)
+    }
+
+    #[inline(always)]
+    fn tables(self, index: usize) -> &'a ShapeTables {
+        &self.locate(index).0.tables
     }
 
     #[inline]

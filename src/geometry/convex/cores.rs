@@ -5,7 +5,7 @@
 use bevy::math::{Isometry2d, Vec2};
 use smallvec::SmallVec;
 
-use crate::geometry::shape::view::ShapeView;
+use crate::geometry::shape::view::{ConvexRef, ShapeView};
 
 pub(super) type Points = SmallVec<[Vec2; 8]>;
 
@@ -38,18 +38,18 @@ pub(crate) struct Core {
 
 impl Core {
     #[inline(always)]
-    pub(crate) fn new(shape: ShapeView<'_>, pose: Isometry2d) -> Self {
+    pub(crate) fn new(shape: ConvexRef<'_>, pose: Isometry2d) -> Self {
         let place = |p: Vec2| pose.rotation * p + pose.translation;
         match shape {
-            ShapeView::Circle { radius } => Self::point(pose.translation, radius),
+            ConvexRef::Circle { radius } => Self::point(pose.translation, radius),
             // From arrays, not iterators: a copy into the inline storage,
             // where collecting grows the vector step by step.
-            ShapeView::Rect { half_size } => Self {
+            ConvexRef::Rect { half_size } => Self {
                 points: SmallVec::from_slice(&rect_corners(half_size).map(place)),
                 normals: SmallVec::from_slice(&RECT_NORMALS.map(|n| pose.rotation * n)),
                 radius: 0.0,
             },
-            ShapeView::Capsule {
+            ConvexRef::Capsule {
                 radius,
                 half_length,
             } => Self::segment(
@@ -57,38 +57,28 @@ impl Core {
                 place(Vec2::new(0.0, half_length)),
                 radius,
             ),
-            ShapeView::Segment { a, b } => Self::segment(place(a), place(b), 0.0),
-            ShapeView::Polygon(polygon) => Self {
+            ConvexRef::Segment { a, b } => Self::segment(place(a), place(b), 0.0),
+            ConvexRef::Polygon(polygon) => Self {
                 points: polygon.vertices().iter().map(|&v| place(v)).collect(),
                 normals: (polygon.normals().iter())
                     .map(|&n| pose.rotation * n)
                     .collect(),
                 radius: 0.0,
             },
-            // Not convex: every test takes a compound part by part
-            // (`dispatch`) before it gets here.
-            ShapeView::Compound(_) => {
-                debug_assert!(false, "a compound has no convex core");
-                Self {
-                    points: Points::new(),
-                    normals: Points::new(),
-                    radius: 0.0,
-                }
-            }
         }
     }
 
     /// The core in the shape's own frame: no point is moved, and a polygon's
     /// normals are copied as they are (their segments' are recomputed).
     #[inline(always)]
-    pub(crate) fn local(shape: ShapeView<'_>) -> Self {
+    pub(crate) fn local(shape: ConvexRef<'_>) -> Self {
         match shape {
-            ShapeView::Polygon(polygon) => Self {
+            ConvexRef::Polygon(polygon) => Self {
                 points: SmallVec::from_slice(polygon.vertices()),
                 normals: SmallVec::from_slice(polygon.normals()),
                 radius: 0.0,
             },
-            ShapeView::Rect { half_size } => Self {
+            ConvexRef::Rect { half_size } => Self {
                 points: SmallVec::from_slice(&rect_corners(half_size)),
                 normals: SmallVec::from_slice(&RECT_NORMALS),
                 radius: 0.0,
@@ -161,18 +151,27 @@ impl Core {
     }
 }
 
+/// How many points a shape's core has: the fewer, the cheaper to move.
+pub(super) fn core_size(shape: ConvexRef<'_>) -> usize {
+    match shape {
+        ConvexRef::Circle { .. } => 1,
+        ConvexRef::Capsule { .. } | ConvexRef::Segment { .. } => 2,
+        ConvexRef::Rect { .. } => 4,
+        ConvexRef::Polygon(polygon) => polygon.vertices().len(),
+    }
+}
+
 /// The farthest any point of the core is from the shape's origin (how far
 /// a point of it can move when the shape turns).
-pub(crate) fn reach(shape: ShapeView<'_>) -> f32 {
+pub(crate) fn reach(shape: ConvexRef<'_>) -> f32 {
     match shape {
-        ShapeView::Circle { .. } => 0.0,
-        ShapeView::Rect { half_size } => half_size.length(),
-        ShapeView::Capsule { half_length, .. } => half_length,
-        ShapeView::Segment { a, b } => a.length().max(b.length()),
-        ShapeView::Polygon(polygon) => (polygon.vertices().iter())
+        ConvexRef::Circle { .. } => 0.0,
+        ConvexRef::Rect { half_size } => half_size.length(),
+        ConvexRef::Capsule { half_length, .. } => half_length,
+        ConvexRef::Segment { a, b } => a.length().max(b.length()),
+        ConvexRef::Polygon(polygon) => (polygon.vertices().iter())
             .map(|v| v.length())
             .fold(0.0, f32::max),
-        ShapeView::Compound(_) => shape.bounding_radius(),
     }
 }
 
@@ -180,13 +179,20 @@ impl ShapeView<'_> {
     /// The radius of a circle about the pose's origin that holds the shape
     /// at any rotation.
     pub(crate) fn bounding_radius(&self) -> f32 {
-        if let ShapeView::Compound(compound) = *self {
-            return (compound.parts().iter())
+        match *self {
+            ShapeView::Convex(convex) => convex.bounding_radius(),
+            ShapeView::Compound(compound) => (compound.parts().iter())
                 .map(|part| part.pose.translation.length() + part.shape.view().bounding_radius())
-                .fold(0.0, f32::max);
+                .fold(0.0, f32::max),
         }
+    }
+}
+
+impl ConvexRef<'_> {
+    /// [`ShapeView::bounding_radius`] for a convex shape.
+    pub(crate) fn bounding_radius(&self) -> f32 {
         let rounding = match *self {
-            ShapeView::Circle { radius } | ShapeView::Capsule { radius, .. } => radius,
+            ConvexRef::Circle { radius } | ConvexRef::Capsule { radius, .. } => radius,
             _ => 0.0,
         };
         reach(*self) + rounding

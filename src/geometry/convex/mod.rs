@@ -20,8 +20,8 @@ mod quick;
 
 use crate::geometry::contact::Contact;
 use crate::geometry::pairs::within;
-use crate::geometry::shape::view::ShapeView;
-use cores::{Core, features};
+use crate::geometry::shape::view::ConvexRef;
+use cores::{Core, core_size, features};
 use quick::{contact_along, quick_contact, stick_area_intersects};
 
 /// The separation of `b`'s core from each edge of `a`'s core (negative when
@@ -181,27 +181,14 @@ pub(crate) fn closest_points_on_segments(p0: Vec2, p1: Vec2, q0: Vec2, q1: Vec2)
     (p0 + d1 * s, q0 + d2 * t)
 }
 
-/// How many points a shape's core has: the fewer, the cheaper to move.
-fn core_size(shape: ShapeView<'_>) -> usize {
-    match shape {
-        ShapeView::Circle { .. } => 1,
-        ShapeView::Capsule { .. } | ShapeView::Segment { .. } => 2,
-        ShapeView::Rect { .. } => 4,
-        ShapeView::Polygon(polygon) => polygon.vertices().len(),
-        ShapeView::Compound(compound) => (compound.parts().iter())
-            .map(|part| core_size(part.shape.view()))
-            .sum(),
-    }
-}
-
 /// The cores of `a` at `pa` and `b` at `pb`, in `a`'s frame: `a` as it is,
 /// `b` placed relative to it. Working near the origin keeps the precision
 /// that world coordinates of hundreds or thousands would cost.
 #[inline(always)]
 fn relative_cores(
-    a: ShapeView<'_>,
+    a: ConvexRef<'_>,
     pa: Isometry2d,
-    b: ShapeView<'_>,
+    b: ConvexRef<'_>,
     pb: Isometry2d,
 ) -> (Core, Core) {
     (Core::local(a), Core::new(b, pa.inverse() * pb))
@@ -211,12 +198,12 @@ fn relative_cores(
 /// that the hand-written pairs inline where the shapes are dispatched.
 #[inline(never)]
 pub(crate) fn intersects_at(
-    a: ShapeView<'_>,
+    a: ConvexRef<'_>,
     pa: Isometry2d,
-    b: ShapeView<'_>,
+    b: ConvexRef<'_>,
     pb: Isometry2d,
 ) -> bool {
-    use ShapeView::{Capsule, Polygon, Rect, Segment};
+    use ConvexRef::{Capsule, Polygon, Rect, Segment};
     let stick_area = match (a, b) {
         (Capsule { .. } | Segment { .. }, Rect { .. } | Polygon(_))
         | (Rect { .. } | Polygon(_), Capsule { .. } | Segment { .. }) => {
@@ -230,7 +217,12 @@ pub(crate) fn intersects_at(
 /// [`intersects`] of two shapes placed by their poses, in the frame of the
 /// one with more points, so that fewer are moved.
 #[inline(never)]
-fn general_intersects_at(a: ShapeView<'_>, pa: Isometry2d, b: ShapeView<'_>, pb: Isometry2d) -> bool {
+fn general_intersects_at(
+    a: ConvexRef<'_>,
+    pa: Isometry2d,
+    b: ConvexRef<'_>,
+    pb: Isometry2d,
+) -> bool {
     if let Some(decided) = quick_contact(a, pa, b, pb, false) {
         return decided.is_some();
     }
@@ -245,9 +237,9 @@ fn general_intersects_at(a: ShapeView<'_>, pa: Isometry2d, b: ShapeView<'_>, pb:
 /// [`contact`] of two shapes placed by their poses, as [`intersects_at`].
 #[inline(never)]
 pub(crate) fn contact_at(
-    a: ShapeView<'_>,
+    a: ConvexRef<'_>,
     pa: Isometry2d,
-    b: ShapeView<'_>,
+    b: ConvexRef<'_>,
     pb: Isometry2d,
 ) -> Option<Contact> {
     if let Some(decided) = quick_contact(a, pa, b, pb, true) {
@@ -270,9 +262,9 @@ pub(crate) fn contact_at(
 
 /// [`closest_surface_points`] of two shapes placed by their poses.
 pub(crate) fn closest_surface_points_at(
-    a: ShapeView<'_>,
+    a: ConvexRef<'_>,
     pa: Isometry2d,
-    b: ShapeView<'_>,
+    b: ConvexRef<'_>,
     pb: Isometry2d,
 ) -> Option<(Vec2, Vec2, f32)> {
     let (core_a, core_b) = relative_cores(a, pa, b, pb);
@@ -528,7 +520,7 @@ mod tests {
     use bevy::math::Rot2;
 
     fn segment(a: Vec2, b: Vec2) -> Core {
-        Core::new(ShapeView::Segment { a, b }, Isometry2d::IDENTITY)
+        Core::new(ConvexRef::Segment { a, b }, Isometry2d::IDENTITY)
     }
 
     #[test]
@@ -619,7 +611,10 @@ mod tests {
                 Isometry2d::new(at, Rot2::radians(random(-4.0, 4.0)))
             };
             let (p_area, mut p_stick) = (pose(&mut random), pose(&mut random));
-            let (stick, area) = (stick.view(), area.view());
+            let (stick, area) = (
+                stick.view().convex().unwrap(),
+                area.view().convex().unwrap(),
+            );
             // Every third pair slid along its gap until the two touch.
             if i % 3 == 1
                 && let Some((p, q, _)) = closest_surface_points_at(stick, p_stick, area, p_area)
@@ -712,7 +707,7 @@ mod tests {
     #[test]
     fn rotated_core_is_placed_by_its_pose() {
         let capsule = Core::new(
-            ShapeView::Capsule {
+            ConvexRef::Capsule {
                 radius: 1.0,
                 half_length: 2.0,
             },

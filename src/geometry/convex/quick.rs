@@ -8,8 +8,8 @@ use super::cores::{RECT_NORMALS, rect_corners};
 use super::{closest_points_apart, closest_points_on_segments};
 use crate::geometry::contact::Contact;
 use crate::geometry::pairs::within;
+use crate::geometry::shape::view::ConvexRef;
 use crate::geometry::shape::view::PolygonRef;
-use crate::geometry::shape::view::ShapeView;
 
 /// A point or segment core (of a circle, capsule or segment), placed.
 #[derive(Clone, Copy)]
@@ -21,10 +21,10 @@ struct Stick {
 
 impl Stick {
     #[inline]
-    fn of(shape: ShapeView<'_>, pose: Isometry2d) -> Option<Self> {
+    fn of(shape: ConvexRef<'_>, pose: Isometry2d) -> Option<Self> {
         let (a, b, radius) = match shape {
-            ShapeView::Circle { radius } => (Vec2::ZERO, Vec2::ZERO, radius),
-            ShapeView::Capsule {
+            ConvexRef::Circle { radius } => (Vec2::ZERO, Vec2::ZERO, radius),
+            ConvexRef::Capsule {
                 radius,
                 half_length,
             } => (
@@ -32,7 +32,7 @@ impl Stick {
                 Vec2::new(0.0, half_length),
                 radius,
             ),
-            ShapeView::Segment { a, b } => (a, b, 0.0),
+            ConvexRef::Segment { a, b } => (a, b, 0.0),
             _ => return None,
         };
         Some(Self {
@@ -51,9 +51,9 @@ impl Stick {
 /// `pa` for precision.
 #[inline]
 pub(super) fn quick_contact(
-    a: ShapeView<'_>,
+    a: ConvexRef<'_>,
     pa: Isometry2d,
-    b: ShapeView<'_>,
+    b: ConvexRef<'_>,
     pb: Isometry2d,
     want_contact: bool,
 ) -> Option<Option<Contact>> {
@@ -67,14 +67,14 @@ pub(super) fn quick_contact(
         ..contact
     };
     match (a, b) {
-        (_, ShapeView::Polygon(polygon)) => {
-            let ShapeView::Circle { radius } = a else {
+        (_, ConvexRef::Polygon(polygon)) => {
+            let ConvexRef::Circle { radius } = a else {
                 return None;
             };
             circle_polygon(radius, Vec2::ZERO, polygon, rb, want_contact)
                 .map(|decided| decided.map(moved))
         }
-        (ShapeView::Polygon(polygon), ShapeView::Circle { radius }) => {
+        (ConvexRef::Polygon(polygon), ConvexRef::Circle { radius }) => {
             let centre = rb.translation;
             let local = Isometry2d::new(-centre, pa.rotation);
             circle_polygon(radius, Vec2::ZERO, polygon, local, want_contact).map(|decided| {
@@ -152,12 +152,12 @@ fn crossing(a: Stick, b: Stick, noise: f32) -> bool {
 /// `None` for any other pair of kinds.
 #[inline(never)]
 pub(super) fn stick_area_intersects(
-    a: ShapeView<'_>,
+    a: ConvexRef<'_>,
     pa: Isometry2d,
-    b: ShapeView<'_>,
+    b: ConvexRef<'_>,
     pb: Isometry2d,
 ) -> Option<bool> {
-    let is_stick = |shape| matches!(shape, ShapeView::Capsule { .. } | ShapeView::Segment { .. });
+    let is_stick = |shape| matches!(shape, ConvexRef::Capsule { .. } | ConvexRef::Segment { .. });
     let (stick, stick_pose, area, area_pose) = if is_stick(a) {
         (a, pa, b, pb)
     } else if is_stick(b) {
@@ -167,11 +167,11 @@ pub(super) fn stick_area_intersects(
     };
     let rect;
     let (vertices, normals) = match area {
-        ShapeView::Rect { half_size } => {
+        ConvexRef::Rect { half_size } => {
             rect = rect_corners(half_size);
             (&rect[..], &RECT_NORMALS[..])
         }
-        ShapeView::Polygon(polygon) => (polygon.vertices(), polygon.normals()),
+        ConvexRef::Polygon(polygon) => (polygon.vertices(), polygon.normals()),
         _ => return None,
     };
     let stick = Stick::of(stick, area_pose.inverse() * stick_pose)?;

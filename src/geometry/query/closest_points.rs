@@ -47,6 +47,8 @@ pub(in crate::geometry) fn closest_points_of(
         (_, ShapeView::Compound(compound)) => (compound.parts().iter())
             .map(|part| closest_points_of(a, pa, part.shape.view(), pb * part.pose))
             .fold(None, nearest),
-        _ => convex::closest_surface_points_at(a, pa, b, pb),
+        (ShapeView::Convex(a), ShapeView::Convex(b)) => {
+            convex::closest_surface_points_at(a, pa, b, pb)
+        }
     }
 }

@@ -17,7 +17,7 @@ use crate::geometry::query::parts::{ListedPart, visit_part_pairs};
 use crate::geometry::shape::Shape;
 use crate::geometry::shape::compound::Compound;
 use crate::geometry::shape::polyline::ChainSegment;
-use crate::geometry::shape::view::ShapeView;
+use crate::geometry::shape::view::{ConvexRef, ShapeView};
 
 impl Shape {
     /// The contact between this shape at `pose` and `other` at `other_pose`,
@@ -91,9 +91,9 @@ impl PairOp for ContactOp {
     #[inline(always)]
     fn general(
         self,
-        a: ShapeView<'_>,
+        a: ConvexRef<'_>,
         pa: Isometry2d,
-        b: ShapeView<'_>,
+        b: ConvexRef<'_>,
         pb: Isometry2d,
     ) -> Option<Contact> {
         convex::contact_at(a, pa, b, pb)

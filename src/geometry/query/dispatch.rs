@@ -21,7 +21,7 @@ use crate::geometry::query::parts::{PartPlace, visit_part_pairs};
 use crate::geometry::shape::Shape;
 use crate::geometry::shape::compound::Compound;
 use crate::geometry::shape::polyline::ChainSegment;
-use crate::geometry::shape::view::ShapeView;
+use crate::geometry::shape::view::{ConvexRef, ShapeView};
 
 /// One operation on a pair of shapes, as [`dispatch`] takes it: one method
 /// per pair with a hand-written test, each `a` then `b` (`rect_circle` is
@@ -77,12 +77,12 @@ pub(crate) trait PairOp: Copy {
         x
     }
 
-    /// Any two shapes.
+    /// Any two convex shapes.
     fn general(
         self,
-        a: ShapeView<'_>,
+        a: ConvexRef<'_>,
         pa: Self::Place,
-        b: ShapeView<'_>,
+        b: ConvexRef<'_>,
         pb: Self::Place,
     ) -> Self::Out;
 
@@ -90,9 +90,9 @@ pub(crate) trait PairOp: Copy {
     #[inline(always)]
     fn circle_circle(self, ra: f32, pa: Self::Place, rb: f32, pb: Self::Place) -> Self::Out {
         self.general(
-            ShapeView::Circle { radius: ra },
+            ConvexRef::Circle { radius: ra },
             pa,
-            ShapeView::Circle { radius: rb },
+            ConvexRef::Circle { radius: rb },
             pb,
         )
     }
@@ -107,9 +107,9 @@ pub(crate) trait PairOp: Copy {
         pb: Self::Place,
     ) -> Self::Out {
         self.general(
-            ShapeView::Circle { radius },
+            ConvexRef::Circle { radius },
             pa,
-            ShapeView::Rect { half_size },
+            ConvexRef::Rect { half_size },
             pb,
         )
     }
@@ -124,9 +124,9 @@ pub(crate) trait PairOp: Copy {
         pb: Self::Place,
     ) -> Self::Out {
         self.general(
-            ShapeView::Rect { half_size },
+            ConvexRef::Rect { half_size },
             pa,
-            ShapeView::Circle { radius },
+            ConvexRef::Circle { radius },
             pb,
         )
     }
@@ -135,9 +135,9 @@ pub(crate) trait PairOp: Copy {
     #[inline(always)]
     fn rect_rect(self, ha: Vec2, pa: Self::Place, hb: Vec2, pb: Self::Place) -> Self::Out {
         self.general(
-            ShapeView::Rect { half_size: ha },
+            ConvexRef::Rect { half_size: ha },
             pa,
-            ShapeView::Rect { half_size: hb },
+            ConvexRef::Rect { half_size: hb },
             pb,
         )
     }
@@ -180,52 +180,39 @@ pub(crate) trait PairOp: Copy {
     }
 }
 
-/// The kinds [`dispatch`] has hand-written tests for; every other kind is
-/// `Other`.
-#[derive(Clone, Copy)]
-pub(crate) enum SpecialKind {
-    Circle(f32),
-    Rect(Vec2),
-    /// A capsule or a segment.
-    Stick(Stick),
-    Other,
-}
-
-/// A shape as [`dispatch`] reads it: its special kind first, and the whole
-/// shape only for [`PairOp::general`]. A packed form can answer the first
-/// without building the second (the narrow phase's snapshot shapes).
+/// A shape as [`dispatch`] reads it. A packed form can keep its points
+/// elsewhere and look them up only here (the narrow phase's snapshot
+/// shapes).
 pub(crate) trait PairShape<'a>: Copy {
-    /// Its kind, if [`dispatch`] has hand-written tests for it.
-    fn special_kind(self) -> SpecialKind;
-    /// The whole shape.
+    /// The shape.
     fn view(self) -> ShapeView<'a>;
 }
 
 impl<'a> PairShape<'a> for ShapeView<'a> {
-    #[inline(always)]
-    fn special_kind(self) -> SpecialKind {
-        match self {
-            ShapeView::Circle { radius } => SpecialKind::Circle(radius),
-            ShapeView::Rect { half_size } => SpecialKind::Rect(half_size),
-            ShapeView::Capsule {
-                radius,
-                half_length,
-            } => SpecialKind::Stick(Stick::capsule(radius, half_length)),
-            ShapeView::Segment { a, b } => SpecialKind::Stick(Stick::segment(a, b)),
-            _ => SpecialKind::Other,
-        }
-    }
-
     #[inline(always)]
     fn view(self) -> ShapeView<'a> {
         self
     }
 }
 
+/// A capsule or a segment as the stick tests take it.
+#[inline(always)]
+fn stick(shape: ConvexRef<'_>) -> Option<Stick> {
+    match shape {
+        ConvexRef::Capsule {
+            radius,
+            half_length,
+        } => Some(Stick::capsule(radius, half_length)),
+        ConvexRef::Segment { a, b } => Some(Stick::segment(a, b)),
+        _ => None,
+    }
+}
+
 /// `op` on `a` at `pa` and `b` at `pb`: the hand-written test of their pair
-/// of kinds if there is one, else [`PairOp::general`]. The only place that
-/// matches on a pair of kinds for the fast paths; always inlined, so that
-/// a caller that knows its operation gets the pair tests inline.
+/// of kinds if there is one, a compound's parts one by one, else
+/// [`PairOp::general`]. The only place that matches on a pair of kinds;
+/// always inlined, so that a caller that knows its operation gets the pair
+/// tests inline.
 #[inline(always)]
 pub(crate) fn dispatch<'a, O: PairOp>(
     op: O,
@@ -234,25 +221,30 @@ pub(crate) fn dispatch<'a, O: PairOp>(
     b: impl PairShape<'a>,
     pb: O::Place,
 ) -> O::Out {
-    use SpecialKind::{Circle, Rect, Stick};
-    let special = match (a.special_kind(), b.special_kind()) {
-        (Circle(ra), Circle(rb)) => return op.circle_circle(ra, pa, rb, pb),
-        (Circle(radius), Rect(half_size)) => return op.circle_rect(radius, pa, half_size, pb),
-        (Rect(half_size), Circle(radius)) => return op.rect_circle(half_size, pa, radius, pb),
-        (Rect(ha), Rect(hb)) => return op.rect_rect(ha, pa, hb, pb),
-        (Circle(radius), Stick(stick)) => op.circle_stick(radius, pa, stick, pb),
-        (Stick(stick), Circle(radius)) => op.stick_circle(stick, pa, radius, pb),
-        (Stick(stick), Rect(half_size)) => op.stick_rect(stick, pa, half_size, pb),
+    use ConvexRef::{Circle, Rect};
+    let (a, b) = match (a.view(), b.view()) {
+        (ShapeView::Convex(a), ShapeView::Convex(b)) => (a, b),
+        (a, b) => return over_parts(op, a, pa, b, pb),
+    };
+    let special = match (a, b) {
+        (Circle { radius: ra }, Circle { radius: rb }) => return op.circle_circle(ra, pa, rb, pb),
+        (Circle { radius }, Rect { half_size }) => {
+            return op.circle_rect(radius, pa, half_size, pb);
+        }
+        (Rect { half_size }, Circle { radius }) => {
+            return op.rect_circle(half_size, pa, radius, pb);
+        }
+        (Rect { half_size: ha }, Rect { half_size: hb }) => return op.rect_rect(ha, pa, hb, pb),
+        (Circle { radius }, other) => stick(other).and_then(|s| op.circle_stick(radius, pa, s, pb)),
+        (other, Circle { radius }) => stick(other).and_then(|s| op.stick_circle(s, pa, radius, pb)),
+        (other, Rect { half_size }) => {
+            stick(other).and_then(|s| op.stick_rect(s, pa, half_size, pb))
+        }
         _ => None,
     };
-    if let Some(found) = special {
-        return found;
-    }
-    match (a.view(), b.view()) {
-        (a @ ShapeView::Compound(_), b) | (a, b @ ShapeView::Compound(_)) => {
-            over_parts(op, a, pa, b, pb)
-        }
-        (a, b) => op.general(a, pa, b, pb),
+    match special {
+        Some(found) => found,
+        None => op.general(a, pa, b, pb),
     }
 }
 
@@ -310,27 +302,10 @@ fn over_parts<O: PairOp>(
     found
 }
 
-/// The pure API's shapes straight into [`dispatch`]: the hand-written pairs
-/// read their sizes from the shape itself, not from a [`ShapeView`] built
-/// on the stack first (whose reads back stalled the circle and capsule
-/// tests).
+/// The pure API's shapes straight into [`dispatch`].
 impl<'a> PairShape<'a> for &'a Shape {
     #[inline(always)]
-    fn special_kind(self) -> SpecialKind {
-        match *self {
-            Shape::Circle { radius } => SpecialKind::Circle(radius),
-            Shape::Rect { half_size } => SpecialKind::Rect(half_size),
-            Shape::Capsule {
-                radius,
-                half_length,
-            } => SpecialKind::Stick(Stick::capsule(radius, half_length)),
-            Shape::Segment { a, b } => SpecialKind::Stick(Stick::segment(a, b)),
-            _ => SpecialKind::Other,
-        }
-    }
-
-    #[inline(always)]
     fn view(self) -> ShapeView<'a> {
-        self.view()
+        Shape::view(self)
     }
 }

@@ -120,13 +120,16 @@ pub(crate) fn stricter_contact(original: Contact, x: Contact, y: Contact) -> Con
 /// The least height of `shape` at `pose` above the line through `origin`
 /// with unit normal `normal`, and a point of the shape at that height.
 fn lowest_along(shape: ShapeView<'_>, pose: Isometry2d, normal: Vec2, origin: Vec2) -> (f32, Vec2) {
-    if let ShapeView::Compound(compound) = shape {
-        return (compound.parts().iter())
-            .map(|part| lowest_along(part.shape.view(), pose * part.pose, normal, origin))
-            .min_by(|x, y| x.0.total_cmp(&y.0))
-            .unwrap_or((f32::INFINITY, origin));
-    }
-    let core = Core::new(shape, pose);
+    let convex = match shape {
+        ShapeView::Convex(convex) => convex,
+        ShapeView::Compound(compound) => {
+            return (compound.parts().iter())
+                .map(|part| lowest_along(part.shape.view(), pose * part.pose, normal, origin))
+                .min_by(|x, y| x.0.total_cmp(&y.0))
+                .unwrap_or((f32::INFINITY, origin));
+        }
+    };
+    let core = Core::new(convex, pose);
     let (height, point) = (core.points().iter())
         .map(|&p| ((p - origin).dot(normal), p))
         .min_by(|x, y| x.0.total_cmp(&y.0))

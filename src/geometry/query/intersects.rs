@@ -11,7 +11,7 @@ use crate::geometry::pairs::rect_rect::rect_rect_intersects;
 use crate::geometry::pairs::sticks::{Stick, circle_stick_intersects};
 use crate::geometry::query::dispatch::{PairOp, dispatch};
 use crate::geometry::shape::Shape;
-use crate::geometry::shape::view::ShapeView;
+use crate::geometry::shape::view::{ConvexRef, ShapeView};
 
 impl Shape {
     /// Whether this shape at `pose` and `other` at `other_pose` overlap or
@@ -56,7 +56,7 @@ impl PairOp for IntersectsOp {
     }
 
     #[inline(always)]
-    fn general(self, a: ShapeView<'_>, pa: Isometry2d, b: ShapeView<'_>, pb: Isometry2d) -> bool {
+    fn general(self, a: ConvexRef<'_>, pa: Isometry2d, b: ConvexRef<'_>, pb: Isometry2d) -> bool {
         convex::intersects_at(a, pa, b, pb)
     }
 

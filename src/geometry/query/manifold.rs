@@ -25,8 +25,8 @@ use crate::geometry::contact::{Contact, ContactParts, Manifold};
 use crate::geometry::query::contact::{contact_with_listed_parts, for_each_part_contact};
 use crate::geometry::query::manifold_clip::convex_manifold;
 use crate::geometry::shape::Shape;
-use crate::geometry::shape::view::ShapeView;
 use crate::geometry::shape::view::validate_placement;
+use crate::geometry::shape::view::{ConvexRef, ShapeView};
 
 /// The manifold of `a` at `pa` and `b` at `pb` (checked shapes and poses),
 /// seen from `a`, or `None` when they are apart: of their deepest pair of
@@ -38,12 +38,11 @@ pub(crate) fn manifold_of(
     b: ShapeView<'_>,
     pb: Isometry2d,
 ) -> Option<Manifold> {
-    let is_compound = |shape: ShapeView<'_>| matches!(shape, ShapeView::Compound(_));
-    if !(is_compound(a) || is_compound(b)) {
+    if let (Some(convex_a), Some(convex_b)) = (a.convex(), b.convex()) {
         let contact = a.contact(pa, b, pb)?;
         return Some(convex_manifold(
-            (a, pa),
-            (b, pb),
+            (convex_a, pa),
+            (convex_b, pb),
             contact,
             ContactParts::NONE,
         ));
@@ -94,14 +93,14 @@ fn part_of(
     shape: ShapeView<'_>,
     pose: Isometry2d,
     index: Option<u32>,
-) -> Option<(ShapeView<'_>, Isometry2d)> {
+) -> Option<(ConvexRef<'_>, Isometry2d)> {
     match (shape, index) {
         (ShapeView::Compound(compound), Some(i)) => {
             let part = compound.parts().get(i as usize)?;
-            Some((part.shape.view(), pose * part.pose))
+            Some((part.shape.view().convex()?, pose * part.pose))
         }
         (ShapeView::Compound(_), None) => None,
-        _ => Some((shape, pose)),
+        (ShapeView::Convex(convex), _) => Some((convex, pose)),
     }
 }
 

@@ -7,7 +7,7 @@ use bevy::math::{Dir2, Isometry2d, Vec2};
 
 use crate::geometry::contact::{Contact, ContactParts, FeatureId, Manifold, ManifoldPoint};
 use crate::geometry::convex::cores::Core;
-use crate::geometry::shape::view::ShapeView;
+use crate::geometry::shape::view::ConvexRef;
 
 /// How close an edge's outward normal must be to the contact normal for the
 /// edge to count as a face along it: the cosine of the angle between them,
@@ -25,8 +25,8 @@ struct Pair<'s> {
     b: Core,
     /// The shapes themselves: the first at the origin, the second at
     /// `pose_b` (for the rays of [`Pair::single_point`]).
-    shape_a: ShapeView<'s>,
-    shape_b: ShapeView<'s>,
+    shape_a: ConvexRef<'s>,
+    shape_b: ConvexRef<'s>,
     pose_b: Isometry2d,
     normal: Vec2,
     depth: f32,
@@ -82,8 +82,8 @@ struct Faces {
 /// The manifold of two shapes that are not compounds, touching with
 /// `contact` (seen from `a`), on parts `parts` of theirs.
 pub(in crate::geometry) fn convex_manifold(
-    (a, pa): (ShapeView<'_>, Isometry2d),
-    (b, pb): (ShapeView<'_>, Isometry2d),
+    (a, pa): (ConvexRef<'_>, Isometry2d),
+    (b, pb): (ConvexRef<'_>, Isometry2d),
     contact: Contact,
     parts: ContactParts,
 ) -> Manifold {

@@ -314,18 +314,18 @@ fn min_max(x: f32, y: f32) -> (f32, f32) {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::geometry::shape::view::ShapeView;
+    use crate::geometry::shape::view::ConvexRef;
     use bevy::math::{Isometry2d, Rot2};
 
-    fn rect(w: f32, h: f32) -> ShapeView<'static> {
-        ShapeView::Rect {
+    fn rect(w: f32, h: f32) -> ConvexRef<'static> {
+        ConvexRef::Rect {
             half_size: Vec2::new(w, h) / 2.0,
         }
     }
 
     #[test]
     fn difference_of_rect_and_capsule_has_their_edges() {
-        let a = Core::local(ShapeView::Capsule {
+        let a = Core::local(ConvexRef::Capsule {
             radius: 1.0,
             half_length: 1.0,
         });

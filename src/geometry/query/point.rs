@@ -11,7 +11,7 @@ use crate::geometry::query::closest_points::closest_points_of;
 use crate::geometry::query::parts::PartPlace;
 use crate::geometry::shape::Shape;
 use crate::geometry::shape::compound::Compound;
-use crate::geometry::shape::view::ShapeView;
+use crate::geometry::shape::view::{ConvexRef, ShapeView};
 
 impl Shape {
     /// Whether the shape at `pose` contains `point` (boundary included; a
@@ -33,13 +33,27 @@ impl ShapeView<'_> {
         within: f32,
     ) -> Option<(Vec2, bool)> {
         match *self {
-            ShapeView::Compound(compound) => {
-                return compound_projection(compound, pose, point, within);
-            }
+            ShapeView::Convex(convex) => convex.project_point(pose, point),
+            ShapeView::Compound(compound) => compound_projection(compound, pose, point, within),
+        }
+    }
+
+    pub(crate) fn contains_point(&self, pose: Isometry2d, point: Vec2) -> bool {
+        match *self {
+            ShapeView::Convex(convex) => convex.contains_point(pose, point),
+            ShapeView::Compound(compound) => compound_contains(compound, pose, point),
+        }
+    }
+}
+
+impl ConvexRef<'_> {
+    /// [`ShapeView::project_point`] for a convex shape.
+    fn project_point(&self, pose: Isometry2d, point: Vec2) -> Option<(Vec2, bool)> {
+        match *self {
             // The common kinds directly (the general way below costs a
             // contact and a closest-point search); a point at a circle's
             // centre, on no one nearest boundary point, goes the general way.
-            ShapeView::Circle { radius } => {
+            ConvexRef::Circle { radius } => {
                 let offset = point - pose.translation;
                 let length = offset.length();
                 if length > 0.0 {
@@ -47,7 +61,7 @@ impl ShapeView<'_> {
                     return Some((on, length <= radius));
                 }
             }
-            ShapeView::Rect { half_size } => {
+            ConvexRef::Rect { half_size } => {
                 let local = pose.inverse_transform_point(point);
                 let clamped = local.clamp(-half_size, half_size);
                 if clamped != local {
@@ -68,30 +82,31 @@ impl ShapeView<'_> {
         self.project_point_by_contact(pose, point)
     }
 
-    /// [`Self::project_point`] of a shape that is not a compound, the
-    /// general way: the point as a circle of no size, whose contact says
-    /// how it leaves the shape and whose closest points where the shape is
-    /// nearest.
+    /// [`Self::project_point`] the general way: the point as a circle of no
+    /// size, whose contact says how it leaves the shape and whose closest
+    /// points where the shape is nearest.
     fn project_point_by_contact(&self, pose: Isometry2d, point: Vec2) -> Option<(Vec2, bool)> {
-        let dot = ShapeView::Circle { radius: 0.0 };
+        let dot = ShapeView::Convex(ConvexRef::Circle { radius: 0.0 });
         let at = Isometry2d::from_translation(point);
-        if let Some(contact) = dot.contact(at, *self, pose) {
+        let shape = ShapeView::Convex(*self);
+        if let Some(contact) = dot.contact(at, shape, pose) {
             return Some((point - *contact.normal * contact.depth, true));
         }
-        let (_, on_shape, _) = closest_points_of(dot, at, *self, pose)?;
+        let (_, on_shape, _) = closest_points_of(dot, at, shape, pose)?;
         Some((on_shape, false))
     }
 
-    pub(crate) fn contains_point(&self, pose: Isometry2d, point: Vec2) -> bool {
+    /// [`ShapeView::contains_point`] for a convex shape.
+    fn contains_point(&self, pose: Isometry2d, point: Vec2) -> bool {
         match *self {
-            ShapeView::Circle { radius } => {
+            ConvexRef::Circle { radius } => {
                 (point - pose.translation).length_squared() <= radius * radius
             }
-            ShapeView::Rect { half_size } => {
+            ConvexRef::Rect { half_size } => {
                 let local = pose.inverse_transform_point(point);
                 local.abs().cmple(half_size).all()
             }
-            ShapeView::Segment { a, b } => {
+            ConvexRef::Segment { a, b } => {
                 let (a, b) = (pose.transform_point(a), pose.transform_point(b));
                 let (on_segment, _) = convex::closest_points_on_segments(a, b, point, point);
                 // Exactly on the line is rarely representable: a few float
@@ -99,11 +114,10 @@ impl ShapeView<'_> {
                 let scale = a.abs().max(b.abs()).max(point.abs()).max_element();
                 on_segment.distance(point) <= scale * (4.0 * f32::EPSILON)
             }
-            ShapeView::Compound(compound) => compound_contains(compound, pose, point),
             _ => convex::intersects(
                 &Core::new(*self, pose),
                 &Core::new(
-                    ShapeView::Circle { radius: 0.0 },
+                    ConvexRef::Circle { radius: 0.0 },
                     Isometry2d::from_translation(point),
                 ),
             ),
@@ -180,15 +194,15 @@ mod tests {
         for _ in 0..20_000 {
             let size = Vec2::new(rng.random_range(0.1..5.0), rng.random_range(0.1..5.0));
             let shape = if rng.random_bool(0.5) {
-                ShapeView::Circle { radius: size.x }
+                ConvexRef::Circle { radius: size.x }
             } else {
-                ShapeView::Rect { half_size: size }
+                ConvexRef::Rect { half_size: size }
             };
             let centre = Vec2::new(rng.random_range(-9.0..9.0), rng.random_range(-9.0..9.0));
             let pose = Isometry2d::new(centre, Rot2::radians(rng.random_range(-4.0..4.0)));
             let offset = Vec2::new(rng.random_range(-8.0..8.0), rng.random_range(-8.0..8.0));
             let point = centre + offset;
-            let (direct, inside) = shape.project_point(pose, point, f32::INFINITY).unwrap();
+            let (direct, inside) = shape.project_point(pose, point).unwrap();
             let (general, general_inside) = shape.project_point_by_contact(pose, point).unwrap();
             let depth = general.distance(point);
             if depth > 1e-4 {
@@ -199,7 +213,7 @@ mod tests {
                 (direct.distance(point) - depth).abs() < 1e-4,
                 "{shape:?} {point}"
             );
-            let tied = matches!(shape, ShapeView::Rect { half_size } if inside
+            let tied = matches!(shape, ConvexRef::Rect { half_size } if inside
             && {
                 let room = half_size - pose.inverse_transform_point(point).abs();
                 (room.x - room.y).abs() < 1e-4

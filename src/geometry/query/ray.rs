@@ -20,7 +20,7 @@ use crate::geometry::shape::compound::Compound;
 use crate::geometry::shape::view::validate_placement;
 
 use crate::geometry::shape::Shape;
-use crate::geometry::shape::view::ShapeView;
+use crate::geometry::shape::view::{ConvexRef, ShapeView};
 
 /// Where a ray first meets a shape.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -67,8 +67,7 @@ impl Shape {
         direction: Dir2,
         max_distance: f32,
     ) -> Option<RayIntersection> {
-        self.view()
-            .cast_ray(pose, origin, direction, max_distance)
+        self.view().cast_ray(pose, origin, direction, max_distance)
     }
 }
 
@@ -95,13 +94,34 @@ impl ShapeView<'_> {
         max_distance: f32,
     ) -> Option<RayIntersection> {
         match *self {
-            ShapeView::Circle { radius } => {
+            ShapeView::Convex(convex) => {
+                convex.cast_ray_valid(pose, origin, direction, max_distance)
+            }
+            ShapeView::Compound(compound) => {
+                ray_compound(compound, pose, origin, direction, max_distance)
+            }
+        }
+    }
+}
+
+impl ConvexRef<'_> {
+    /// [`ShapeView::cast_ray_valid`] for a convex shape.
+    #[inline]
+    pub(crate) fn cast_ray_valid(
+        &self,
+        pose: Isometry2d,
+        origin: Vec2,
+        direction: Dir2,
+        max_distance: f32,
+    ) -> Option<RayIntersection> {
+        match *self {
+            ConvexRef::Circle { radius } => {
                 ray_circle(origin, direction, max_distance, pose.translation, radius)
             }
-            ShapeView::Rect { half_size } => {
+            ConvexRef::Rect { half_size } => {
                 ray_rect(origin, direction, max_distance, half_size, pose)
             }
-            ShapeView::Capsule {
+            ConvexRef::Capsule {
                 radius,
                 half_length,
             } => {
@@ -122,14 +142,14 @@ impl ShapeView<'_> {
                     .chain(middle)
                     .min_by(|p, q| p.distance.total_cmp(&q.distance))
             }
-            ShapeView::Segment { a, b } => ray_segment(
+            ConvexRef::Segment { a, b } => ray_segment(
                 origin,
                 direction,
                 max_distance,
                 pose.transform_point(a),
                 pose.transform_point(b),
             ),
-            ShapeView::Polygon(polygon) => ray_polygon(
+            ConvexRef::Polygon(polygon) => ray_polygon(
                 origin,
                 direction,
                 max_distance,
@@ -137,9 +157,6 @@ impl ShapeView<'_> {
                 polygon.normals(),
                 pose,
             ),
-            ShapeView::Compound(compound) => {
-                ray_compound(compound, pose, origin, direction, max_distance)
-            }
         }
     }
 }

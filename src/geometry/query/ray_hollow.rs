@@ -25,8 +25,8 @@ use crate::geometry::query::ray::checked_ray;
 use crate::geometry::shape::Shape;
 use crate::geometry::shape::compound::Compound;
 use crate::geometry::shape::part_grid::RayWalk;
-use crate::geometry::shape::view::ShapeView;
 use crate::geometry::shape::view::validate_placement;
+use crate::geometry::shape::view::{ConvexRef, ShapeView};
 use crate::util::scratch::{scratch_items, with_scratch};
 
 impl Shape {
@@ -96,7 +96,7 @@ impl ShapeView<'_> {
             ShapeView::Compound(compound) => {
                 compound_exit(compound, pose, origin, direction, max_distance)?
             }
-            convex => convex_exit(convex, pose, origin, direction, 0.0),
+            ShapeView::Convex(convex) => convex_exit(convex, pose, origin, direction, 0.0),
         };
         (distance <= max_distance).then(|| RayIntersection {
             distance,
@@ -111,34 +111,33 @@ impl ShapeView<'_> {
 /// the ray is known to be in the shape) and the outward normal there.
 /// Rounding that loses the line altogether leaves it at `entered`.
 fn convex_exit(
-    shape: ShapeView<'_>,
+    shape: ConvexRef<'_>,
     pose: Isometry2d,
     origin: Vec2,
     direction: Dir2,
     entered: f32,
 ) -> (f32, Dir2) {
     let exit = match shape {
-        ShapeView::Circle { radius } => circle_exit(origin, direction, pose.translation, radius),
-        ShapeView::Rect { half_size } => rect_exit(origin, direction, half_size, pose),
-        ShapeView::Capsule {
+        ConvexRef::Circle { radius } => circle_exit(origin, direction, pose.translation, radius),
+        ConvexRef::Rect { half_size } => rect_exit(origin, direction, half_size, pose),
+        ConvexRef::Capsule {
             radius,
             half_length,
         } => capsule_exit(origin, direction, radius, half_length, pose),
-        ShapeView::Segment { a, b } => Some(segment_exit(
+        ConvexRef::Segment { a, b } => Some(segment_exit(
             origin,
             direction,
             pose.transform_point(a),
             pose.transform_point(b),
             entered,
         )),
-        ShapeView::Polygon(polygon) => polygon_exit(
+        ConvexRef::Polygon(polygon) => polygon_exit(
             origin,
             direction,
             polygon.vertices(),
             polygon.normals(),
             pose,
         ),
-        ShapeView::Compound(_) => None,
     };
     match exit {
         Some((distance, normal)) => (distance.max(entered), normal),
@@ -304,7 +303,10 @@ impl Stretches<'_> {
     fn add(&mut self, i: usize) {
         let part = &self.compound.parts()[i];
         let part_pose = self.pose * part.pose;
-        let shape = part.shape.view();
+        // A part is never a compound (`Compound::new` flattens them).
+        let Some(shape) = part.shape.view().convex() else {
+            return;
+        };
         let (origin, direction) = (self.origin, self.direction);
         if let Some(entry) = shape.cast_ray_valid(part_pose, origin, direction, self.max_distance) {
             let (exit, normal) = convex_exit(shape, part_pose, origin, direction, entry.distance);
@@ -380,13 +382,7 @@ fn compound_exit(
             }
             let joins = stretch.enter <= run || {
                 let part = &compound.parts()[stretch.part as usize];
-                touches(
-                    part.shape.view(),
-                    pose * part.pose,
-                    origin,
-                    direction,
-                    run,
-                )
+                touches(part.shape.view(), pose * part.pose, origin, direction, run)
             };
             if !joins {
                 break;

@@ -7,7 +7,7 @@ use bevy::shape::{Aabb2d, BoundingVolume};
 
 use crate::geometry::query::parts::PartPlace;
 use crate::geometry::shape::Shape;
-use crate::geometry::shape::view::ShapeView;
+use crate::geometry::shape::view::{ConvexRef, ShapeView};
 
 /// The motion of a shape over one step.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -171,7 +171,7 @@ pub fn swept_aabb(shape: &Shape, sweep: Sweep) -> Aabb2d {
 pub(crate) fn swept_aabb_of(shape: ShapeView<'_>, sweep: Sweep) -> Aabb2d {
     let turns = sweep.start.rotation != sweep.end.rotation;
     let bounds = |pose: Isometry2d| match shape {
-        ShapeView::Circle { .. } => shape.aabb(pose),
+        ShapeView::Convex(ConvexRef::Circle { .. }) => shape.aabb(pose),
         _ if turns => Aabb2d::new(pose.translation, Vec2::splat(shape.bounding_radius())),
         _ => shape.aabb(pose),
     };

@@ -18,7 +18,7 @@ use crate::geometry::query::ghost_rule::{ghost_contact, stricter_contact};
 use crate::geometry::query::sweep::{PartSweep, Sweep};
 use crate::geometry::shape::Shape;
 use crate::geometry::shape::polyline::ChainSegment;
-use crate::geometry::shape::view::ShapeView;
+use crate::geometry::shape::view::{ConvexRef, ShapeView};
 
 /// A rotating rectangle's step is cut so that it turns at most this much
 /// (radians) per sub-step; the circle is grown by at most
@@ -143,9 +143,9 @@ pub(crate) fn time_of_impact_from_apart(
 /// points move at most the origin's translation plus the turn times their
 /// distance from that origin (the part's arm plus its own reach).
 pub(in crate::geometry) fn convex_time_of_impact(
-    a: ShapeView<'_>,
+    a: ConvexRef<'_>,
     sweep_a: PartSweep,
-    b: ShapeView<'_>,
+    b: ConvexRef<'_>,
     sweep_b: PartSweep,
 ) -> Option<Impact> {
     let (angle_a, angle_b) = (sweep_a.angle(), sweep_b.angle());
@@ -514,9 +514,9 @@ impl PairOp for TimeOfImpactOp {
     #[inline(always)]
     fn general(
         self,
-        a: ShapeView<'_>,
+        a: ConvexRef<'_>,
         pa: PartSweep,
-        b: ShapeView<'_>,
+        b: ConvexRef<'_>,
         pb: PartSweep,
     ) -> Option<Impact> {
         convex_time_of_impact(a, pa, b, pb)
@@ -529,9 +529,9 @@ impl PairOp for TimeOfImpactOp {
         match (pa.as_sweep(), pb.as_sweep()) {
             (Some(sa), Some(sb)) => circle_circle_time_of_impact(ra, sa, rb, sb),
             _ => self.general(
-                ShapeView::Circle { radius: ra },
+                ConvexRef::Circle { radius: ra },
                 pa,
-                ShapeView::Circle { radius: rb },
+                ConvexRef::Circle { radius: rb },
                 pb,
             ),
         }
@@ -548,9 +548,9 @@ impl PairOp for TimeOfImpactOp {
         match (pa.as_sweep(), pb.as_sweep()) {
             (Some(sa), Some(sb)) => circle_rect_time_of_impact(radius, sa, half_size, sb),
             _ => self.general(
-                ShapeView::Circle { radius },
+                ConvexRef::Circle { radius },
                 pa,
-                ShapeView::Rect { half_size },
+                ConvexRef::Rect { half_size },
                 pb,
             ),
         }
@@ -574,9 +574,9 @@ impl PairOp for TimeOfImpactOp {
         match (pa.as_sweep(), pb.as_sweep()) {
             (Some(sa), Some(sb)) => rect_rect_time_of_impact(ha, sa, hb, sb),
             _ => self.general(
-                ShapeView::Rect { half_size: ha },
+                ConvexRef::Rect { half_size: ha },
                 pa,
-                ShapeView::Rect { half_size: hb },
+                ConvexRef::Rect { half_size: hb },
                 pb,
             ),
         }

@@ -30,7 +30,7 @@ use crate::geometry::pairs::sticks::Stick;
 use crate::geometry::query::dispatch::{PairOp, dispatch};
 use crate::geometry::query::minkowski::{MinkowskiDifference, RayEntry};
 use crate::geometry::shape::polyline::{ChainSegment, GhostRule};
-use crate::geometry::shape::view::ShapeView;
+use crate::geometry::shape::view::{ConvexRef, ShapeView};
 
 use TranslationCast::{AtStart, Hit, Miss};
 
@@ -74,11 +74,11 @@ pub(crate) fn cast_translation(
 /// [`cast_translation`] for any two shapes: one ray against the Minkowski
 /// difference of their rounded cores.
 pub(in crate::geometry) fn cast_translation_convex(
-    a: ShapeView<'_>,
+    a: ConvexRef<'_>,
     pa: Isometry2d,
     direction: Dir2,
     max_distance: f32,
-    b: ShapeView<'_>,
+    b: ConvexRef<'_>,
     pb: Isometry2d,
 ) -> TranslationCast {
     let core_a = Core::local(a);
@@ -369,9 +369,9 @@ impl PairOp for TranslationCastOp {
     #[inline(always)]
     fn general(
         self,
-        a: ShapeView<'_>,
+        a: ConvexRef<'_>,
         pa: Isometry2d,
-        b: ShapeView<'_>,
+        b: ConvexRef<'_>,
         pb: Isometry2d,
     ) -> TranslationCast {
         cast_translation_convex(a, pa, self.direction, self.max_distance, b, pb)
@@ -393,9 +393,9 @@ impl PairOp for TranslationCastOp {
             return cast;
         }
         self.general(
-            ShapeView::Circle { radius },
+            ConvexRef::Circle { radius },
             pa,
-            ShapeView::Rect { half_size },
+            ConvexRef::Rect { half_size },
             pb,
         )
     }
@@ -419,14 +419,14 @@ mod tests {
     use bevy::math::Rot2;
 
     fn rect(w: f32, h: f32) -> ShapeView<'static> {
-        ShapeView::Rect {
+        ShapeView::Convex(ConvexRef::Rect {
             half_size: Vec2::new(w, h) / 2.0,
-        }
+        })
     }
 
     #[test]
     fn circle_hits_rect_face_and_corner() {
-        let ball = ShapeView::Circle { radius: 1.0 };
+        let ball = ShapeView::Convex(ConvexRef::Circle { radius: 1.0 });
         let cast = |from: Vec2, d: Vec2| {
             cast_translation(
                 ball,
@@ -486,7 +486,7 @@ mod tests {
             let pa = Isometry2d::new(box_pose.translation + offset, turn * quarter);
             let direction = Dir2::from_xy(random(-1.0, 1.0), random(-1.0, 1.0)).unwrap_or(Dir2::X);
             let max_distance = random(0.0, 80.0);
-            let capsule = ShapeView::Capsule {
+            let capsule = ConvexRef::Capsule {
                 radius,
                 half_length,
             };
@@ -496,7 +496,7 @@ mod tests {
                 pa,
                 direction,
                 max_distance,
-                ShapeView::Rect { half_size: half },
+                ConvexRef::Rect { half_size: half },
                 box_pose,
             );
             let Some(ours) = stick_into_box(stick, pa, direction, max_distance, half, box_pose)

@@ -1,5 +1,6 @@
 //! The shapes as stored: [`Shape`] (this file) and the parts it is made of,
-//! a file each: the borrowed view the algorithms read (`shape_ref`),
+//! a file each: the borrowed view the algorithms read (`view`: a convex
+//! shape or a compound),
 //! convex polygons, compounds and their part grid, polylines, concave
 //! polygons and polygons with holes (decomposed into convex pieces), the
 //! checks of sizes and poses (`checked`) and the reading of a `Transform`
@@ -24,7 +25,7 @@ use bevy::shape::Aabb2d;
 use checked::ShapeError;
 use compound::Compound;
 use polygon::ConvexPolygon;
-use view::ShapeView;
+use view::{ConvexRef, ShapeView};
 
 /// A collision shape in local coordinates, in world units (scale already
 /// applied). A pose ([`Isometry2d`]) places it in the world: circles,
@@ -92,20 +93,21 @@ impl Shape {
     /// reads every collider through it.
     #[inline(always)]
     pub(crate) fn view(&self) -> ShapeView<'_> {
-        match *self {
-            Shape::Circle { radius } => ShapeView::Circle { radius },
-            Shape::Rect { half_size } => ShapeView::Rect { half_size },
+        let convex = match *self {
+            Shape::Circle { radius } => ConvexRef::Circle { radius },
+            Shape::Rect { half_size } => ConvexRef::Rect { half_size },
             Shape::Capsule {
                 radius,
                 half_length,
-            } => ShapeView::Capsule {
+            } => ConvexRef::Capsule {
                 radius,
                 half_length,
             },
-            Shape::Segment { a, b } => ShapeView::Segment { a, b },
-            Shape::Polygon(ref polygon) => ShapeView::Polygon(polygon.points_ref()),
-            Shape::Compound(ref compound) => ShapeView::Compound(compound),
-        }
+            Shape::Segment { a, b } => ConvexRef::Segment { a, b },
+            Shape::Polygon(ref polygon) => ConvexRef::Polygon(polygon.points_ref()),
+            Shape::Compound(ref compound) => return ShapeView::Compound(compound),
+        };
+        ShapeView::Convex(convex)
     }
 
     /// Checks that the shape's size is finite and strictly positive (a
@@ -141,81 +143,32 @@ impl Shape {
 }
 
 impl<'a> ShapeView<'a> {
-    /// The shape scaled as [`Shape::scaled`] says, except a polygon, which
-    /// is returned as it is: its scaled points need a home of their own
-    /// ([`scaled_points_into`](crate::geometry::scaled_points_into)).
+    /// The shape scaled as [`Shape::scaled`] says, except a polygon or a
+    /// compound, which is returned as it is: its scaled points need a home
+    /// of their own ([`scaled_points_into`](crate::geometry::scaled_points_into)).
     #[inline(always)]
     pub(crate) fn scaled_in_place(self, scale: Vec2) -> Self {
-        let abs = scale.abs();
         match self {
-            ShapeView::Circle { radius } => ShapeView::Circle {
-                radius: radius * abs.max_element(),
-            },
-            ShapeView::Rect { half_size } => ShapeView::Rect {
-                half_size: half_size * abs,
-            },
-            ShapeView::Capsule {
-                radius,
-                half_length,
-            } => ShapeView::Capsule {
-                radius: radius * abs.x,
-                half_length: half_length * abs.y,
-            },
-            ShapeView::Segment { a, b } => ShapeView::Segment {
-                a: a * scale,
-                b: b * scale,
-            },
-            with_points @ (ShapeView::Polygon(_) | ShapeView::Compound(_)) => with_points,
+            ShapeView::Convex(convex) => ShapeView::Convex(convex.scaled_in_place(scale)),
+            compound @ ShapeView::Compound(_) => compound,
         }
     }
 
     /// An owned copy.
     pub(crate) fn to_owned(self) -> Shape {
         match self {
-            ShapeView::Circle { radius } => Shape::Circle { radius },
-            ShapeView::Rect { half_size } => Shape::Rect { half_size },
-            ShapeView::Capsule {
-                radius,
-                half_length,
-            } => Shape::Capsule {
-                radius,
-                half_length,
-            },
-            ShapeView::Segment { a, b } => Shape::Segment { a, b },
-            ShapeView::Polygon(polygon) => Shape::Polygon(ConvexPolygon::from_parts(
-                polygon.vertices(),
-                polygon.normals(),
-            )),
+            ShapeView::Convex(convex) => convex.to_owned(),
             ShapeView::Compound(compound) => Shape::Compound(compound.clone()),
         }
     }
-}
 
-impl ShapeView<'_> {
     // Always inlined: the snapshot boxes every collider every frame, and a
     // call per collider costs as much as the box itself.
     #[inline(always)]
     pub(crate) fn aabb(&self, pose: Isometry2d) -> Aabb2d {
         // The box's centre relative to the pose, and its half extents.
         let (offset, extent) = match *self {
-            ShapeView::Circle { radius } => (Vec2::ZERO, Vec2::splat(radius)),
-            ShapeView::Rect { half_size } => {
-                let (sin, cos) = (pose.rotation.sin.abs(), pose.rotation.cos.abs());
-                let extent = Vec2::new(
-                    cos * half_size.x + sin * half_size.y,
-                    sin * half_size.x + cos * half_size.y,
-                );
-                (Vec2::ZERO, extent)
-            }
-            ShapeView::Capsule {
-                radius,
-                half_length,
-            } => {
-                let tip = (pose.rotation * Vec2::new(0.0, half_length)).abs();
-                (Vec2::ZERO, tip + radius)
-            }
-            ShapeView::Segment { a, b } => points_extent(&[a, b], pose),
-            ShapeView::Polygon(polygon) => points_extent(polygon.vertices(), pose),
+            ShapeView::Convex(convex) => convex.extent(pose),
             ShapeView::Compound(compound) => compound.extent_at(pose),
         };
         let centre = pose.translation + offset;
@@ -226,6 +179,80 @@ impl ShapeView<'_> {
         Aabb2d {
             min: centre - half_extents,
             max: centre + half_extents,
+        }
+    }
+}
+
+impl ConvexRef<'_> {
+    /// [`ShapeView::scaled_in_place`] for a convex shape.
+    #[inline(always)]
+    pub(crate) fn scaled_in_place(self, scale: Vec2) -> Self {
+        let abs = scale.abs();
+        match self {
+            ConvexRef::Circle { radius } => ConvexRef::Circle {
+                radius: radius * abs.max_element(),
+            },
+            ConvexRef::Rect { half_size } => ConvexRef::Rect {
+                half_size: half_size * abs,
+            },
+            ConvexRef::Capsule {
+                radius,
+                half_length,
+            } => ConvexRef::Capsule {
+                radius: radius * abs.x,
+                half_length: half_length * abs.y,
+            },
+            ConvexRef::Segment { a, b } => ConvexRef::Segment {
+                a: a * scale,
+                b: b * scale,
+            },
+            polygon @ ConvexRef::Polygon(_) => polygon,
+        }
+    }
+
+    /// An owned copy.
+    pub(crate) fn to_owned(self) -> Shape {
+        match self {
+            ConvexRef::Circle { radius } => Shape::Circle { radius },
+            ConvexRef::Rect { half_size } => Shape::Rect { half_size },
+            ConvexRef::Capsule {
+                radius,
+                half_length,
+            } => Shape::Capsule {
+                radius,
+                half_length,
+            },
+            ConvexRef::Segment { a, b } => Shape::Segment { a, b },
+            ConvexRef::Polygon(polygon) => Shape::Polygon(ConvexPolygon::from_parts(
+                polygon.vertices(),
+                polygon.normals(),
+            )),
+        }
+    }
+
+    /// The centre of the shape's box at `pose` relative to the pose's
+    /// translation, and its half extents (no slack: see [`ShapeView::aabb`]).
+    #[inline(always)]
+    pub(crate) fn extent(&self, pose: Isometry2d) -> (Vec2, Vec2) {
+        match *self {
+            ConvexRef::Circle { radius } => (Vec2::ZERO, Vec2::splat(radius)),
+            ConvexRef::Rect { half_size } => {
+                let (sin, cos) = (pose.rotation.sin.abs(), pose.rotation.cos.abs());
+                let extent = Vec2::new(
+                    cos * half_size.x + sin * half_size.y,
+                    sin * half_size.x + cos * half_size.y,
+                );
+                (Vec2::ZERO, extent)
+            }
+            ConvexRef::Capsule {
+                radius,
+                half_length,
+            } => {
+                let tip = (pose.rotation * Vec2::new(0.0, half_length)).abs();
+                (Vec2::ZERO, tip + radius)
+            }
+            ConvexRef::Segment { a, b } => points_extent(&[a, b], pose),
+            ConvexRef::Polygon(polygon) => points_extent(polygon.vertices(), pose),
         }
     }
 }

@@ -9,8 +9,8 @@ use core::fmt;
 use std::sync::Arc;
 
 use crate::geometry::shape::checked::{ShapeError, within_magnitude};
+use crate::geometry::shape::view::ConvexRef;
 use crate::geometry::shape::view::PolygonRef;
-use crate::geometry::shape::view::ShapeView;
 
 /// A convex polygon in local coordinates: its vertices counter-clockwise,
 /// no three on a line, and the outward unit normal of each edge (edge `i`
@@ -127,7 +127,7 @@ impl ConvexPolygon {
     pub fn scaled(&self, scale: Vec2) -> Result<Self, ShapeError> {
         // The same scaling detection applies, so that both give the same
         // polygon to the last bit.
-        let shape = ShapeView::Polygon(self.points_ref());
+        let shape = ConvexRef::Polygon(self.points_ref());
         let mut points = Vec::with_capacity(self.points.len());
         scaled_points_into(shape, scale, &mut points)?;
         Ok(Self {
@@ -156,17 +156,17 @@ pub(crate) fn edge_normals(vertices: &[Vec2]) -> Option<Vec<Vec2>> {
 /// returns how many ends or vertices there are. Nothing is appended when
 /// the scaled shape is invalid.
 pub(crate) fn scaled_points_into(
-    shape: ShapeView<'_>,
+    shape: ConvexRef<'_>,
     scale: Vec2,
     out: &mut Vec<Vec2>,
 ) -> Result<usize, ShapeError> {
     let first = out.len();
     let result = match shape {
-        ShapeView::Segment { a, b } => {
+        ConvexRef::Segment { a, b } => {
             out.extend([a * scale, b * scale]);
             Ok(2)
         }
-        ShapeView::Polygon(polygon) => {
+        ConvexRef::Polygon(polygon) => {
             let (vertices, normals) = (polygon.vertices(), polygon.normals());
             let n = vertices.len();
             out.extend(vertices.iter().map(|&v| v * scale));

@@ -94,7 +94,7 @@ mod tests {
 
     use super::*;
     use crate::geometry::reference_tests::{Kind, random_shape_of};
-    use crate::geometry::shape::view::ShapeView;
+    use crate::geometry::shape::view::{ConvexRef, ShapeView};
     use crate::geometry::{Compound, Shape};
     use crate::reference::{RefPair, reference, reference_parts};
     use bevy::math::Dir2;
@@ -324,7 +324,7 @@ mod tests {
     #[test]
     fn the_face_contact_is_how_far_past_the_line() {
         let flat = segment(None, None);
-        let ball = ShapeView::Circle { radius: 1.0 };
+        let ball = ShapeView::Convex(ConvexRef::Circle { radius: 1.0 });
         let at = |x, y| {
             flat.face_contact(
                 Vec2::Y,

@@ -12,16 +12,32 @@ use crate::geometry::shape::checked::{
 };
 use crate::geometry::shape::compound::Compound;
 
-/// A [`Shape`](crate::geometry::Shape) seen without owning a polygon's points: what every test runs
-/// on, so that detection can keep polygons in one table per frame.
+/// A [`Shape`](crate::geometry::Shape) seen without owning a polygon's
+/// points: what every query runs on, so that detection can keep polygons in
+/// one table per frame. A compound is apart from the convex kinds, so that
+/// code for convex shapes takes a [`ConvexRef`] and cannot be handed one.
 #[derive(Clone, Copy, Debug)]
 pub(crate) enum ShapeView<'a> {
+    Convex(ConvexRef<'a>),
+    Compound(&'a Compound),
+}
+
+/// A convex shape, borrowed: what the pair tests (`pairs/`), the convex
+/// cores (`convex/`) and a compound's parts are.
+#[derive(Clone, Copy, Debug)]
+pub(crate) enum ConvexRef<'a> {
     Circle { radius: f32 },
     Rect { half_size: Vec2 },
     Capsule { radius: f32, half_length: f32 },
     Segment { a: Vec2, b: Vec2 },
     Polygon(PolygonRef<'a>),
-    Compound(&'a Compound),
+}
+
+impl<'a> From<ConvexRef<'a>> for ShapeView<'a> {
+    #[inline(always)]
+    fn from(convex: ConvexRef<'a>) -> Self {
+        Self::Convex(convex)
+    }
 }
 
 /// A polygon's vertices followed by as many normals, borrowed: one slice,
@@ -71,22 +87,42 @@ pub(crate) fn checked_placement(
     checked_pose(pose)
 }
 
-impl ShapeView<'_> {
+impl<'a> ShapeView<'a> {
+    /// The shape if it is convex, `None` for a compound.
+    #[inline(always)]
+    pub(crate) fn convex(self) -> Option<ConvexRef<'a>> {
+        match self {
+            ShapeView::Convex(convex) => Some(convex),
+            ShapeView::Compound(_) => None,
+        }
+    }
+
     /// Checks that the shape's size is finite and strictly positive (a
     /// capsule's length may be 0), and its points finite: the one shape
     /// check, behind [`Shape::validate`](crate::geometry::Shape::validate) and
     /// `Collider::validate`.
     #[inline(always)]
     pub(crate) fn validate(&self) -> Result<(), ShapeError> {
+        match self {
+            ShapeView::Convex(convex) => convex.validate(),
+            ShapeView::Compound(compound) => compound.validity(),
+        }
+    }
+}
+
+impl ConvexRef<'_> {
+    /// [`ShapeView::validate`] for a convex shape.
+    #[inline(always)]
+    pub(crate) fn validate(&self) -> Result<(), ShapeError> {
         match *self {
-            ShapeView::Circle { radius } => positive_size(radius)
+            ConvexRef::Circle { radius } => positive_size(radius)
                 .then_some(())
                 .ok_or(ShapeError::InvalidRadius(radius)),
-            ShapeView::Rect { half_size } => (positive_size(half_size.x)
+            ConvexRef::Rect { half_size } => (positive_size(half_size.x)
                 && positive_size(half_size.y))
             .then_some(())
             .ok_or(ShapeError::InvalidHalfSize(half_size)),
-            ShapeView::Capsule {
+            ConvexRef::Capsule {
                 radius,
                 half_length,
             } => {
@@ -98,13 +134,13 @@ impl ShapeView<'_> {
                     Ok(())
                 }
             }
-            ShapeView::Segment { a, b } => {
+            ConvexRef::Segment { a, b } => {
                 match [a, b].into_iter().find(|&p| !within_magnitude(p)) {
                     Some(bad) => Err(ShapeError::InvalidVertex(bad)),
                     None => Ok(()),
                 }
             }
-            ShapeView::Polygon(polygon) => {
+            ConvexRef::Polygon(polygon) => {
                 let (vertices, normals) = (polygon.vertices(), polygon.normals());
                 if let Some(&bad) = vertices.iter().find(|&&p| !within_magnitude(p)) {
                     Err(ShapeError::InvalidVertex(bad))
@@ -114,7 +150,6 @@ impl ShapeView<'_> {
                     Ok(())
                 }
             }
-            ShapeView::Compound(compound) => compound.validity(),
         }
     }
 }
@@ -125,8 +160,8 @@ mod tests {
     use crate::geometry::shape::checked::{checked_pose, validate_pose};
     use bevy::math::Rot2;
 
-    const GOOD: ShapeView<'static> = ShapeView::Circle { radius: 1.0 };
-    const BAD: ShapeView<'static> = ShapeView::Circle { radius: -1.0 };
+    const GOOD: ShapeView<'static> = ShapeView::Convex(ConvexRef::Circle { radius: 1.0 });
+    const BAD: ShapeView<'static> = ShapeView::Convex(ConvexRef::Circle { radius: -1.0 });
 
     #[test]
     fn the_shape_is_blamed_before_the_pose() {

@@ -9,8 +9,8 @@ use super::super::collisions::{ContactPair, ContactParts};
 use super::super::part_neighbourhoods::{Neighbourhood, PartNeighbourhoods};
 use super::super::snapshot::{SnapshotCollider, SnapshotShape};
 use crate::geometry::{
-    Compound, Contact, ContactOp, ListedPart, PairShape, ShapeView, SpecialKind, Stick,
-    contact_with_listed_parts, dispatch, prefetch_parts, time_of_impact_from_apart,
+    Compound, Contact, ContactOp, ListedPart, PairShape, ShapeView, contact_with_listed_parts,
+    dispatch, prefetch_parts, time_of_impact_from_apart,
 };
 use crate::util::prefetch::PREFETCH_DISTANCE;
 
@@ -198,23 +198,8 @@ impl<'a, C: ColliderSource<'a>> PackedView<'a, C> {
 
 impl<'a, C: ColliderSource<'a>> PairShape<'a> for PackedView<'a, C> {
     #[inline(always)]
-    fn special_kind(self) -> SpecialKind {
-        match *self.shape {
-            SnapshotShape::Circle { radius } => SpecialKind::Circle(radius),
-            SnapshotShape::Rect { half_size } => SpecialKind::Rect(half_size),
-            SnapshotShape::Capsule {
-                radius,
-                half_length,
-            } => SpecialKind::Stick(Stick::capsule(radius, half_length)),
-            // Segments are read from the points only when the general test
-            // needs them.
-            _ => SpecialKind::Other,
-        }
-    }
-
-    #[inline(always)]
     fn view(self) -> ShapeView<'a> {
-        self.colliders.get(self.index).1
+        (self.shape).view(|| self.colliders.tables(self.index))
     }
 }
 

@@ -124,11 +124,11 @@ impl<'a> SnapshotSlots<'a> {
                 let start = staged_starts[positions[at] as usize];
                 self.path_starts[at] = start;
                 swept_aabb_of(
-                    collider.shape.view(tables),
+                    collider.shape.view(|| tables),
                     Sweep::new(start, collider.pose),
                 )
             } else {
-                collider.shape.view(tables).aabb(collider.pose)
+                collider.shape.view(|| tables).aabb(collider.pose)
             };
         }
         self.entity_bits = entity_bits;

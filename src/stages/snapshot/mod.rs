@@ -15,7 +15,7 @@ use bevy::prelude::*;
 use bevy::shape::Aabb2d;
 
 use crate::components::CollisionLayers;
-use crate::geometry::{Compound, PolygonRef, ShapeError, ShapeView, Sweep};
+use crate::geometry::{Compound, ConvexRef, PolygonRef, ShapeError, ShapeView, Sweep};
 
 pub(crate) use read::{
     ColliderData, NoteScratch, Paths, ReadRows, SnapshotTarget, WarnedColliders, read_tables,
@@ -170,7 +170,7 @@ impl ColliderSnapshot {
     /// `shape` with its points, if any, from this snapshot.
     #[inline(always)]
     pub(crate) fn shape_of(&self, shape: &SnapshotShape) -> ShapeView<'_> {
-        shape.view(&self.tables)
+        shape.view(|| &self.tables)
     }
 
     /// The motion of collider `index` over this step: from its pose at the
@@ -279,52 +279,52 @@ impl SnapshotShape {
     /// with points, which are scaled into the snapshot's table.
     #[inline(always)]
     fn of_scaled(shape: ShapeView<'_>) -> Result<Option<Self>, ShapeError> {
-        let flat = match shape {
-            ShapeView::Circle { radius } => Self::Circle { radius },
-            ShapeView::Rect { half_size } => Self::Rect { half_size },
-            ShapeView::Capsule {
+        let flat = match shape.convex() {
+            Some(ConvexRef::Circle { radius }) => Self::Circle { radius },
+            Some(ConvexRef::Rect { half_size }) => Self::Rect { half_size },
+            Some(ConvexRef::Capsule {
                 radius,
                 half_length,
-            } => Self::Capsule {
+            }) => Self::Capsule {
                 radius,
                 half_length,
             },
-            ShapeView::Segment { .. } | ShapeView::Polygon(_) | ShapeView::Compound(_) => {
-                return Ok(None);
-            }
+            Some(ConvexRef::Segment { .. } | ConvexRef::Polygon(_)) | None => return Ok(None),
         };
         shape.validate().map(|()| Some(flat))
     }
 
-    /// The shape as the tests take it, its points or compound from
-    /// `tables`. Circles and rectangles, whose pair tests are dispatched on
-    /// directly, read no table: always inlined, so that their view costs
-    /// nothing.
+    /// The shape as the tests take it, its points or compound from the
+    /// `tables`, which circles, rectangles and capsules do not look up:
+    /// always inlined, so that their view costs nothing.
     #[inline(always)]
-    fn view(self, tables: &ShapeTables) -> ShapeView<'_> {
-        match self {
-            Self::Circle { radius } => ShapeView::Circle { radius },
-            Self::Rect { half_size } => ShapeView::Rect { half_size },
+    pub(crate) fn view<'t>(self, tables: impl FnOnce() -> &'t ShapeTables) -> ShapeView<'t> {
+        let convex = match self {
+            Self::Circle { radius } => ConvexRef::Circle { radius },
+            Self::Rect { half_size } => ConvexRef::Rect { half_size },
             Self::Capsule {
                 radius,
                 half_length,
-            } => ShapeView::Capsule {
+            } => ConvexRef::Capsule {
                 radius,
                 half_length,
             },
-            Self::Compound { index } => ShapeView::Compound(&tables.compounds[index as usize]),
+            Self::Compound { index } => {
+                return ShapeView::Compound(&tables().compounds[index as usize]);
+            }
             Self::Points { first, count } => {
-                let (first, count, points) = (first as usize, count as usize, &tables.points);
+                let (first, count, points) = (first as usize, count as usize, &tables().points);
                 if count == 2 {
-                    ShapeView::Segment {
+                    ConvexRef::Segment {
                         a: points[first],
                         b: points[first + 1],
                     }
                 } else {
-                    ShapeView::Polygon(PolygonRef::new(&points[first..first + 2 * count]))
+                    ConvexRef::Polygon(PolygonRef::new(&points[first..first + 2 * count]))
                 }
             }
-        }
+        };
+        ShapeView::Convex(convex)
     }
 }
 

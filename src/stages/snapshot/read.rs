@@ -14,7 +14,7 @@ use super::{
     COLLIDERS_PER_CHUNK, ColliderSnapshot, SnapshotCollider, SnapshotShape, StagedCollider,
 };
 use crate::components::{Collider, CollisionLayers, Swept, Unusable};
-use crate::geometry::{Shape, ShapeError, ShapeView, scaled_points_into};
+use crate::geometry::{ShapeError, ShapeView, scaled_points_into};
 use crate::grid::SpatialGrid;
 use crate::stages::swept_paths::PreviousPoses;
 use crate::util::parallel::{ChunkOutputs, Workers};
@@ -452,8 +452,8 @@ fn scale_points(
     scale: Vec2,
 ) -> Result<(), ShapeError> {
     let tables = &mut snapshot.tables;
-    snapshot.staged[position].collider.shape = match collider.shape() {
-        Shape::Compound(compound) => {
+    snapshot.staged[position].collider.shape = match collider.shape_view() {
+        ShapeView::Compound(compound) => {
             // Unscaled, the collider's own parts are shared, not copied;
             // scaled, the ones kept for it (rescaled in place when the scale
             // drifted alike on both axes).
@@ -468,9 +468,9 @@ fn scale_points(
                 index: tables.compounds.len() as u32 - 1,
             }
         }
-        _ => {
+        ShapeView::Convex(convex) => {
             let first = tables.points.len() as u32;
-            let count = scaled_points_into(collider.shape_view(), scale, &mut tables.points)?;
+            let count = scaled_points_into(convex, scale, &mut tables.points)?;
             SnapshotShape::Points {
                 first,
                 count: count as u32,
