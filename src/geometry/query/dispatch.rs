@@ -180,15 +180,24 @@ pub(crate) trait PairOp: Copy {
     }
 }
 
-/// A shape as [`dispatch`] reads it. A packed form can keep its points
-/// elsewhere and look them up only here (the narrow phase's snapshot
-/// shapes).
+/// A shape as [`dispatch`] reads it: the convex shape at hand first, on
+/// which the hand-written pairs are chosen, and the whole view only for the
+/// rest. A packed form answers the first from its record alone and looks
+/// its tables up only for the second (the narrow phase's snapshot shapes).
 pub(crate) trait PairShape<'a>: Copy {
+    /// The shape if it is convex and read without a lookup; `None` sends
+    /// the pair to [`Self::view`].
+    fn at_hand(self) -> Option<ConvexRef<'a>>;
     /// The shape.
     fn view(self) -> ShapeView<'a>;
 }
 
 impl<'a> PairShape<'a> for ShapeView<'a> {
+    #[inline(always)]
+    fn at_hand(self) -> Option<ConvexRef<'a>> {
+        self.convex()
+    }
+
     #[inline(always)]
     fn view(self) -> ShapeView<'a> {
         self
@@ -222,29 +231,39 @@ pub(crate) fn dispatch<'a, O: PairOp>(
     pb: O::Place,
 ) -> O::Out {
     use ConvexRef::{Circle, Rect};
-    let (a, b) = match (a.view(), b.view()) {
-        (ShapeView::Convex(a), ShapeView::Convex(b)) => (a, b),
-        (a, b) => return over_parts(op, a, pa, b, pb),
-    };
-    let special = match (a, b) {
-        (Circle { radius: ra }, Circle { radius: rb }) => return op.circle_circle(ra, pa, rb, pb),
-        (Circle { radius }, Rect { half_size }) => {
+    // Matched on the shapes at hand, and each view built only after: both
+    // views up front cost the circle and rectangle pairs a copy of each
+    // through memory (10k scene, A/B).
+    let special = match (a.at_hand(), b.at_hand()) {
+        (Some(Circle { radius: ra }), Some(Circle { radius: rb })) => {
+            return op.circle_circle(ra, pa, rb, pb);
+        }
+        (Some(Circle { radius }), Some(Rect { half_size })) => {
             return op.circle_rect(radius, pa, half_size, pb);
         }
-        (Rect { half_size }, Circle { radius }) => {
+        (Some(Rect { half_size }), Some(Circle { radius })) => {
             return op.rect_circle(half_size, pa, radius, pb);
         }
-        (Rect { half_size: ha }, Rect { half_size: hb }) => return op.rect_rect(ha, pa, hb, pb),
-        (Circle { radius }, other) => stick(other).and_then(|s| op.circle_stick(radius, pa, s, pb)),
-        (other, Circle { radius }) => stick(other).and_then(|s| op.stick_circle(s, pa, radius, pb)),
-        (other, Rect { half_size }) => {
+        (Some(Rect { half_size: ha }), Some(Rect { half_size: hb })) => {
+            return op.rect_rect(ha, pa, hb, pb);
+        }
+        (Some(Circle { radius }), Some(other)) => {
+            stick(other).and_then(|s| op.circle_stick(radius, pa, s, pb))
+        }
+        (Some(other), Some(Circle { radius })) => {
+            stick(other).and_then(|s| op.stick_circle(s, pa, radius, pb))
+        }
+        (Some(other), Some(Rect { half_size })) => {
             stick(other).and_then(|s| op.stick_rect(s, pa, half_size, pb))
         }
         _ => None,
     };
-    match special {
-        Some(found) => found,
-        None => op.general(a, pa, b, pb),
+    if let Some(found) = special {
+        return found;
+    }
+    match (a.view(), b.view()) {
+        (ShapeView::Convex(a), ShapeView::Convex(b)) => op.general(a, pa, b, pb),
+        (a, b) => over_parts(op, a, pa, b, pb),
     }
 }
 
@@ -304,6 +323,11 @@ fn over_parts<O: PairOp>(
 
 /// The pure API's shapes straight into [`dispatch`].
 impl<'a> PairShape<'a> for &'a Shape {
+    #[inline(always)]
+    fn at_hand(self) -> Option<ConvexRef<'a>> {
+        Shape::view(self).convex()
+    }
+
     #[inline(always)]
     fn view(self) -> ShapeView<'a> {
         Shape::view(self)

@@ -9,8 +9,8 @@ use super::super::collisions::{ContactPair, ContactParts};
 use super::super::part_neighbourhoods::{Neighbourhood, PartNeighbourhoods};
 use super::super::snapshot::{SnapshotCollider, SnapshotShape};
 use crate::geometry::{
-    Compound, Contact, ContactOp, ListedPart, PairShape, ShapeView, contact_with_listed_parts,
-    dispatch, prefetch_parts, time_of_impact_from_apart,
+    Compound, Contact, ContactOp, ConvexRef, ListedPart, PairShape, ShapeView,
+    contact_with_listed_parts, dispatch, prefetch_parts, time_of_impact_from_apart,
 };
 use crate::util::prefetch::PREFETCH_DISTANCE;
 
@@ -197,6 +197,11 @@ impl<'a, C: ColliderSource<'a>> PackedView<'a, C> {
 }
 
 impl<'a, C: ColliderSource<'a>> PairShape<'a> for PackedView<'a, C> {
+    #[inline(always)]
+    fn at_hand(self) -> Option<ConvexRef<'a>> {
+        self.shape.at_hand()
+    }
+
     #[inline(always)]
     fn view(self) -> ShapeView<'a> {
         (self.shape).view(|| self.colliders.tables(self.index))
