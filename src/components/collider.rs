@@ -7,8 +7,8 @@ use bevy::shape::Aabb2d;
 
 use super::{CollidingEntities, CollisionLayers, read_transform};
 use crate::geometry::{
-    Compound, Contact, ConvexPolygon, Manifold, Shape, ShapeError, ShapeView, TransformReading,
-    checked_pose, convex_pieces, convex_pieces_with_holes, manifold_of, validate_pose,
+    Compound, Contact, ConvexPolygon, Manifold, Placed, Shape, ShapeError, ShapeView,
+    TransformReading, convex_pieces, convex_pieces_with_holes, manifold_of, validate_pose,
 };
 /// A collision shape, centred on its entity.
 ///
@@ -432,10 +432,8 @@ impl Collider {
     /// touch. `false` when either size or pose is invalid; see
     /// [`Collider::try_contact`] to learn why.
     pub fn intersects(&self, pose: Isometry2d, other: &Collider, other_pose: Isometry2d) -> bool {
-        self.validated_pair(pose, other, other_pose)
-            .is_ok_and(|(pose, other_pose)| {
-                (self.shape_view()).intersects(pose, other.shape_view(), other_pose)
-            })
+        self.placed_pair(pose, other, other_pose)
+            .is_ok_and(|(a, b)| a.shape().intersects(a.pose(), b.shape(), b.pose()))
     }
 
     /// The contact between this collider at `pose` and `other` at
@@ -459,8 +457,8 @@ impl Collider {
         other: &Collider,
         other_pose: Isometry2d,
     ) -> Result<Option<Contact>, ShapeError> {
-        let (pose, other_pose) = self.validated_pair(pose, other, other_pose)?;
-        Ok((self.shape_view()).contact(pose, other.shape_view(), other_pose))
+        let (a, b) = self.placed_pair(pose, other, other_pose)?;
+        Ok(a.shape().contact(a.pose(), b.shape(), b.pose()))
     }
 
     /// The contact manifold of this collider at `pose` and `other` at
@@ -477,22 +475,21 @@ impl Collider {
         other: &Collider,
         other_pose: Isometry2d,
     ) -> Option<Manifold> {
-        let (pose, other_pose) = self.validated_pair(pose, other, other_pose).ok()?;
-        manifold_of(self.shape_view(), pose, other.shape_view(), other_pose)
+        let (a, b) = self.placed_pair(pose, other, other_pose).ok()?;
+        manifold_of(a, b)
     }
 
-    /// Both poses, with both shapes and poses checked and the rotations
-    /// renormalised (they may be up to 1e-4 off unit length, which would
-    /// otherwise scale the shapes).
-    fn validated_pair(
-        &self,
+    /// Both colliders placed, both shapes checked before both poses, the
+    /// rotations renormalised (they may be up to 1e-4 off unit length,
+    /// which would otherwise scale the shapes).
+    fn placed_pair<'a>(
+        &'a self,
         pose: Isometry2d,
-        other: &Collider,
+        other: &'a Collider,
         other_pose: Isometry2d,
-    ) -> Result<(Isometry2d, Isometry2d), ShapeError> {
-        self.validate()?;
-        other.validate()?;
-        Ok((checked_pose(pose)?, checked_pose(other_pose)?))
+    ) -> Result<(Placed<'a>, Placed<'a>), ShapeError> {
+        let (a, b) = Placed::pair((self.shape_view(), pose), (other.shape_view(), other_pose))?;
+        Ok((a.renormalised(), b.renormalised()))
     }
 }
 

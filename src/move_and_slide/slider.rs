@@ -8,7 +8,7 @@ use bevy::shape::Aabb2d;
 
 use super::{MoveAndSlideConfig, MoveAndSlideOutput, STILL, SlideHit, Touched, slide_by_policy};
 use crate::components::Collider;
-use crate::geometry::{Contact, ShapeView, checked_placement, within_magnitude};
+use crate::geometry::{Contact, Placed, Ray, ShapeView, within_magnitude};
 use crate::spatial_query::{QueryFilter, SpatialQuery};
 
 mod lookups;
@@ -82,11 +82,13 @@ impl<'a, 'w, 's> Slider<'a, 'w, 's> {
         config: &MoveAndSlideConfig,
         filter: &'a QueryFilter,
     ) -> Option<(Self, Isometry2d)> {
-        let shape = collider.shape_view();
-        let pose = checked_placement(shape, pose).ok()?;
+        let placed = Placed::new(collider.shape_view(), pose)
+            .ok()?
+            .renormalised();
         config.is_valid().then(|| {
+            let pose = placed.pose();
             (
-                Self::new(spatial, shape, pose.rotation, config, filter),
+                Self::new(spatial, placed.shape(), pose.rotation, config, filter),
                 pose,
             )
         })
@@ -302,8 +304,9 @@ impl<'a, 'w, 's> Slider<'a, 'w, 's> {
         let origin = point - side * probe + self.up * probe;
         let (target, target_shape) = self.spatial.colliders().get(blocked.index);
         let down = Dir2::new_unchecked(-self.up);
-        target_shape
-            .cast_ray_valid(target.pose, origin, down, 2.0 * probe)
+        Ray::new(origin, down, 2.0 * probe)
+            .ok()
+            .and_then(|ray| target_shape.cast_ray(target.pose, ray))
             .is_some_and(|ray| ray.distance > 0.0 && ray.normal.dot(self.up) >= self.min_ground_up)
     }
 

@@ -68,9 +68,7 @@ impl SpatialQuery<'_, '_> {
         // From the lower entity, as detection tests the pair: the same
         // contact, to the bit.
         let (first, second) = if entity < other { (i, j) } else { (j, i) };
-        let ((collider_a, shape_a), (collider_b, shape_b)) =
-            (colliders.get(first), colliders.get(second));
-        let manifold = manifold_of(shape_a, collider_a.pose, shape_b, collider_b.pose)?;
+        let manifold = manifold_of(colliders.placed(first), colliders.placed(second))?;
         Some(if entity < other {
             manifold
         } else {
@@ -100,13 +98,9 @@ impl SpatialQuery<'_, '_> {
         };
         // From the lower entity, as detection tests the pair.
         let (first, second) = if entity < other { (i, j) } else { (j, i) };
-        let ((collider_a, shape_a), (collider_b, shape_b)) =
-            (colliders.get(first), colliders.get(second));
         for_each_manifold(
-            shape_a,
-            collider_a.pose,
-            shape_b,
-            collider_b.pose,
+            colliders.placed(first),
+            colliders.placed(second),
             |manifold| {
                 found.push(if entity < other {
                     manifold

@@ -25,7 +25,7 @@ pub(crate) use nearest_and_all::ShapeCast;
 pub(crate) use refresh_casters::{WarnedCasters, refresh_ray_casters, refresh_shape_casters};
 
 use crate::components::{Collider, OneWayPlatform};
-use crate::geometry::{ShapeView, cast_shape_of, checked_placement, checked_ray};
+use crate::geometry::{Placed, Ray, ShapeView, cast_shape_of};
 use crate::grid::SpatialGrid;
 use crate::stages::broad_phase_grid::BroadPhaseGrid;
 use crate::stages::colliders::DetectionColliders;
@@ -194,7 +194,8 @@ impl SpatialQuery<'_, '_> {
         solid: bool,
         filter: &QueryFilter,
     ) -> Option<RayHit> {
-        let direction = checked_ray(origin, direction, max_distance)?;
+        let ray = Ray::new(origin, direction, max_distance).ok()?;
+        let direction = ray.direction();
         let colliders = self.colliders();
         let start = Aabb2d {
             min: origin,
@@ -203,7 +204,7 @@ impl SpatialQuery<'_, '_> {
         let hit = self
             .nearest_along(start, direction, max_distance, filter, |index, limit| {
                 let (target, shape) = colliders.get(index);
-                let hit = shape.cast_ray_as(target.pose, origin, direction, limit, solid)?;
+                let hit = shape.cast_ray_as(target.pose, ray.up_to(limit), solid)?;
                 Some((hit.distance, (hit.point, hit.normal)))
             })
             .map(|(entity, distance, (point, normal))| RayHit {
@@ -264,10 +265,10 @@ impl SpatialQuery<'_, '_> {
         pose: Isometry2d,
         filter: &QueryFilter,
     ) -> Vec<Entity> {
-        let shape = collider.shape_view();
-        let Ok(pose) = checked_placement(shape, pose) else {
+        let Ok(placed) = Placed::new(collider.shape_view(), pose) else {
             return Vec::new();
         };
+        let (shape, pose) = (placed.shape(), placed.renormalised().pose());
         self.entities_in(&shape.aabb(pose), filter, |target, target_pose| {
             shape.intersects(pose, target, target_pose)
         })
@@ -319,24 +320,19 @@ impl SpatialQuery<'_, '_> {
         max_distance: f32,
         filter: &QueryFilter,
     ) -> Option<ShapeHit> {
-        let shape = collider.shape_view();
-        let pose = checked_placement(shape, pose).ok()?;
-        let direction = checked_ray(pose.translation, direction, max_distance)?;
+        let moving = Placed::new(collider.shape_view(), pose)
+            .ok()?
+            .renormalised();
+        let (shape, pose) = (moving.shape(), moving.pose());
+        let path = Ray::new(pose.translation, direction, max_distance).ok()?;
+        let direction = path.direction();
         let colliders = self.colliders();
         let start = shape.aabb(pose);
         // Cast the whole way, not only up to the nearest hit so far, so that
         // the distance found does not depend on the order of the search.
         let hit = self
             .nearest_along(start, direction, max_distance, filter, |index, _| {
-                let (target, target_shape) = colliders.get(index);
-                let hit = cast_shape_of(
-                    shape,
-                    pose,
-                    direction,
-                    max_distance,
-                    target_shape,
-                    target.pose,
-                )?;
+                let hit = cast_shape_of(moving, path, colliders.placed(index))?;
                 Some((hit.distance, (hit.point, hit.normal)))
             })
             .map(|(entity, distance, (point, normal))| ShapeHit {

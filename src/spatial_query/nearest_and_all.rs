@@ -8,7 +8,7 @@ use bevy::shape::Aabb2d;
 
 use super::{DRAWN_LENGTH, QueryFilter, QueryRecord, RayHit, ShapeHit, SpatialQuery};
 use crate::components::Collider;
-use crate::geometry::{MAX_MAGNITUDE, ShapeView, cast_shape_of, checked_placement, checked_ray};
+use crate::geometry::{MAX_MAGNITUDE, Placed, Ray, ShapeView, cast_shape_of};
 use crate::util::scratch::{ScratchItem, with_scratch};
 
 /// The nearest point of a collider to a point, found by
@@ -59,9 +59,10 @@ impl SpatialQuery<'_, '_> {
         solid: bool,
         filter: &QueryFilter,
     ) -> Vec<RayHit> {
-        let Some(direction) = checked_ray(origin, direction, max_distance) else {
+        let Ok(ray) = Ray::new(origin, direction, max_distance) else {
             return Vec::new();
         };
+        let direction = ray.direction();
         if max_hits == 0 {
             return Vec::new();
         }
@@ -78,7 +79,7 @@ impl SpatialQuery<'_, '_> {
             filter,
             |index, limit| {
                 let (target, shape) = colliders.get(index);
-                let hit = shape.cast_ray_as(target.pose, origin, direction, limit, solid)?;
+                let hit = shape.cast_ray_as(target.pose, ray.up_to(limit), solid)?;
                 Some(RayHit {
                     entity: target.entity,
                     distance: hit.distance,
@@ -121,9 +122,10 @@ impl SpatialQuery<'_, '_> {
         max_hits: usize,
         filter: &QueryFilter,
     ) -> Vec<ShapeHit> {
-        let Ok(pose) = checked_placement(collider.shape_view(), pose) else {
+        let Ok(placed) = Placed::new(collider.shape_view(), pose) else {
             return Vec::new();
         };
+        let pose = placed.renormalised().pose();
         let cast = ShapeCast {
             shape: collider.shape_view(),
             pose,
@@ -148,9 +150,13 @@ impl SpatialQuery<'_, '_> {
             max_distance,
             ..
         } = *cast;
-        let Some(direction) = checked_ray(pose.translation, cast.direction, max_distance) else {
+        let (Ok(moving), Ok(path)) = (
+            Placed::new(shape, pose),
+            Ray::new(pose.translation, cast.direction, max_distance),
+        ) else {
             return Vec::new();
         };
+        let direction = path.direction();
         let colliders = self.colliders();
         // Each cast goes the whole way, not only up to the farthest hit
         // kept, so that its distance does not depend on the search's order.
@@ -163,12 +169,9 @@ impl SpatialQuery<'_, '_> {
             |index, _| {
                 let (target, target_shape) = colliders.get(index);
                 let hit = cast_shape_of(
-                    shape,
-                    pose,
-                    direction,
-                    max_distance,
-                    target_shape,
-                    target.pose,
+                    moving,
+                    path,
+                    Placed::read_by_snapshot(target_shape, target.pose),
                 )?;
                 // Leaving what it starts in: not in its way.
                 let leaving = hit.distance == 0.0 && hit.normal.dot(*direction) >= 0.0;

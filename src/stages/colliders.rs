@@ -8,7 +8,7 @@ use bevy::shape::Aabb2d;
 use super::snapshot::{ColliderSnapshot, ShapeTables, SnapshotCollider};
 use super::static_colliders::StaticColliders;
 use crate::components::CollisionLayers;
-use crate::geometry::{ShapeView, Sweep};
+use crate::geometry::{Placed, ShapeView, Sweep};
 
 /// This detection's colliders in one index space: the moving ones first,
 /// then the static ones. Candidate pairs and queries index it.
@@ -41,6 +41,13 @@ impl<'a> DetectionColliders<'a> {
         let (snapshot, at) = self.locate(index);
         let collider = &snapshot.colliders[at];
         (collider, snapshot.shape_of(&collider.shape))
+    }
+
+    /// Collider `index`'s shape where it is, as the queries take it.
+    #[inline(always)]
+    pub(crate) fn placed(&self, index: usize) -> Placed<'a> {
+        let (collider, shape) = self.get(index);
+        Placed::read_by_snapshot(shape, collider.pose)
     }
 
     /// The index of `entity`'s collider, if detection has it (see

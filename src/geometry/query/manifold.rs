@@ -25,19 +25,15 @@ use crate::geometry::contact::{Contact, ContactParts, Manifold};
 use crate::geometry::query::contact::{contact_with_listed_parts, for_each_part_contact};
 use crate::geometry::query::manifold_clip::convex_manifold;
 use crate::geometry::shape::Shape;
-use crate::geometry::shape::view::validate_placement;
+use crate::geometry::shape::view::Placed;
 use crate::geometry::shape::view::{ConvexRef, ShapeView};
 
 /// The manifold of `a` at `pa` and `b` at `pb` (checked shapes and poses),
 /// seen from `a`, or `None` when they are apart: of their deepest pair of
 /// parts when either is a compound, with that pair's contact normal (under
 /// a polyline's ghost-vertex rule).
-pub(crate) fn manifold_of(
-    a: ShapeView<'_>,
-    pa: Isometry2d,
-    b: ShapeView<'_>,
-    pb: Isometry2d,
-) -> Option<Manifold> {
+pub(crate) fn manifold_of(a: Placed<'_>, b: Placed<'_>) -> Option<Manifold> {
+    let ((a, pa), (b, pb)) = ((a.shape(), a.pose()), (b.shape(), b.pose()));
     if let (Some(convex_a), Some(convex_b)) = (a.convex(), b.convex()) {
         let contact = a.contact(pa, b, pb)?;
         return Some(convex_manifold(
@@ -56,13 +52,8 @@ pub(crate) fn manifold_of(
 /// one call for two shapes that are not compounds, one per touching pair
 /// of parts otherwise (a box lying across two parts of a compound rests on
 /// both), in the order detection visits them.
-pub(crate) fn for_each_manifold(
-    a: ShapeView<'_>,
-    pa: Isometry2d,
-    b: ShapeView<'_>,
-    pb: Isometry2d,
-    mut found: impl FnMut(Manifold),
-) {
+pub(crate) fn for_each_manifold(a: Placed<'_>, b: Placed<'_>, mut found: impl FnMut(Manifold)) {
+    let ((a, pa), (b, pb)) = ((a.shape(), a.pose()), (b.shape(), b.pose()));
     for_each_part_contact(a, pa, b, pb, |contact, parts| {
         if let Some(manifold) = part_manifold((a, pa), (b, pb), contact, parts) {
             found(manifold);
@@ -127,9 +118,9 @@ impl Shape {
     ) -> Option<Manifold> {
         // Checked but kept bit for bit, so that the normal is the one
         // `contact` gives for the same poses.
-        validate_placement(self.view(), pose).ok()?;
-        validate_placement(other.view(), other_pose).ok()?;
-        manifold_of(self.view(), pose, other.view(), other_pose)
+        let a = Placed::new(self.view(), pose).ok()?;
+        let b = Placed::new(other.view(), other_pose).ok()?;
+        manifold_of(a, b)
     }
 
     /// Every manifold of this shape at `pose` and `other` at `other_pose`,
@@ -149,12 +140,11 @@ impl Shape {
         other_pose: Isometry2d,
     ) -> Vec<Manifold> {
         let mut found = Vec::new();
-        if validate_placement(self.view(), pose).is_ok()
-            && validate_placement(other.view(), other_pose).is_ok()
-        {
-            for_each_manifold(self.view(), pose, other.view(), other_pose, |m| {
-                found.push(m);
-            });
+        if let (Ok(a), Ok(b)) = (
+            Placed::new(self.view(), pose),
+            Placed::new(other.view(), other_pose),
+        ) {
+            for_each_manifold(a, b, |m| found.push(m));
         }
         found
     }

@@ -7,6 +7,7 @@ use bevy::math::{Dir2, Isometry2d, Vec2};
 
 use crate::geometry::contact::{Contact, ContactParts, FeatureId, Manifold, ManifoldPoint};
 use crate::geometry::convex::cores::Core;
+use crate::geometry::query::ray::Ray;
 use crate::geometry::shape::view::ConvexRef;
 
 /// How close an edge's outward normal must be to the contact normal for the
@@ -335,23 +336,18 @@ impl Pair<'_> {
     /// on the second's side: the first shape's boundary above `at`.
     fn surface_a_along(&self, at: Vec2) -> Option<Vec2> {
         let down = Dir2::new_unchecked(-self.normal);
-        (self.shape_a)
-            .cast_ray_valid(
-                Isometry2d::IDENTITY,
-                at - *down * self.reach,
-                down,
-                2.0 * self.reach,
-            )
-            .map(|hit| hit.point)
+        let ray = Ray::new(at - *down * self.reach, down, 2.0 * self.reach).ok()?;
+        let hit = self.shape_a.cast_ray(Isometry2d::IDENTITY, ray)?;
+        Some(hit.point)
     }
 
     /// Where the line along the normal through `at` leaves the second shape
     /// on the first's side: the second shape's boundary below `at`.
     fn surface_b_along(&self, at: Vec2) -> Option<Vec2> {
         let up = Dir2::new_unchecked(self.normal);
-        (self.shape_b)
-            .cast_ray_valid(self.pose_b, at - *up * self.reach, up, 2.0 * self.reach)
-            .map(|hit| hit.point)
+        let ray = Ray::new(at - *up * self.reach, up, 2.0 * self.reach).ok()?;
+        let hit = self.shape_b.cast_ray(self.pose_b, ray)?;
+        Some(hit.point)
     }
 }
 

@@ -16,8 +16,9 @@
 
 use bevy::math::{Dir2, Isometry2d, Vec2};
 
+use crate::geometry::shape::checked::ShapeError;
 use crate::geometry::shape::compound::Compound;
-use crate::geometry::shape::view::validate_placement;
+use crate::geometry::shape::view::Placed;
 
 use crate::geometry::shape::Shape;
 use crate::geometry::shape::view::{ConvexRef, ShapeView};
@@ -67,60 +68,32 @@ impl Shape {
         direction: Dir2,
         max_distance: f32,
     ) -> Option<RayIntersection> {
-        self.view().cast_ray(pose, origin, direction, max_distance)
+        let placed = Placed::new(self.view(), pose).ok()?;
+        let ray = Ray::new(origin, direction, max_distance).ok()?;
+        placed.shape().cast_ray(placed.pose(), ray)
     }
 }
 
 impl ShapeView<'_> {
-    pub(crate) fn cast_ray(
-        &self,
-        pose: Isometry2d,
-        origin: Vec2,
-        direction: Dir2,
-        max_distance: f32,
-    ) -> Option<RayIntersection> {
-        validate_placement(*self, pose).ok()?;
-        self.cast_ray_valid(pose, origin, direction, max_distance)
-    }
-
-    /// [`Self::cast_ray`] for a shape and pose known to be valid (a
-    /// detection's snapshot checked them): the queries' rays skip the check.
+    /// [`Shape::cast_ray`] for a checked ray, this shape and `pose` checked
+    /// too (a [`Placed`] unpacked, or a detection's snapshot record): nothing
+    /// is checked again.
     #[inline]
-    pub(crate) fn cast_ray_valid(
-        &self,
-        pose: Isometry2d,
-        origin: Vec2,
-        direction: Dir2,
-        max_distance: f32,
-    ) -> Option<RayIntersection> {
+    pub(crate) fn cast_ray(&self, pose: Isometry2d, ray: Ray) -> Option<RayIntersection> {
         match *self {
-            ShapeView::Convex(convex) => {
-                convex.cast_ray_valid(pose, origin, direction, max_distance)
-            }
-            ShapeView::Compound(compound) => {
-                ray_compound(compound, pose, origin, direction, max_distance)
-            }
+            ShapeView::Convex(convex) => convex.cast_ray(pose, ray),
+            ShapeView::Compound(compound) => ray_compound(compound, pose, ray),
         }
     }
 }
 
 impl ConvexRef<'_> {
-    /// [`ShapeView::cast_ray_valid`] for a convex shape.
+    /// [`ShapeView::cast_ray`] for a convex shape.
     #[inline]
-    pub(crate) fn cast_ray_valid(
-        &self,
-        pose: Isometry2d,
-        origin: Vec2,
-        direction: Dir2,
-        max_distance: f32,
-    ) -> Option<RayIntersection> {
+    pub(crate) fn cast_ray(&self, pose: Isometry2d, ray: Ray) -> Option<RayIntersection> {
         match *self {
-            ConvexRef::Circle { radius } => {
-                ray_circle(origin, direction, max_distance, pose.translation, radius)
-            }
-            ConvexRef::Rect { half_size } => {
-                ray_rect(origin, direction, max_distance, half_size, pose)
-            }
+            ConvexRef::Circle { radius } => circle_hit(ray, pose.translation, radius),
+            ConvexRef::Rect { half_size } => rect_hit(ray, half_size, pose),
             ConvexRef::Capsule {
                 radius,
                 half_length,
@@ -129,34 +102,20 @@ impl ConvexRef<'_> {
                 // first hit on any of them is the first hit on the capsule.
                 let cap = pose.rotation * Vec2::new(0.0, half_length);
                 let middle = (half_length > 0.0)
-                    .then(|| {
-                        let half_size = Vec2::new(radius, half_length);
-                        ray_rect(origin, direction, max_distance, half_size, pose)
-                    })
+                    .then(|| rect_hit(ray, Vec2::new(radius, half_length), pose))
                     .flatten();
                 [pose.translation + cap, pose.translation - cap]
                     .into_iter()
-                    .filter_map(|center| {
-                        ray_circle(origin, direction, max_distance, center, radius)
-                    })
+                    .filter_map(|center| circle_hit(ray, center, radius))
                     .chain(middle)
                     .min_by(|p, q| p.distance.total_cmp(&q.distance))
             }
-            ConvexRef::Segment { a, b } => ray_segment(
-                origin,
-                direction,
-                max_distance,
-                pose.transform_point(a),
-                pose.transform_point(b),
-            ),
-            ConvexRef::Polygon(polygon) => ray_polygon(
-                origin,
-                direction,
-                max_distance,
-                polygon.vertices(),
-                polygon.normals(),
-                pose,
-            ),
+            ConvexRef::Segment { a, b } => {
+                segment_hit(ray, pose.transform_point(a), pose.transform_point(b))
+            }
+            ConvexRef::Polygon(polygon) => {
+                polygon_hit(ray, polygon.vertices(), polygon.normals(), pose)
+            }
         }
     }
 }
@@ -166,28 +125,22 @@ impl ConvexRef<'_> {
 /// first hit, or over the parts near the ray. Out of line: rare, and the
 /// shape tests' callers stay small.
 #[inline(never)]
-fn ray_compound(
-    compound: &Compound,
-    pose: Isometry2d,
-    origin: Vec2,
-    direction: Dir2,
-    max_distance: f32,
-) -> Option<RayIntersection> {
+fn ray_compound(compound: &Compound, pose: Isometry2d, ray: Ray) -> Option<RayIntersection> {
     let mut nearest: Option<RayIntersection> = None;
     let parts = compound.parts();
+    // The parts were checked with the compound.
     let mut test = |i: usize| {
         let part = &parts[i];
-        let hit =
-            (part.shape.view()).cast_ray(pose * part.pose, origin, direction, max_distance)?;
+        let hit = (part.shape.view()).cast_ray(pose * part.pose, ray)?;
         if nearest.is_none_or(|n| hit.distance < n.distance) {
             nearest = Some(hit);
         }
         Some(hit.distance)
     };
     if let Some(grid) = compound.part_grid() {
-        let local_origin = pose.inverse_transform_point(origin);
-        let local_direction = pose.rotation.inverse() * direction.as_vec2();
-        grid.visit_along_ray(local_origin, local_direction, max_distance, test);
+        let local_origin = pose.inverse_transform_point(ray.origin());
+        let local_direction = pose.rotation.inverse() * ray.direction().as_vec2();
+        grid.visit_along_ray(local_origin, local_direction, ray.max_distance(), test);
         return nearest;
     }
     compound.visit_parts(
@@ -199,22 +152,73 @@ fn ray_compound(
     nearest
 }
 
-/// A usable ray: finite origin, unit direction and a non-negative
-/// `max_distance`. A direction that drifted from unit length (a `Dir2` built
-/// unchecked, or rotated many times) is renormalised so that distances are
-/// true; a unit one is kept bit for bit, so that `-direction` normals are
-/// exactly the opposite of what was passed.
-pub(crate) fn checked_ray(origin: Vec2, direction: Dir2, max_distance: f32) -> Option<Dir2> {
-    // `!(x >= 0)` also rejects NaN.
-    if !origin.is_finite() || max_distance.is_nan() || max_distance < 0.0 {
-        return None;
+/// A ray checked once, where it comes in: a finite origin, a unit
+/// direction and a `max_distance` that is not NaN nor negative (it may be
+/// infinite). Built only by [`Ray::new`], so the ray tests past the public
+/// entry points never check it again.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Ray {
+    origin: Vec2,
+    direction: Dir2,
+    max_distance: f32,
+}
+
+impl Ray {
+    /// The ray, checked. A direction that drifted from unit length (a
+    /// `Dir2` built unchecked, or rotated many times) is renormalised so
+    /// that distances are true; a unit one is kept bit for bit, so that
+    /// `-direction` normals are exactly the opposite of what was passed.
+    pub(crate) fn new(
+        origin: Vec2,
+        direction: Dir2,
+        max_distance: f32,
+    ) -> Result<Self, ShapeError> {
+        let invalid = ShapeError::InvalidRay {
+            origin,
+            direction: direction.as_vec2(),
+            max_distance,
+        };
+        // `!(x >= 0)` also rejects NaN.
+        if !origin.is_finite() || max_distance.is_nan() || max_distance < 0.0 {
+            return Err(invalid);
+        }
+        let length_error = (direction.length_squared() - 1.0).abs();
+        let direction = if length_error <= 4.0 * f32::EPSILON {
+            direction
+        } else {
+            // Also rejects NaN and infinite directions.
+            Dir2::new(direction.as_vec2()).map_err(|_| invalid)?
+        };
+        Ok(Self {
+            origin,
+            direction,
+            max_distance,
+        })
     }
-    let length_error = (direction.length_squared() - 1.0).abs();
-    if length_error <= 4.0 * f32::EPSILON {
-        Some(direction)
-    } else {
-        // Also rejects NaN and infinite directions.
-        Dir2::new(direction.as_vec2()).ok()
+
+    #[inline]
+    pub(crate) fn origin(self) -> Vec2 {
+        self.origin
+    }
+
+    #[inline]
+    pub(crate) fn direction(self) -> Dir2 {
+        self.direction
+    }
+
+    #[inline]
+    pub(crate) fn max_distance(self) -> f32 {
+        self.max_distance
+    }
+
+    /// The same ray, ending at `limit` if that is nearer (a nearer hit
+    /// already found): still a checked ray.
+    #[inline]
+    pub(crate) fn up_to(self, limit: f32) -> Self {
+        Self {
+            max_distance: self.max_distance.min(limit.max(0.0)),
+            ..self
+        }
     }
 }
 
@@ -235,11 +239,21 @@ pub fn ray_circle(
     center: Vec2,
     radius: f32,
 ) -> Option<RayIntersection> {
-    let direction = checked_ray(origin, direction, max_distance)?;
-    // Also rejects a NaN centre or radius: every comparison below fails.
+    let ray = Ray::new(origin, direction, max_distance).ok()?;
+    // Also rejects a NaN centre or radius.
     if !(center.is_finite() && radius > 0.0 && radius.is_finite()) {
         return None;
     }
+    circle_hit(ray, center, radius)
+}
+
+/// [`ray_circle`] for a checked ray and circle.
+fn circle_hit(ray: Ray, center: Vec2, radius: f32) -> Option<RayIntersection> {
+    let Ray {
+        origin,
+        direction,
+        max_distance,
+    } = ray;
     let offset = origin - center;
     let radius_squared = radius * radius;
     if offset.length_squared() <= radius_squared {
@@ -280,10 +294,20 @@ pub fn ray_rect(
     half_size: Vec2,
     pose: Isometry2d,
 ) -> Option<RayIntersection> {
-    let direction = checked_ray(origin, direction, max_distance)?;
+    let ray = Ray::new(origin, direction, max_distance).ok()?;
     if !(half_size.cmpgt(Vec2::ZERO).all() && half_size.is_finite()) {
         return None;
     }
+    rect_hit(ray, half_size, pose)
+}
+
+/// [`ray_rect`] for a checked ray and rectangle.
+fn rect_hit(ray: Ray, half_size: Vec2, pose: Isometry2d) -> Option<RayIntersection> {
+    let Ray {
+        origin,
+        direction,
+        max_distance,
+    } = ray;
     // Into the rectangle's frame: rotate by the inverse of its rotation.
     let inverse = pose.rotation.inverse();
     let local_origin = inverse * (origin - pose.translation);
@@ -349,10 +373,20 @@ pub fn ray_segment(
     a: Vec2,
     b: Vec2,
 ) -> Option<RayIntersection> {
-    let direction = checked_ray(origin, direction, max_distance)?;
+    let ray = Ray::new(origin, direction, max_distance).ok()?;
     if !(a.is_finite() && b.is_finite()) {
         return None;
     }
+    segment_hit(ray, a, b)
+}
+
+/// [`ray_segment`] for a checked ray and segment.
+fn segment_hit(ray: Ray, a: Vec2, b: Vec2) -> Option<RayIntersection> {
+    let Ray {
+        origin,
+        direction,
+        max_distance,
+    } = ray;
     let (edge, to_a) = (b - a, a - origin);
     let crossing = direction.perp_dot(edge);
     let hit = |distance: f32, normal: Vec2| {
@@ -395,15 +429,17 @@ pub fn ray_segment(
 /// Ray vs a convex polygon (local vertices and outward normals, placed by
 /// `pose`): the ray is inside every edge's half-plane from where it has
 /// entered all of them until it leaves any.
-fn ray_polygon(
-    origin: Vec2,
-    direction: Dir2,
-    max_distance: f32,
+fn polygon_hit(
+    ray: Ray,
     vertices: &[Vec2],
     normals: &[Vec2],
     pose: Isometry2d,
 ) -> Option<RayIntersection> {
-    let direction = checked_ray(origin, direction, max_distance)?;
+    let Ray {
+        origin,
+        direction,
+        max_distance,
+    } = ray;
     let inverse = pose.rotation.inverse();
     let local_origin = inverse * (origin - pose.translation);
     let local_direction = inverse * *direction;

@@ -20,12 +20,12 @@
 
 use bevy::math::{Dir2, Isometry2d, Vec2};
 
+use crate::geometry::query::ray::Ray;
 use crate::geometry::query::ray::RayIntersection;
-use crate::geometry::query::ray::checked_ray;
 use crate::geometry::shape::Shape;
 use crate::geometry::shape::compound::Compound;
 use crate::geometry::shape::part_grid::RayWalk;
-use crate::geometry::shape::view::validate_placement;
+use crate::geometry::shape::view::Placed;
 use crate::geometry::shape::view::{ConvexRef, ShapeView};
 use crate::util::scratch::{scratch_items, with_scratch};
 
@@ -68,34 +68,31 @@ impl Shape {
         direction: Dir2,
         max_distance: f32,
     ) -> Option<RayIntersection> {
-        let shape = self.view();
-        validate_placement(shape, pose).ok()?;
-        shape.cast_ray_as(pose, origin, direction, max_distance, false)
+        let placed = Placed::new(self.view(), pose).ok()?;
+        let ray = Ray::new(origin, direction, max_distance).ok()?;
+        placed.shape().cast_ray_as(placed.pose(), ray, false)
     }
 }
 
 impl ShapeView<'_> {
     /// [`Shape::cast_ray`] when `solid`, else [`Shape::cast_ray_hollow`],
-    /// for a shape and pose known to be valid.
+    /// for a checked ray, this shape and `pose` checked too (as
+    /// [`ShapeView::cast_ray`]).
     #[inline]
     pub(crate) fn cast_ray_as(
         &self,
         pose: Isometry2d,
-        origin: Vec2,
-        direction: Dir2,
-        max_distance: f32,
+        ray: Ray,
         solid: bool,
     ) -> Option<RayIntersection> {
-        let entry = self.cast_ray_valid(pose, origin, direction, max_distance)?;
+        let entry = self.cast_ray(pose, ray)?;
         if solid || entry.distance > 0.0 {
             return Some(entry);
         }
         // The origin is inside or on the shape: out through the far side.
-        let direction = checked_ray(origin, direction, max_distance)?;
+        let (origin, direction, max_distance) = (ray.origin(), ray.direction(), ray.max_distance());
         let (distance, normal) = match *self {
-            ShapeView::Compound(compound) => {
-                compound_exit(compound, pose, origin, direction, max_distance)?
-            }
+            ShapeView::Compound(compound) => compound_exit(compound, pose, ray)?,
             ShapeView::Convex(convex) => convex_exit(convex, pose, origin, direction, 0.0),
         };
         (distance <= max_distance).then(|| RayIntersection {
@@ -289,9 +286,7 @@ scratch_items!(Stretch);
 struct Stretches<'a> {
     compound: &'a Compound,
     pose: Isometry2d,
-    origin: Vec2,
-    direction: Dir2,
-    max_distance: f32,
+    ray: Ray,
     stretches: &'a mut Vec<Stretch>,
     /// The farthest exit so far; the origin is in the compound, so at
     /// least 0.
@@ -307,8 +302,8 @@ impl Stretches<'_> {
         let Some(shape) = part.shape.view().convex() else {
             return;
         };
-        let (origin, direction) = (self.origin, self.direction);
-        if let Some(entry) = shape.cast_ray_valid(part_pose, origin, direction, self.max_distance) {
+        let (origin, direction) = (self.ray.origin(), self.ray.direction());
+        if let Some(entry) = shape.cast_ray(part_pose, self.ray) {
             let (exit, normal) = convex_exit(shape, part_pose, origin, direction, entry.distance);
             self.farthest = self.farthest.max(exit);
             self.stretches.push(Stretch {
@@ -349,20 +344,13 @@ impl RayWalk for Stretches<'_> {
 /// their last bits. A big compound's parts are found by walking its part
 /// grid along the ray, as the solid cast does. Out of line: rare.
 #[inline(never)]
-fn compound_exit(
-    compound: &Compound,
-    pose: Isometry2d,
-    origin: Vec2,
-    direction: Dir2,
-    max_distance: f32,
-) -> Option<(f32, Dir2)> {
+fn compound_exit(compound: &Compound, pose: Isometry2d, ray: Ray) -> Option<(f32, Dir2)> {
+    let (origin, direction, max_distance) = (ray.origin(), ray.direction(), ray.max_distance());
     with_scratch(|stretches: &mut Vec<Stretch>| {
         let mut along = Stretches {
             compound,
             pose,
-            origin,
-            direction,
-            max_distance,
+            ray,
             stretches: &mut *stretches,
             farthest: 0.0,
         };

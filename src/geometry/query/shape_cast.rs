@@ -10,11 +10,10 @@
 use bevy::math::{Dir2, Isometry2d, Vec2};
 use bevy::shape::{Aabb2d, BoundingVolume};
 
-use crate::geometry::query::ray::checked_ray;
+use crate::geometry::query::ray::Ray;
 use crate::geometry::query::translation_cast::{TranslationCast, cast_translation};
 use crate::geometry::shape::Shape;
-use crate::geometry::shape::view::ShapeView;
-use crate::geometry::shape::view::validate_placement;
+use crate::geometry::shape::view::Placed;
 
 /// Where a cast shape first touches another.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -67,29 +66,22 @@ pub fn cast_shape(
     target: &Shape,
     target_pose: Isometry2d,
 ) -> Option<ShapeCastHit> {
-    cast_shape_of(
-        shape.view(),
-        pose,
-        direction,
-        max_distance,
-        target.view(),
-        target_pose,
-    )
+    let moving = Placed::new(shape.view(), pose).ok()?;
+    let target = Placed::new(target.view(), target_pose).ok()?;
+    let path = Ray::new(moving.pose().translation, direction, max_distance).ok()?;
+    cast_shape_of(moving, path, target)
 }
 
-/// [`cast_shape`] for shapes seen by reference.
+/// [`cast_shape`] for checked input: `moving` slides along `path` (a ray
+/// from its pose's origin) against `target`.
 pub(crate) fn cast_shape_of(
-    shape: ShapeView<'_>,
-    pose: Isometry2d,
-    direction: Dir2,
-    max_distance: f32,
-    target: ShapeView<'_>,
-    target_pose: Isometry2d,
+    moving: Placed<'_>,
+    path: Ray,
+    target: Placed<'_>,
 ) -> Option<ShapeCastHit> {
-    let direction = checked_ray(pose.translation, direction, max_distance)?;
-    for (s, p) in [(shape, pose), (target, target_pose)] {
-        validate_placement(s, p).ok()?;
-    }
+    let (shape, pose) = (moving.shape(), moving.pose());
+    let (target, target_pose) = (target.shape(), target.pose());
+    let (direction, max_distance) = (path.direction(), path.max_distance());
     // Boxes that never meet along the way: most misses end here, cheaply.
     overlap_window(
         &shape.aabb(pose),

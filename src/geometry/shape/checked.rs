@@ -2,8 +2,8 @@
 //! and the errors that say why one cannot take part in collision tests.
 //!
 //! A check is written once here and called, never written out again: a
-//! shape is valid by [`ShapeView::validate`], a pose by [`validate_pose`],
-//! and [`checked_pose`] also renormalises a valid pose's rotation. Nothing
+//! shape is valid by [`ShapeView::validate`], a pose by [`validate_pose`];
+//! `view.rs`'s `Placed` holds a shape and a pose that passed both. Nothing
 //! here depends on the shapes' methods or on polygons, so that `shape.rs`
 //! and `polygon.rs` both depend on it rather than on each other.
 
@@ -50,6 +50,16 @@ pub enum ShapeError {
     /// Holes `i` and `j` (`i < j`) of a polygon with holes cross, touch, or
     /// one is inside the other.
     HolesOverlap(usize, usize),
+    /// A ray whose origin is not finite, whose direction is not a finite
+    /// non-zero vector, or whose `max_distance` is NaN or negative.
+    InvalidRay {
+        /// Where it starts.
+        origin: Vec2,
+        /// Which way it goes, as given.
+        direction: Vec2,
+        /// How far it reaches.
+        max_distance: f32,
+    },
     /// A heightfield scale that is not finite or whose width (`x`) is not
     /// `> 0`, or so small that neighbouring samples fall on one point.
     InvalidHeightfieldScale(Vec2),
@@ -97,6 +107,14 @@ impl fmt::Display for ShapeError {
                 f,
                 "a heightfield's scale must be finite, its width > 0 and wide enough to tell its samples apart, got {s}"
             ),
+            Self::InvalidRay {
+                origin,
+                direction,
+                max_distance,
+            } => write!(
+                f,
+                "a ray needs a finite origin, a unit direction and a max distance >= 0, got origin {origin} direction {direction} max distance {max_distance}"
+            ),
             Self::HolesOverlap(i, j) => {
                 write!(f, "holes {i} and {j} must not cross, touch or nest")
             }
@@ -116,15 +134,6 @@ pub fn validate_pose(pose: Isometry2d) -> Result<(), ShapeError> {
     } else {
         Err(ShapeError::InvalidPose(pose))
     }
-}
-
-/// The pose checked by [`validate_pose`], its rotation renormalised: a
-/// valid rotation may be up to 1e-4 off unit length, which would scale the
-/// shape. The translation is kept bit for bit.
-#[inline]
-pub(crate) fn checked_pose(pose: Isometry2d) -> Result<Isometry2d, ShapeError> {
-    validate_pose(pose)?;
-    Ok(Isometry2d::new(pose.translation, pose.rotation.normalize()))
 }
 
 /// Finite and at most [`MAX_MAGNITUDE`] on both axes.

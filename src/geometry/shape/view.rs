@@ -8,7 +8,7 @@ use bevy::math::Vec2;
 use bevy::math::Isometry2d;
 
 use crate::geometry::shape::checked::{
-    MAX_MAGNITUDE, ShapeError, checked_pose, positive_size, validate_pose, within_magnitude,
+    MAX_MAGNITUDE, ShapeError, positive_size, validate_pose, within_magnitude,
 };
 use crate::geometry::shape::compound::Compound;
 
@@ -63,28 +63,73 @@ impl<'a> PolygonRef<'a> {
     }
 }
 
-/// Checks `shape`, then `pose`: the shape's error is the one given when both
-/// are invalid. The pose is taken as it is (see [`checked_placement`] to
-/// also renormalise it).
-#[inline]
-pub(in crate::geometry) fn validate_placement(
-    shape: ShapeView<'_>,
+/// A shape at a pose, both checked: what a query's entry point makes of
+/// its input once, so that nothing past it checks again. Built by
+/// [`Placed::new`] (or [`Placed::pair`]), which checks; a detection's
+/// snapshot records, checked when the snapshot read them, are the only
+/// other source ([`Placed::read_by_snapshot`]).
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Placed<'a> {
+    shape: ShapeView<'a>,
     pose: Isometry2d,
-) -> Result<(), ShapeError> {
-    shape.validate()?;
-    validate_pose(pose)
 }
 
-/// `pose` for `shape` once both are checked, shape first
-/// ([`validate_placement`]), with the rotation renormalised
-/// ([`checked_pose`]).
-#[inline]
-pub(crate) fn checked_placement(
-    shape: ShapeView<'_>,
-    pose: Isometry2d,
-) -> Result<Isometry2d, ShapeError> {
-    shape.validate()?;
-    checked_pose(pose)
+impl<'a> Placed<'a> {
+    /// `shape` at `pose`, once both are checked, shape first. The pose is
+    /// kept bit for bit, so that answers agree with those of the unchecked
+    /// pair tests at the same poses; see [`Self::renormalised`].
+    #[inline]
+    pub(crate) fn new(shape: ShapeView<'a>, pose: Isometry2d) -> Result<Self, ShapeError> {
+        shape.validate()?;
+        validate_pose(pose)?;
+        Ok(Self { shape, pose })
+    }
+
+    /// Both placements, checked both shapes first, then both poses: the
+    /// error is the first shape's, the second's, the first pose's, the
+    /// second's, in that order.
+    pub(crate) fn pair<'b>(
+        (a, pa): (ShapeView<'a>, Isometry2d),
+        (b, pb): (ShapeView<'b>, Isometry2d),
+    ) -> Result<(Self, Placed<'b>), ShapeError> {
+        a.validate()?;
+        b.validate()?;
+        validate_pose(pa)?;
+        validate_pose(pb)?;
+        let (a, b) = (Self { shape: a, pose: pa }, Placed { shape: b, pose: pb });
+        Ok((a, b))
+    }
+
+    /// The same placement with the pose's rotation of unit length
+    /// (the translation kept bit for bit): a valid rotation may be up to
+    /// 1e-4 off, which
+    /// would scale the shape by as much.
+    #[inline]
+    pub(crate) fn renormalised(self) -> Self {
+        Self {
+            pose: Isometry2d::new(self.pose.translation, self.pose.rotation.normalize()),
+            ..self
+        }
+    }
+
+    /// A collider as a detection's snapshot holds it: its scaled shape and
+    /// pose were checked when the snapshot read them (`snapshot/read.rs`),
+    /// and a record is made of nothing else.
+    #[inline(always)]
+    pub(crate) fn read_by_snapshot(shape: ShapeView<'a>, pose: Isometry2d) -> Self {
+        debug_assert!(shape.validate().is_ok() && validate_pose(pose).is_ok());
+        Self { shape, pose }
+    }
+
+    #[inline(always)]
+    pub(crate) fn shape(self) -> ShapeView<'a> {
+        self.shape
+    }
+
+    #[inline(always)]
+    pub(crate) fn pose(self) -> Isometry2d {
+        self.pose
+    }
 }
 
 impl<'a> ShapeView<'a> {
@@ -157,33 +202,34 @@ impl ConvexRef<'_> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::geometry::shape::checked::{checked_pose, validate_pose};
+    use crate::geometry::shape::checked::validate_pose;
     use bevy::math::Rot2;
 
     const GOOD: ShapeView<'static> = ShapeView::Convex(ConvexRef::Circle { radius: 1.0 });
     const BAD: ShapeView<'static> = ShapeView::Convex(ConvexRef::Circle { radius: -1.0 });
+
+    /// What checking a placement gives, as a plain result (`Placed` holds
+    /// a view, which has no equality).
+    fn placement(shape: ShapeView<'_>, pose: Isometry2d) -> Result<Isometry2d, ShapeError> {
+        Placed::new(shape, pose).map(|placed| placed.renormalised().pose())
+    }
 
     #[test]
     fn the_shape_is_blamed_before_the_pose() {
         let nan = Isometry2d::from_xy(f32::NAN, 0.0);
         let huge = Isometry2d::from_xy(2e15, 0.0);
         for pose in [nan, huge, Isometry2d::IDENTITY] {
-            assert_eq!(
-                checked_placement(BAD, pose),
-                Err(ShapeError::InvalidRadius(-1.0))
-            );
-            assert_eq!(
-                validate_placement(BAD, pose),
-                Err(ShapeError::InvalidRadius(-1.0))
-            );
+            assert_eq!(placement(BAD, pose), Err(ShapeError::InvalidRadius(-1.0)));
+            let pair = Placed::pair((GOOD, pose), (BAD, Isometry2d::IDENTITY));
+            assert_eq!(pair.err(), Some(ShapeError::InvalidRadius(-1.0)));
         }
         // A NaN pose is reported as it was given (NaN is not equal to itself,
         // so compare its bits).
         for pose in [nan, huge] {
             for result in [
-                checked_placement(GOOD, pose).map(|_| ()),
-                validate_placement(GOOD, pose),
-                checked_pose(pose).map(|_| ()),
+                placement(GOOD, pose).map(|_| ()),
+                Placed::pair((GOOD, Isometry2d::IDENTITY), (GOOD, pose)).map(|_| ()),
+                validate_pose(pose),
             ] {
                 let Err(ShapeError::InvalidPose(reported)) = result else {
                     panic!("{pose:?}: {result:?}");
@@ -196,10 +242,15 @@ mod tests {
         }
         let skewed = Isometry2d::new(Vec2::ZERO, Rot2 { cos: 2.0, sin: 0.0 });
         assert_eq!(
-            checked_placement(GOOD, skewed),
+            placement(GOOD, skewed),
             Err(ShapeError::InvalidPose(skewed))
         );
-        assert!(validate_placement(GOOD, Isometry2d::from_xy(1e15, -1e15)).is_ok());
+        assert!(placement(GOOD, Isometry2d::from_xy(1e15, -1e15)).is_ok());
+        // Of a pair, both shapes are blamed before either pose.
+        let pair = Placed::pair((GOOD, skewed), (BAD, Isometry2d::IDENTITY));
+        assert_eq!(pair.err(), Some(ShapeError::InvalidRadius(-1.0)));
+        let pair = Placed::pair((GOOD, skewed), (GOOD, nan));
+        assert_eq!(pair.err(), Some(ShapeError::InvalidPose(skewed)));
     }
 
     #[test]
@@ -213,9 +264,14 @@ mod tests {
         let pose = Isometry2d::new(Vec2::new(3.0, -4.0), off);
         assert!(validate_pose(pose).is_ok());
         assert!((off.length() - 1.0).abs() > 1e-5);
+        let (first, second) = Placed::pair((GOOD, pose), (GOOD, pose)).unwrap();
+        // Checked, the pose as it was given.
+        assert_eq!(first.pose(), pose);
+        assert_eq!(Placed::new(GOOD, pose).unwrap().pose(), pose);
         for checked in [
-            checked_pose(pose).unwrap(),
-            checked_placement(GOOD, pose).unwrap(),
+            placement(GOOD, pose).unwrap(),
+            first.renormalised().pose(),
+            second.renormalised().pose(),
         ] {
             assert_eq!(checked.translation, pose.translation);
             assert!(

@@ -8,7 +8,9 @@ use bevy::shape::{Aabb2d, BoundingVolume, IntersectsVolume};
 use super::super::{DEPENETRATION_ROUNDS, GRAZE, SlideHit, Touched};
 use super::{Blocked, NEARBY_MOST, NEARBY_REACH, Nearby, PartContact, Slider};
 use crate::components::OneWayPlatform;
-use crate::geometry::{Contact, ShapeView, cast_shape_of, for_each_part_contact, push_out};
+use crate::geometry::{
+    Contact, Placed, Ray, ShapeView, cast_shape_of, for_each_part_contact, push_out,
+};
 
 impl Slider<'_, '_, '_> {
     /// The first collider that blocks the collider moved from `at` along
@@ -85,13 +87,12 @@ impl Slider<'_, '_, '_> {
         let (target, target_shape) = self.spatial.colliders().get(index);
         // The whole way, as `cast_shape` does, so that the result does not
         // depend on the order of the search.
+        let moving = Placed::new(self.shape, pose).ok()?;
+        let path = Ray::new(pose.translation, direction, max_distance).ok()?;
         let hit = cast_shape_of(
-            self.shape,
-            pose,
-            direction,
-            max_distance,
-            target_shape,
-            target.pose,
+            moving,
+            path,
+            Placed::read_by_snapshot(target_shape, target.pose),
         )?;
         if -hit.normal.dot(*direction) <= GRAZE {
             return None;
