@@ -20,7 +20,7 @@
 //!   against a capsule or segment), on bare sizes and poses.
 //! - `shape/`: the stored shapes: [`Shape`] (`shape/mod.rs`), the borrowed
 //!   view the algorithms read (`view.rs`: `ShapeView`, either a `ConvexRef`
-//!   or a compound, and the checks of a shape and its placement),
+//!   or a compound, and `Placed`, a view at a pose both checked),
 //!   [`ConvexPolygon`], [`Compound`] (a folder: its part grid in
 //!   `part_grid.rs`, its scaling in `compound/scale.rs`), polylines,
 //!   concave polygons and holes, and the checked numbers (`checked.rs`:
@@ -36,6 +36,10 @@
 //!   `translation_cast.rs` (with `minkowski.rs`), `shape_cast.rs`, `ray.rs`,
 //!   `ray_hollow.rs`, `ghost_rule.rs` (polylines' rule on a contact) and
 //!   `push_out.rs`. A query's `Shape::...` method is in its file.
+//!
+//! Input is checked once, where it comes in: an entry point makes a
+//! `Placed` of each shape and pose and a `Ray` (`query/ray.rs`) of a ray,
+//! or fails; what takes those checks nothing again.
 //!
 //! # What a change touches
 //!

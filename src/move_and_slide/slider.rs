@@ -8,7 +8,7 @@ use bevy::shape::Aabb2d;
 
 use super::{MoveAndSlideConfig, MoveAndSlideOutput, STILL, SlideHit, Touched, slide_by_policy};
 use crate::components::Collider;
-use crate::geometry::{Contact, Placed, Ray, ShapeView, within_magnitude};
+use crate::geometry::{Contact, Placed, Ray, within_magnitude};
 use crate::spatial_query::{QueryFilter, SpatialQuery};
 
 mod lookups;
@@ -29,7 +29,8 @@ struct Blocked {
 /// One call's state that does not change while it runs.
 pub(super) struct Slider<'a, 'w, 's> {
     spatial: &'a SpatialQuery<'w, 's>,
-    shape: ShapeView<'a>,
+    /// The collider's shape, checked, at the pose the move starts from.
+    placed: Placed<'a>,
     rotation: Rot2,
     filter: &'a QueryFilter,
     pub(super) up: Vec2,
@@ -87,17 +88,13 @@ impl<'a, 'w, 's> Slider<'a, 'w, 's> {
             .renormalised();
         config.is_valid().then(|| {
             let pose = placed.pose();
-            (
-                Self::new(spatial, placed.shape(), pose.rotation, config, filter),
-                pose,
-            )
+            (Self::new(spatial, placed, config, filter), pose)
         })
     }
 
     fn new(
         spatial: &'a SpatialQuery<'w, 's>,
-        shape: ShapeView<'a>,
-        rotation: Rot2,
+        placed: Placed<'a>,
         config: &MoveAndSlideConfig,
         filter: &'a QueryFilter,
     ) -> Self {
@@ -105,10 +102,11 @@ impl<'a, 'w, 's> Slider<'a, 'w, 's> {
         // The box of the shape turned so that `up` is +y: its bottom is the
         // lowest point along `up`.
         let to_up_frame = Rot2::from_sin_cos(up.x, up.y);
-        let upright = shape.aabb(Isometry2d::new(Vec2::ZERO, to_up_frame * rotation));
+        let rotation = placed.pose().rotation;
+        let upright = (placed.shape()).aabb(Isometry2d::new(Vec2::ZERO, to_up_frame * rotation));
         Self {
             spatial,
-            shape,
+            placed,
             rotation,
             filter,
             up,

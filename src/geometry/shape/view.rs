@@ -100,6 +100,13 @@ impl<'a> Placed<'a> {
         Ok((a, b))
     }
 
+    /// The same shape at `pose`, once the pose is checked (the shape was).
+    #[inline]
+    pub(crate) fn moved_to(self, pose: Isometry2d) -> Result<Self, ShapeError> {
+        validate_pose(pose)?;
+        Ok(Self { pose, ..self })
+    }
+
     /// The same placement with the pose's rotation of unit length
     /// (the translation kept bit for bit): a valid rotation may be up to
     /// 1e-4 off, which

@@ -19,7 +19,7 @@ impl Slider<'_, '_, '_> {
     /// platforms crossed from their open side.
     pub(super) fn cast(&self, at: Vec2, direction: Dir2, max_distance: f32) -> Option<Blocked> {
         let pose = Isometry2d::new(at, self.rotation);
-        let start = self.shape.aabb(pose);
+        let start = self.placed.shape().aabb(pose);
         // Only colliders whose boxes meet the path are cast at, either
         // way: the grids also hand on boxes near it, where a cast's
         // rounding far from the origin could find a hit the gathered
@@ -87,7 +87,7 @@ impl Slider<'_, '_, '_> {
         let (target, target_shape) = self.spatial.colliders().get(index);
         // The whole way, as `cast_shape` does, so that the result does not
         // depend on the order of the search.
-        let moving = Placed::new(self.shape, pose).ok()?;
+        let moving = self.placed.moved_to(pose).ok()?;
         let path = Ray::new(pose.translation, direction, max_distance).ok()?;
         let hit = cast_shape_of(
             moving,
@@ -113,7 +113,7 @@ impl Slider<'_, '_, '_> {
     /// and the snap can reach from there ([`Nearby`]); `None` for a motion
     /// too long, or too many colliders around, for it to pay.
     pub(super) fn gather(&self, at: Vec2, motion: Vec2) -> Option<Nearby> {
-        let own = self.shape.aabb(Isometry2d::new(at, self.rotation));
+        let own = self.placed.shape().aabb(Isometry2d::new(at, self.rotation));
         let size = (own.max - own.min).max_element();
         let reach =
             2.0 * motion.length() + self.step_height + self.snap_to_ground + 4.0 * self.skin;
@@ -149,7 +149,8 @@ impl Slider<'_, '_, '_> {
         target: ShapeView<'_>,
         target_pose: Isometry2d,
     ) -> bool {
-        self.shape
+        self.placed
+            .shape()
             .contact(pose, target, target_pose)
             .is_some_and(|contact| contact.depth > 0.5 * self.skin)
     }
@@ -230,7 +231,7 @@ impl Slider<'_, '_, '_> {
         let pose = Isometry2d::new(at, self.rotation);
         let colliders = self.spatial.colliders();
         let mut found = Vec::new();
-        let query: Aabb2d = self.shape.aabb(pose);
+        let query: Aabb2d = self.placed.shape().aabb(pose);
         self.visit_overlapping(&query, |index| {
             let (target, target_shape) = colliders.get(index);
             if !self.filter.accepts(target.entity, colliders.layers(index))
@@ -239,7 +240,7 @@ impl Slider<'_, '_, '_> {
                 return;
             }
             for_each_part_contact(
-                self.shape,
+                self.placed.shape(),
                 pose,
                 target_shape,
                 target.pose,
