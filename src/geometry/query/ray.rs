@@ -211,6 +211,12 @@ impl Ray {
         self.max_distance
     }
 
+    /// Its origin, direction and `max_distance`.
+    #[inline]
+    pub(crate) fn parts(self) -> (Vec2, Dir2, f32) {
+        (self.origin, self.direction, self.max_distance)
+    }
+
     /// The same ray, ending at `limit` if that is nearer (a nearer hit
     /// already found): still a checked ray.
     #[inline]
@@ -249,11 +255,7 @@ pub fn ray_circle(
 
 /// [`ray_circle`] for a checked ray and circle.
 fn circle_hit(ray: Ray, center: Vec2, radius: f32) -> Option<RayIntersection> {
-    let Ray {
-        origin,
-        direction,
-        max_distance,
-    } = ray;
+    let (origin, direction, max_distance) = ray.parts();
     let offset = origin - center;
     let radius_squared = radius * radius;
     if offset.length_squared() <= radius_squared {
@@ -303,11 +305,7 @@ pub fn ray_rect(
 
 /// [`ray_rect`] for a checked ray and rectangle.
 fn rect_hit(ray: Ray, half_size: Vec2, pose: Isometry2d) -> Option<RayIntersection> {
-    let Ray {
-        origin,
-        direction,
-        max_distance,
-    } = ray;
+    let (origin, direction, max_distance) = ray.parts();
     // Into the rectangle's frame: rotate by the inverse of its rotation.
     let inverse = pose.rotation.inverse();
     let local_origin = inverse * (origin - pose.translation);
@@ -382,11 +380,7 @@ pub fn ray_segment(
 
 /// [`ray_segment`] for a checked ray and segment.
 fn segment_hit(ray: Ray, a: Vec2, b: Vec2) -> Option<RayIntersection> {
-    let Ray {
-        origin,
-        direction,
-        max_distance,
-    } = ray;
+    let (origin, direction, max_distance) = ray.parts();
     let (edge, to_a) = (b - a, a - origin);
     let crossing = direction.perp_dot(edge);
     let hit = |distance: f32, normal: Vec2| {
@@ -435,11 +429,7 @@ fn polygon_hit(
     normals: &[Vec2],
     pose: Isometry2d,
 ) -> Option<RayIntersection> {
-    let Ray {
-        origin,
-        direction,
-        max_distance,
-    } = ray;
+    let (origin, direction, max_distance) = ray.parts();
     let inverse = pose.rotation.inverse();
     let local_origin = inverse * (origin - pose.translation);
     let local_direction = inverse * *direction;

@@ -90,7 +90,7 @@ impl ShapeView<'_> {
             return Some(entry);
         }
         // The origin is inside or on the shape: out through the far side.
-        let (origin, direction, max_distance) = (ray.origin(), ray.direction(), ray.max_distance());
+        let (origin, direction, max_distance) = ray.parts();
         let (distance, normal) = match *self {
             ShapeView::Compound(compound) => compound_exit(compound, pose, ray)?,
             ShapeView::Convex(convex) => convex_exit(convex, pose, origin, direction, 0.0),
@@ -345,7 +345,7 @@ impl RayWalk for Stretches<'_> {
 /// grid along the ray, as the solid cast does. Out of line: rare.
 #[inline(never)]
 fn compound_exit(compound: &Compound, pose: Isometry2d, ray: Ray) -> Option<(f32, Dir2)> {
-    let (origin, direction, max_distance) = (ray.origin(), ray.direction(), ray.max_distance());
+    let (origin, direction, max_distance) = ray.parts();
     with_scratch(|stretches: &mut Vec<Stretch>| {
         let mut along = Stretches {
             compound,
