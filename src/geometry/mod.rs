@@ -33,8 +33,9 @@
 //!   `parts.rs` (the one walk over compound parts), `intersects.rs`,
 //!   `contact.rs`, `closest_points.rs`, `point.rs`, `manifold.rs` (with
 //!   `manifold_clip.rs`), `time_of_impact.rs` (with `sweep.rs`),
-//!   `translation_cast.rs` (with `minkowski.rs`), `shape_cast.rs`, `ray.rs`,
-//!   `ray_hollow.rs`, `ghost_rule.rs` (polylines' rule on a contact) and
+//!   `translation_cast.rs` (with `minkowski.rs`), `shape_cast.rs`, `ray.rs`
+//!   (with `ray_convex.rs`, each convex kind's rays), `ray_hollow.rs`,
+//!   `ghost_rule.rs` (polylines' rule on a contact) and
 //!   `push_out.rs`. A query's `Shape::...` method is in its file.
 //!
 //! Input is checked once, where it comes in: an entry point makes a
@@ -45,15 +46,15 @@
 //!
 //! - A new convex kind of shape: its variant in `shape/mod.rs` (`Shape`,
 //!   its view, scaling and box) and `shape/view.rs` (`ConvexRef` and its
-//!   check), its core in `convex/cores.rs`, its ray in `query/ray.rs` and
-//!   its exit in `query/ray_hollow.rs`; outside geometry, the snapshot's
-//!   packed shape (`stages/snapshot/mod.rs`). Those six are what the
-//!   compiler asks for; its drawing (`debug.rs`), its f64 truth
-//!   (`reference.rs`) and a `Collider` constructor follow. Every pair query
-//!   then reaches it through `convex/` with nothing else to change (the
-//!   convex code takes a `ConvexRef`, so a compound never gets there); a
-//!   hand-written pair test for it is a file in `pairs/`, a method on
-//!   `PairOp` and an arm in `query/dispatch.rs`.
+//!   check), its core in `convex/cores.rs`, where a ray enters and leaves
+//!   it in `query/ray_convex.rs`; outside geometry, the snapshot's packed
+//!   shape (`stages/snapshot/mod.rs`) and its drawing (`debug.rs`). Those
+//!   six are what the compiler asks for in the library, and the f64 truth
+//!   the tests share (`reference.rs`) a seventh; a `Collider` constructor
+//!   is optional. Every pair query then reaches it through `convex/` with
+//!   nothing else to change (the convex code takes a `ConvexRef`, so a
+//!   compound never gets there); a hand-written pair test for it is a file
+//!   in `pairs/`, a method on `PairOp` and an arm in `query/dispatch.rs`.
 //! - A new query: a file in `query/` with its `PairOp` (the special pairs
 //!   it has tests for, `general` for the rest) and its `Shape::...` method,
 //!   and its re-export below.
@@ -87,7 +88,8 @@ pub(crate) use query::manifold::{for_each_manifold, manifold_of};
 pub(crate) use query::parts::{ListedPart, prefetch_parts, visit_parts_in};
 pub use query::push_out::push_out;
 pub(crate) use query::ray::Ray;
-pub use query::ray::{RayIntersection, ray_circle, ray_rect, ray_segment};
+pub use query::ray::RayIntersection;
+pub use query::ray_convex::{ray_circle, ray_rect, ray_segment};
 pub(crate) use query::shape_cast::cast_shape_of;
 pub use query::shape_cast::{ShapeCastHit, cast_shape};
 pub(crate) use query::sweep::swept_aabb_of;

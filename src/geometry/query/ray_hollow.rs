@@ -22,11 +22,12 @@ use bevy::math::{Dir2, Isometry2d, Vec2};
 
 use crate::geometry::query::ray::Ray;
 use crate::geometry::query::ray::RayIntersection;
+use crate::geometry::query::ray_convex::convex_exit;
 use crate::geometry::shape::Shape;
 use crate::geometry::shape::compound::Compound;
 use crate::geometry::shape::part_grid::RayWalk;
 use crate::geometry::shape::view::Placed;
-use crate::geometry::shape::view::{ConvexRef, ShapeView};
+use crate::geometry::shape::view::ShapeView;
 use crate::util::scratch::{scratch_items, with_scratch};
 
 impl Shape {
@@ -101,172 +102,6 @@ impl ShapeView<'_> {
             normal,
         })
     }
-}
-
-/// Where the line through `origin` along `direction` leaves the convex
-/// `shape` at `pose`, as a distance along it (never before `entered`, where
-/// the ray is known to be in the shape) and the outward normal there.
-/// Rounding that loses the line altogether leaves it at `entered`.
-fn convex_exit(
-    shape: ConvexRef<'_>,
-    pose: Isometry2d,
-    origin: Vec2,
-    direction: Dir2,
-    entered: f32,
-) -> (f32, Dir2) {
-    let exit = match shape {
-        ConvexRef::Circle { radius } => circle_exit(origin, direction, pose.translation, radius),
-        ConvexRef::Rect { half_size } => rect_exit(origin, direction, half_size, pose),
-        ConvexRef::Capsule {
-            radius,
-            half_length,
-        } => capsule_exit(origin, direction, radius, half_length, pose),
-        ConvexRef::Segment { a, b } => Some(segment_exit(
-            origin,
-            direction,
-            pose.transform_point(a),
-            pose.transform_point(b),
-            entered,
-        )),
-        ConvexRef::Polygon(polygon) => polygon_exit(
-            origin,
-            direction,
-            polygon.vertices(),
-            polygon.normals(),
-            pose,
-        ),
-    };
-    match exit {
-        Some((distance, normal)) => (distance.max(entered), normal),
-        None => (entered, direction),
-    }
-}
-
-/// Where the line through `origin` along `direction` leaves the circle of
-/// `radius` about `center`, and the radius direction there; `None` when it
-/// misses it.
-fn circle_exit(origin: Vec2, direction: Dir2, center: Vec2, radius: f32) -> Option<(f32, Dir2)> {
-    let offset = origin - center;
-    let along = offset.dot(*direction);
-    // As in the solid cast: the line's distance from the centre directly,
-    // which stays accurate for far origins.
-    let across = offset.perp_dot(*direction);
-    let half_chord_squared = radius * radius - across * across;
-    if half_chord_squared.is_nan() || half_chord_squared < 0.0 {
-        return None;
-    }
-    let distance = -along + half_chord_squared.sqrt();
-    let normal = Dir2::new(offset + *direction * distance).unwrap_or(direction);
-    Some((distance, normal))
-}
-
-/// Where the line through `origin` along `direction` leaves the rectangle of
-/// `half_size` at `pose`, and the normal of the side it leaves through (the
-/// x side on a tie, at a corner); `None` when it misses it.
-fn rect_exit(
-    origin: Vec2,
-    direction: Dir2,
-    half_size: Vec2,
-    pose: Isometry2d,
-) -> Option<(f32, Dir2)> {
-    let inverse = pose.rotation.inverse();
-    let local_origin = inverse * (origin - pose.translation);
-    let local_direction = inverse * *direction;
-    let (mut enter, mut exit, mut axis) = (f32::NEG_INFINITY, f32::INFINITY, 0);
-    for k in 0..2 {
-        let (start, step, half) = (local_origin[k], local_direction[k], half_size[k]);
-        if step == 0.0 {
-            if start.is_nan() || start.abs() > half {
-                return None;
-            }
-            continue;
-        }
-        let (a, b) = ((-half - start) / step, (half - start) / step);
-        let (near, far) = if a <= b { (a, b) } else { (b, a) };
-        enter = enter.max(near);
-        if far < exit {
-            (exit, axis) = (far, k);
-        }
-    }
-    if enter.is_nan() || exit.is_nan() || enter > exit {
-        return None;
-    }
-    let mut local_normal = Vec2::ZERO;
-    local_normal[axis] = local_direction[axis].signum();
-    Some((
-        exit,
-        Dir2::new(pose.rotation * local_normal).unwrap_or(direction),
-    ))
-}
-
-/// Where the line leaves a capsule: the farthest exit of its middle
-/// rectangle and its two end discs (it is their union, and convex).
-fn capsule_exit(
-    origin: Vec2,
-    direction: Dir2,
-    radius: f32,
-    half_length: f32,
-    pose: Isometry2d,
-) -> Option<(f32, Dir2)> {
-    let cap = pose.rotation * Vec2::new(0.0, half_length);
-    let middle = (half_length > 0.0)
-        .then(|| rect_exit(origin, direction, Vec2::new(radius, half_length), pose))
-        .flatten();
-    [pose.translation + cap, pose.translation - cap]
-        .into_iter()
-        .filter_map(|center| circle_exit(origin, direction, center, radius))
-        .chain(middle)
-        .max_by(|p, q| p.0.total_cmp(&q.0))
-}
-
-/// Where a ray that meets the segment from `a` to `b` at `entered` leaves
-/// it: at its far end when it runs along it (the normal along the ray, out
-/// of that end), else where it crosses it (the normal of the side it goes
-/// on to).
-fn segment_exit(origin: Vec2, direction: Dir2, a: Vec2, b: Vec2, entered: f32) -> (f32, Dir2) {
-    let edge = b - a;
-    let crossing = direction.perp_dot(edge);
-    if crossing == 0.0 {
-        let far = (a - origin)
-            .dot(*direction)
-            .max((b - origin).dot(*direction));
-        return (far, direction);
-    }
-    let normal = Vec2::new(edge.y, -edge.x) * crossing.signum();
-    (entered, Dir2::new(normal).unwrap_or(direction))
-}
-
-/// Where the line leaves a convex polygon (local vertices and outward
-/// normals, placed by `pose`): the nearest of the edges it moves out of.
-fn polygon_exit(
-    origin: Vec2,
-    direction: Dir2,
-    vertices: &[Vec2],
-    normals: &[Vec2],
-    pose: Isometry2d,
-) -> Option<(f32, Dir2)> {
-    let inverse = pose.rotation.inverse();
-    let local_origin = inverse * (origin - pose.translation);
-    let local_direction = inverse * *direction;
-    let mut exit: Option<(f32, Vec2)> = None;
-    for (i, (&vertex, &normal)) in vertices.iter().zip(normals).enumerate() {
-        // As in the solid cast: along the edge turned a quarter, exact for
-        // exact vertices.
-        let edge = vertices[(i + 1) % vertices.len()] - vertex;
-        let across = Vec2::new(edge.y, -edge.x);
-        let closing = across.dot(local_direction);
-        if closing > 0.0 {
-            let t = across.dot(vertex - local_origin) / closing;
-            if exit.is_none_or(|(best, _)| t < best) {
-                exit = Some((t, normal));
-            }
-        }
-    }
-    let (distance, normal) = exit?;
-    Some((
-        distance,
-        Dir2::new(pose.rotation * normal).unwrap_or(direction),
-    ))
 }
 
 /// One part's stretch of a ray: where it enters (0 when the origin is in
