@@ -228,6 +228,48 @@ mod tests {
     /// Rotating the ray into the rectangle's frame by +angle instead of
     /// -angle only passes at 0 and 180 degrees.
     #[test]
+    fn a_ray_is_checked_once_and_kept_as_given_when_unit() {
+        let bad = [
+            (Vec2::new(f32::NAN, 0.0), Dir2::X, 1.0),
+            (Vec2::new(f32::INFINITY, 0.0), Dir2::X, 1.0),
+            (Vec2::ZERO, Dir2::X, -1.0),
+            (Vec2::ZERO, Dir2::X, f32::NAN),
+            (Vec2::ZERO, Dir2::from_angle(f32::NAN), 1.0),
+        ];
+        for (origin, direction, max_distance) in bad {
+            let Err(ShapeError::InvalidRay {
+                origin: o,
+                max_distance: m,
+                ..
+            }) = Ray::new(origin, direction, max_distance)
+            else {
+                panic!("{origin} {direction:?} {max_distance} accepted");
+            };
+            assert_eq!(
+                (o.x.to_bits(), m.to_bits()),
+                (origin.x.to_bits(), max_distance.to_bits())
+            );
+        }
+        // Infinitely long is a ray; a unit direction is kept to the bit.
+        let unit = dir(3.0, 4.0);
+        let ray = Ray::new(Vec2::ONE, unit, f32::INFINITY).unwrap();
+        assert_eq!(ray.parts(), (Vec2::ONE, unit, f32::INFINITY));
+        // A drifted one is renormalised, so that distances are true (off by
+        // 1e-5: a debug build warns of more).
+        let drifted = Dir2::new_unchecked(Vec2::new(0.6, 0.8) * 1.000_01);
+        let length = Ray::new(Vec2::ZERO, drifted, 1.0)
+            .unwrap()
+            .direction()
+            .length();
+        assert!((length - 1.0).abs() < 1e-6, "{length}");
+        // Cut short by a nearer hit, never lengthened nor made negative.
+        assert_eq!(ray.up_to(5.0).max_distance(), 5.0);
+        let short = Ray::new(Vec2::ZERO, unit, 2.0).unwrap();
+        assert_eq!(short.up_to(5.0).max_distance(), 2.0);
+        assert_eq!(short.up_to(-1.0).max_distance(), 0.0);
+    }
+
+    #[test]
     fn rotation_sign_and_degrees() {
         let shape = rect(4.0, 1.0);
         let center = Vec2::new(3.0, -2.0);

@@ -261,6 +261,18 @@ mod tests {
     }
 
     #[test]
+    fn a_placement_moves_only_to_a_valid_pose() {
+        let placed = Placed::new(GOOD, Isometry2d::IDENTITY).unwrap();
+        let there = Isometry2d::from_xy(3.0, -4.0);
+        assert_eq!(placed.moved_to(there).map(Placed::pose), Ok(there));
+        let nan = Isometry2d::from_xy(f32::NAN, 0.0);
+        assert!(matches!(
+            placed.moved_to(nan),
+            Err(ShapeError::InvalidPose(_))
+        ));
+    }
+
+    #[test]
     fn a_checked_pose_has_a_unit_rotation_and_the_same_translation() {
         // Off unit length by 5e-5: valid, and scaled by that much until
         // renormalised.
