@@ -167,8 +167,28 @@ impl<'a> ShapeView<'a> {
     #[inline(always)]
     pub(crate) fn aabb(&self, pose: Isometry2d) -> Aabb2d {
         // The box's centre relative to the pose, and its half extents.
+        // One match over the nested kinds: a match on the view, then one on
+        // its convex kind, cost the snapshot's layout a tenth more.
+        use ConvexRef::{Capsule, Circle, Polygon, Rect, Segment};
         let (offset, extent) = match *self {
-            ShapeView::Convex(convex) => convex.extent(pose),
+            ShapeView::Convex(Circle { radius }) => (Vec2::ZERO, Vec2::splat(radius)),
+            ShapeView::Convex(Rect { half_size }) => {
+                let (sin, cos) = (pose.rotation.sin.abs(), pose.rotation.cos.abs());
+                let extent = Vec2::new(
+                    cos * half_size.x + sin * half_size.y,
+                    sin * half_size.x + cos * half_size.y,
+                );
+                (Vec2::ZERO, extent)
+            }
+            ShapeView::Convex(Capsule {
+                radius,
+                half_length,
+            }) => {
+                let tip = (pose.rotation * Vec2::new(0.0, half_length)).abs();
+                (Vec2::ZERO, tip + radius)
+            }
+            ShapeView::Convex(Segment { a, b }) => points_extent(&[a, b], pose),
+            ShapeView::Convex(Polygon(polygon)) => points_extent(polygon.vertices(), pose),
             ShapeView::Compound(compound) => compound.extent_at(pose),
         };
         let centre = pose.translation + offset;
@@ -227,32 +247,6 @@ impl ConvexRef<'_> {
                 polygon.vertices(),
                 polygon.normals(),
             )),
-        }
-    }
-
-    /// The centre of the shape's box at `pose` relative to the pose's
-    /// translation, and its half extents (no slack: see [`ShapeView::aabb`]).
-    #[inline(always)]
-    pub(crate) fn extent(&self, pose: Isometry2d) -> (Vec2, Vec2) {
-        match *self {
-            ConvexRef::Circle { radius } => (Vec2::ZERO, Vec2::splat(radius)),
-            ConvexRef::Rect { half_size } => {
-                let (sin, cos) = (pose.rotation.sin.abs(), pose.rotation.cos.abs());
-                let extent = Vec2::new(
-                    cos * half_size.x + sin * half_size.y,
-                    sin * half_size.x + cos * half_size.y,
-                );
-                (Vec2::ZERO, extent)
-            }
-            ConvexRef::Capsule {
-                radius,
-                half_length,
-            } => {
-                let tip = (pose.rotation * Vec2::new(0.0, half_length)).abs();
-                (Vec2::ZERO, tip + radius)
-            }
-            ConvexRef::Segment { a, b } => points_extent(&[a, b], pose),
-            ConvexRef::Polygon(polygon) => points_extent(polygon.vertices(), pose),
         }
     }
 }

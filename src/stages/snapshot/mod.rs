@@ -295,10 +295,23 @@ impl SnapshotShape {
     }
 
     /// The shape if its record holds all of it (a circle, rectangle or
-    /// capsule): no table to look up.
+    /// capsule): no table to look up. (Its own match, not [`Self::view`]'s:
+    /// the snapshot boxes every collider through `view`, and one match
+    /// there costs less than two.)
     #[inline(always)]
     pub(crate) fn at_hand(self) -> Option<ConvexRef<'static>> {
-        self.split().ok()
+        match self {
+            Self::Circle { radius } => Some(ConvexRef::Circle { radius }),
+            Self::Rect { half_size } => Some(ConvexRef::Rect { half_size }),
+            Self::Capsule {
+                radius,
+                half_length,
+            } => Some(ConvexRef::Capsule {
+                radius,
+                half_length,
+            }),
+            Self::Points { .. } | Self::Compound { .. } => None,
+        }
     }
 
     /// The shape as the tests take it, its points or compound from the
@@ -306,48 +319,33 @@ impl SnapshotShape {
     /// always inlined, so that their view costs nothing.
     #[inline(always)]
     pub(crate) fn view<'t>(self, tables: impl FnOnce() -> &'t ShapeTables) -> ShapeView<'t> {
-        match self.split() {
-            Ok(convex) => ShapeView::Convex(convex),
-            Err(InTables::Compound { index }) => {
-                ShapeView::Compound(&tables().compounds[index as usize])
+        let convex = match self {
+            Self::Circle { radius } => ConvexRef::Circle { radius },
+            Self::Rect { half_size } => ConvexRef::Rect { half_size },
+            Self::Capsule {
+                radius,
+                half_length,
+            } => ConvexRef::Capsule {
+                radius,
+                half_length,
+            },
+            Self::Compound { index } => {
+                return ShapeView::Compound(&tables().compounds[index as usize]);
             }
-            Err(InTables::Points { first, count }) => {
+            Self::Points { first, count } => {
                 let (first, count, points) = (first as usize, count as usize, &tables().points);
-                ShapeView::Convex(if count == 2 {
+                if count == 2 {
                     ConvexRef::Segment {
                         a: points[first],
                         b: points[first + 1],
                     }
                 } else {
                     ConvexRef::Polygon(PolygonRef::new(&points[first..first + 2 * count]))
-                })
+                }
             }
-        }
+        };
+        ShapeView::Convex(convex)
     }
-
-    /// The shape at hand, or where in the tables the rest of it is.
-    #[inline(always)]
-    fn split(self) -> Result<ConvexRef<'static>, InTables> {
-        match self {
-            Self::Circle { radius } => Ok(ConvexRef::Circle { radius }),
-            Self::Rect { half_size } => Ok(ConvexRef::Rect { half_size }),
-            Self::Capsule {
-                radius,
-                half_length,
-            } => Ok(ConvexRef::Capsule {
-                radius,
-                half_length,
-            }),
-            Self::Points { first, count } => Err(InTables::Points { first, count }),
-            Self::Compound { index } => Err(InTables::Compound { index }),
-        }
-    }
-}
-
-/// Where a packed shape's points or compound are in the [`ShapeTables`].
-enum InTables {
-    Points { first: u32, count: u32 },
-    Compound { index: u32 },
 }
 
 /// Colliders per chunk of snapshot work.
