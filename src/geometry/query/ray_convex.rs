@@ -42,6 +42,16 @@ impl ConvexRef<'_> {
     }
 }
 
+/// The ray's origin and direction in the frame of `pose`; `None` when
+/// they are not finite there.
+fn in_frame(origin: Vec2, direction: Dir2, pose: Isometry2d) -> Option<(Vec2, Vec2)> {
+    let inverse = pose.rotation.inverse();
+    let local_origin = inverse * (origin - pose.translation);
+    let local_direction = inverse * *direction;
+    (local_origin.is_finite() && local_direction.is_finite())
+        .then_some((local_origin, local_direction))
+}
+
 /// The hit of a ray whose origin is inside the shape.
 fn inside_hit(origin: Vec2, direction: Dir2) -> RayIntersection {
     RayIntersection {
@@ -121,13 +131,8 @@ pub fn ray_rect(
 fn rect_hit(ray: Ray, half_size: Vec2, pose: Isometry2d) -> Option<RayIntersection> {
     let (origin, direction, max_distance) = ray.parts();
     // Into the rectangle's frame: rotate by the inverse of its rotation.
-    let inverse = pose.rotation.inverse();
-    let local_origin = inverse * (origin - pose.translation);
-    let local_direction = inverse * *direction;
     // A NaN pose makes every slab bound NaN, which `f32::min` would skip.
-    if !(local_origin.is_finite() && local_direction.is_finite()) {
-        return None;
-    }
+    let (local_origin, local_direction) = in_frame(origin, direction, pose)?;
     if local_origin.abs().cmple(half_size).all() {
         return Some(inside_hit(origin, direction));
     }
@@ -244,12 +249,7 @@ fn polygon_hit(
     pose: Isometry2d,
 ) -> Option<RayIntersection> {
     let (origin, direction, max_distance) = ray.parts();
-    let inverse = pose.rotation.inverse();
-    let local_origin = inverse * (origin - pose.translation);
-    let local_direction = inverse * *direction;
-    if !(local_origin.is_finite() && local_direction.is_finite()) {
-        return None;
-    }
+    let (local_origin, local_direction) = in_frame(origin, direction, pose)?;
     let (mut enter, mut exit) = (f32::NEG_INFINITY, f32::INFINITY);
     let mut entered = None;
     for (i, (&vertex, &normal)) in vertices.iter().zip(normals).enumerate() {
@@ -357,9 +357,7 @@ fn rect_exit(
     half_size: Vec2,
     pose: Isometry2d,
 ) -> Option<(f32, Dir2)> {
-    let inverse = pose.rotation.inverse();
-    let local_origin = inverse * (origin - pose.translation);
-    let local_direction = inverse * *direction;
+    let (local_origin, local_direction) = in_frame(origin, direction, pose)?;
     let (mut enter, mut exit, mut axis) = (f32::NEG_INFINITY, f32::INFINITY, 0);
     for k in 0..2 {
         let (start, step, half) = (local_origin[k], local_direction[k], half_size[k]);
@@ -433,9 +431,7 @@ fn polygon_exit(
     normals: &[Vec2],
     pose: Isometry2d,
 ) -> Option<(f32, Dir2)> {
-    let inverse = pose.rotation.inverse();
-    let local_origin = inverse * (origin - pose.translation);
-    let local_direction = inverse * *direction;
+    let (local_origin, local_direction) = in_frame(origin, direction, pose)?;
     let mut exit: Option<(f32, Vec2)> = None;
     for (i, (&vertex, &normal)) in vertices.iter().zip(normals).enumerate() {
         // As in the solid cast: along the edge turned a quarter, exact for
