@@ -96,7 +96,8 @@ impl ShapeView<'_> {
 fn ray_compound(compound: &Compound, pose: Isometry2d, ray: Ray) -> Option<RayIntersection> {
     let mut nearest: Option<RayIntersection> = None;
     let parts = compound.parts();
-    // The parts were checked with the compound.
+    // Each part and its own pose were checked with the compound; the pose
+    // they make together is not checked again (nor is it in detection).
     let mut test = |i: usize| {
         let part = &parts[i];
         let hit = (part.shape.view()).cast_ray(pose * part.pose, ray)?;
