@@ -8,7 +8,7 @@ use bevy::shape::Aabb2d;
 
 use super::{DRAWN_LENGTH, QueryFilter, QueryRecord, RayHit, ShapeHit, SpatialQuery};
 use crate::components::Collider;
-use crate::geometry::{MAX_MAGNITUDE, Placed, Ray, ShapeView, cast_shape_of};
+use crate::geometry::{MAX_MAGNITUDE, Placed, Ray, cast_shape_of};
 use crate::util::scratch::{ScratchItem, with_scratch};
 
 /// The nearest point of a collider to a point, found by
@@ -122,13 +122,11 @@ impl SpatialQuery<'_, '_> {
         max_hits: usize,
         filter: &QueryFilter,
     ) -> Vec<ShapeHit> {
-        let Ok(placed) = Placed::new(collider.shape_view(), pose) else {
+        let Ok(moving) = Placed::new(collider.shape_view(), pose) else {
             return Vec::new();
         };
-        let pose = placed.renormalised().pose();
         let cast = ShapeCast {
-            shape: collider.shape_view(),
-            pose,
+            moving: moving.renormalised(),
             direction,
             max_distance,
             ignore_origin_penetration: false,
@@ -136,8 +134,7 @@ impl SpatialQuery<'_, '_> {
         self.shape_cast_hits_of(&cast, max_hits, filter)
     }
 
-    /// The hits of `cast` (its shape and pose checked), as
-    /// [`Self::shape_cast_hits`] finds them.
+    /// The hits of `cast`, as [`Self::shape_cast_hits`] finds them.
     pub(crate) fn shape_cast_hits_of(
         &self,
         cast: &ShapeCast<'_>,
@@ -145,15 +142,12 @@ impl SpatialQuery<'_, '_> {
         filter: &QueryFilter,
     ) -> Vec<ShapeHit> {
         let ShapeCast {
-            shape,
-            pose,
+            moving,
             max_distance,
             ..
         } = *cast;
-        let (Ok(moving), Ok(path)) = (
-            Placed::new(shape, pose),
-            Ray::new(pose.translation, cast.direction, max_distance),
-        ) else {
+        let (shape, pose) = (moving.shape(), moving.pose());
+        let Ok(path) = Ray::new(pose.translation, cast.direction, max_distance) else {
             return Vec::new();
         };
         let direction = path.direction();
@@ -378,11 +372,10 @@ impl Hit for ShapeHit {
     }
 }
 
-/// A shape cast, its shape and pose checked.
+/// A shape cast: the shape at its start, checked.
 #[derive(Clone, Copy)]
 pub(crate) struct ShapeCast<'a> {
-    pub(crate) shape: ShapeView<'a>,
-    pub(crate) pose: Isometry2d,
+    pub(crate) moving: Placed<'a>,
     pub(crate) direction: Dir2,
     pub(crate) max_distance: f32,
     /// Leave out the colliders the shape touches at `pose` and does not

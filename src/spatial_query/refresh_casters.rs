@@ -14,7 +14,7 @@ use bevy::shape::Ray2d;
 use super::casters::{RayCaster, RayHits, ShapeCaster, ShapeHits};
 use super::{QueryFilter, ShapeCast, SpatialQuery};
 use crate::components::{Collider, CollisionBody};
-use crate::geometry::{Shape, ShapeError, TransformReading, validate_pose};
+use crate::geometry::{Placed, Shape, ShapeError, TransformReading, validate_pose};
 
 /// The casters warned about and still unable to cast, so that each is
 /// reported once (again only if it is fixed and then breaks again).
@@ -101,13 +101,16 @@ pub(crate) fn refresh_shape_casters(
         };
         let found = cast
             .as_ref()
-            .map_or_else(Vec::new, |(shape, pose, direction)| {
+            .and_then(|(shape, pose, direction)| {
+                // Checked by `world_shape` already: never empty here.
+                Some((Placed::new(shape.view(), *pose).ok()?, *direction))
+            })
+            .map_or_else(Vec::new, |(moving, direction)| {
                 let filter =
                     owners.filter_for(entity, caster.ignore_self, &caster.filter, &mut own);
                 let cast = ShapeCast {
-                    shape: shape.view(),
-                    pose: *pose,
-                    direction: *direction,
+                    moving,
+                    direction,
                     max_distance: caster.max_distance,
                     ignore_origin_penetration: caster.ignore_origin_penetration,
                 };

@@ -100,8 +100,19 @@ impl PairOp for ContactOp {
     }
 
     #[inline(always)]
-    fn circle_circle(self, ra: f32, pa: Isometry2d, rb: f32, pb: Isometry2d) -> Option<Contact> {
-        circle_circle_contact(ra, pa.translation, rb, pb.translation)
+    fn circle_circle(
+        self,
+        ra: f32,
+        pa: Isometry2d,
+        rb: f32,
+        pb: Isometry2d,
+    ) -> Option<Option<Contact>> {
+        Some(circle_circle_contact(
+            ra,
+            pa.translation,
+            rb,
+            pb.translation,
+        ))
     }
 
     #[inline(always)]
@@ -111,8 +122,8 @@ impl PairOp for ContactOp {
         pa: Isometry2d,
         half_size: Vec2,
         pb: Isometry2d,
-    ) -> Option<Contact> {
-        circle_rect_contact(radius, pa.translation, half_size, pb)
+    ) -> Option<Option<Contact>> {
+        Some(circle_rect_contact(radius, pa.translation, half_size, pb))
     }
 
     /// The circle–rectangle contact, seen from the rectangle.
@@ -123,14 +134,19 @@ impl PairOp for ContactOp {
         pa: Isometry2d,
         radius: f32,
         pb: Isometry2d,
-    ) -> Option<Contact> {
-        self.circle_rect(radius, pb, half_size, pa)
-            .map(Contact::flipped)
+    ) -> Option<Option<Contact>> {
+        Some(circle_rect_contact(radius, pb.translation, half_size, pa).map(Contact::flipped))
     }
 
     #[inline(always)]
-    fn rect_rect(self, ha: Vec2, pa: Isometry2d, hb: Vec2, pb: Isometry2d) -> Option<Contact> {
-        rect_rect_contact(ha, pa, hb, pb)
+    fn rect_rect(
+        self,
+        ha: Vec2,
+        pa: Isometry2d,
+        hb: Vec2,
+        pb: Isometry2d,
+    ) -> Option<Option<Contact>> {
+        Some(rect_rect_contact(ha, pa, hb, pb))
     }
 
     #[inline(always)]

@@ -7,8 +7,8 @@
 //! operation (overlap, contact, time of impact, translational cast) is a
 //! [`PairOp`] with a method per special pair and a [`PairOp::general`]
 //! fallback, and [`dispatch`] holds the only `match` over the two kinds.
-//! A special pair an operation has no hand-written test for goes to its
-//! `general` fallback (the default method).
+//! A special pair an operation has no hand-written test for, or whose test
+//! answers `None` (a case it leaves), goes to `general`.
 //!
 //! What adding a kind of shape or a query touches is in the module docs
 //! of [`geometry`](crate::geometry).
@@ -29,8 +29,9 @@ use crate::geometry::shape::view::{ConvexRef, ShapeView};
 /// from the other side swaps the shapes for `circle_rect` and flips the
 /// result), and [`Self::general`] for every other pair.
 ///
-/// The special pairs default to [`Self::general`], so that an operation
-/// overrides only the pairs it has a test for.
+/// Each special pair answers `None` by default, which sends it to
+/// [`Self::general`]: an operation overrides only the pairs it has a test
+/// for, and answers `None` for the cases its test leaves.
 pub(crate) trait PairOp: Copy {
     /// Where each shape is: a pose, or its motion over the step.
     type Place: PartPlace;
@@ -86,64 +87,56 @@ pub(crate) trait PairOp: Copy {
         pb: Self::Place,
     ) -> Self::Out;
 
-    /// Two circles.
+    /// Two circles; `None` when the operation has no test for them or its
+    /// test leaves the pair to [`Self::general`] (so for every pair below).
     #[inline(always)]
-    fn circle_circle(self, ra: f32, pa: Self::Place, rb: f32, pb: Self::Place) -> Self::Out {
-        self.general(
-            ConvexRef::Circle { radius: ra },
-            pa,
-            ConvexRef::Circle { radius: rb },
-            pb,
-        )
+    fn circle_circle(
+        self,
+        _ra: f32,
+        _pa: Self::Place,
+        _rb: f32,
+        _pb: Self::Place,
+    ) -> Option<Self::Out> {
+        None
     }
 
     /// A circle, then a rectangle.
     #[inline(always)]
     fn circle_rect(
         self,
-        radius: f32,
-        pa: Self::Place,
-        half_size: Vec2,
-        pb: Self::Place,
-    ) -> Self::Out {
-        self.general(
-            ConvexRef::Circle { radius },
-            pa,
-            ConvexRef::Rect { half_size },
-            pb,
-        )
+        _radius: f32,
+        _pa: Self::Place,
+        _half_size: Vec2,
+        _pb: Self::Place,
+    ) -> Option<Self::Out> {
+        None
     }
 
     /// A rectangle, then a circle.
     #[inline(always)]
     fn rect_circle(
         self,
-        half_size: Vec2,
-        pa: Self::Place,
-        radius: f32,
-        pb: Self::Place,
-    ) -> Self::Out {
-        self.general(
-            ConvexRef::Rect { half_size },
-            pa,
-            ConvexRef::Circle { radius },
-            pb,
-        )
+        _half_size: Vec2,
+        _pa: Self::Place,
+        _radius: f32,
+        _pb: Self::Place,
+    ) -> Option<Self::Out> {
+        None
     }
 
     /// Two rectangles.
     #[inline(always)]
-    fn rect_rect(self, ha: Vec2, pa: Self::Place, hb: Vec2, pb: Self::Place) -> Self::Out {
-        self.general(
-            ConvexRef::Rect { half_size: ha },
-            pa,
-            ConvexRef::Rect { half_size: hb },
-            pb,
-        )
+    fn rect_rect(
+        self,
+        _ha: Vec2,
+        _pa: Self::Place,
+        _hb: Vec2,
+        _pb: Self::Place,
+    ) -> Option<Self::Out> {
+        None
     }
 
-    /// A circle, then a capsule or segment; `None` when the operation has
-    /// no test for it or its test leaves the pair to [`Self::general`].
+    /// A circle, then a capsule or segment.
     #[inline(always)]
     fn circle_stick(
         self,
@@ -155,7 +148,7 @@ pub(crate) trait PairOp: Copy {
         None
     }
 
-    /// A capsule or segment, then a rectangle, as [`Self::circle_stick`].
+    /// A capsule or segment, then a rectangle.
     #[inline(always)]
     fn stick_rect(
         self,
@@ -167,7 +160,7 @@ pub(crate) trait PairOp: Copy {
         None
     }
 
-    /// A capsule or segment, then a circle, as [`Self::circle_stick`].
+    /// A capsule or segment, then a circle.
     #[inline(always)]
     fn stick_circle(
         self,
@@ -236,16 +229,16 @@ pub(crate) fn dispatch<'a, O: PairOp>(
     // through memory (10k scene, A/B).
     let special = match (a.at_hand(), b.at_hand()) {
         (Some(Circle { radius: ra }), Some(Circle { radius: rb })) => {
-            return op.circle_circle(ra, pa, rb, pb);
+            op.circle_circle(ra, pa, rb, pb)
         }
         (Some(Circle { radius }), Some(Rect { half_size })) => {
-            return op.circle_rect(radius, pa, half_size, pb);
+            op.circle_rect(radius, pa, half_size, pb)
         }
         (Some(Rect { half_size }), Some(Circle { radius })) => {
-            return op.rect_circle(half_size, pa, radius, pb);
+            op.rect_circle(half_size, pa, radius, pb)
         }
         (Some(Rect { half_size: ha }), Some(Rect { half_size: hb })) => {
-            return op.rect_rect(ha, pa, hb, pb);
+            op.rect_rect(ha, pa, hb, pb)
         }
         (Some(Circle { radius }), Some(other)) => {
             stick(other).and_then(|s| op.circle_stick(radius, pa, s, pb))

@@ -61,25 +61,47 @@ impl PairOp for IntersectsOp {
     }
 
     #[inline(always)]
-    fn circle_circle(self, ra: f32, pa: Isometry2d, rb: f32, pb: Isometry2d) -> bool {
-        circle_circle_intersects(ra, pa.translation, rb, pb.translation)
+    fn circle_circle(self, ra: f32, pa: Isometry2d, rb: f32, pb: Isometry2d) -> Option<bool> {
+        Some(circle_circle_intersects(
+            ra,
+            pa.translation,
+            rb,
+            pb.translation,
+        ))
     }
 
     #[inline(always)]
-    fn circle_rect(self, radius: f32, pa: Isometry2d, half_size: Vec2, pb: Isometry2d) -> bool {
-        circle_rect_intersects(radius, pa.translation, half_size, pb)
+    fn circle_rect(
+        self,
+        radius: f32,
+        pa: Isometry2d,
+        half_size: Vec2,
+        pb: Isometry2d,
+    ) -> Option<bool> {
+        Some(circle_rect_intersects(
+            radius,
+            pa.translation,
+            half_size,
+            pb,
+        ))
     }
 
     /// The circle–rectangle test with the shapes swapped: a yes/no answer
     /// needs no flipping.
     #[inline(always)]
-    fn rect_circle(self, half_size: Vec2, pa: Isometry2d, radius: f32, pb: Isometry2d) -> bool {
+    fn rect_circle(
+        self,
+        half_size: Vec2,
+        pa: Isometry2d,
+        radius: f32,
+        pb: Isometry2d,
+    ) -> Option<bool> {
         self.circle_rect(radius, pb, half_size, pa)
     }
 
     #[inline(always)]
-    fn rect_rect(self, ha: Vec2, pa: Isometry2d, hb: Vec2, pb: Isometry2d) -> bool {
-        rect_rect_intersects(ha, pa, hb, pb)
+    fn rect_rect(self, ha: Vec2, pa: Isometry2d, hb: Vec2, pb: Isometry2d) -> Option<bool> {
+        Some(rect_rect_intersects(ha, pa, hb, pb))
     }
 
     #[inline(always)]

@@ -69,9 +69,21 @@ impl Shape {
         direction: Dir2,
         max_distance: f32,
     ) -> Option<RayIntersection> {
-        let placed = Placed::new(self.view(), pose).ok()?;
-        let ray = Ray::new(origin, direction, max_distance).ok()?;
+        let (placed, ray) = self.placed_ray(pose, origin, direction, max_distance)?;
         placed.shape().cast_ray(placed.pose(), ray)
+    }
+
+    /// The shape at `pose` and the ray, both checked, for a cast from the
+    /// pure API; `None` if either is invalid.
+    pub(in crate::geometry) fn placed_ray(
+        &self,
+        pose: Isometry2d,
+        origin: Vec2,
+        direction: Dir2,
+        max_distance: f32,
+    ) -> Option<(Placed<'_>, Ray)> {
+        let placed = Placed::new(self.view(), pose).ok()?;
+        Some((placed, Ray::new(origin, direction, max_distance).ok()?))
     }
 }
 

@@ -26,7 +26,6 @@ use crate::geometry::query::ray_convex::convex_exit;
 use crate::geometry::shape::Shape;
 use crate::geometry::shape::compound::Compound;
 use crate::geometry::shape::part_grid::RayWalk;
-use crate::geometry::shape::view::Placed;
 use crate::geometry::shape::view::ShapeView;
 use crate::util::scratch::{scratch_items, with_scratch};
 
@@ -69,8 +68,7 @@ impl Shape {
         direction: Dir2,
         max_distance: f32,
     ) -> Option<RayIntersection> {
-        let placed = Placed::new(self.view(), pose).ok()?;
-        let ray = Ray::new(origin, direction, max_distance).ok()?;
+        let (placed, ray) = self.placed_ray(pose, origin, direction, max_distance)?;
         placed.shape().cast_ray_as(placed.pose(), ray, false)
     }
 }

@@ -525,16 +525,15 @@ impl PairOp for TimeOfImpactOp {
     /// Exact for straight paths; a part swung about a turning compound's
     /// origin goes to the general test, which follows its arc.
     #[inline(always)]
-    fn circle_circle(self, ra: f32, pa: PartSweep, rb: f32, pb: PartSweep) -> Option<Impact> {
-        match (pa.as_sweep(), pb.as_sweep()) {
-            (Some(sa), Some(sb)) => circle_circle_time_of_impact(ra, sa, rb, sb),
-            _ => self.general(
-                ConvexRef::Circle { radius: ra },
-                pa,
-                ConvexRef::Circle { radius: rb },
-                pb,
-            ),
-        }
+    fn circle_circle(
+        self,
+        ra: f32,
+        pa: PartSweep,
+        rb: f32,
+        pb: PartSweep,
+    ) -> Option<Option<Impact>> {
+        let (sa, sb) = (pa.as_sweep()?, pb.as_sweep()?);
+        Some(circle_circle_time_of_impact(ra, sa, rb, sb))
     }
 
     #[inline(always)]
@@ -544,16 +543,9 @@ impl PairOp for TimeOfImpactOp {
         pa: PartSweep,
         half_size: Vec2,
         pb: PartSweep,
-    ) -> Option<Impact> {
-        match (pa.as_sweep(), pb.as_sweep()) {
-            (Some(sa), Some(sb)) => circle_rect_time_of_impact(radius, sa, half_size, sb),
-            _ => self.general(
-                ConvexRef::Circle { radius },
-                pa,
-                ConvexRef::Rect { half_size },
-                pb,
-            ),
-        }
+    ) -> Option<Option<Impact>> {
+        let (sa, sb) = (pa.as_sweep()?, pb.as_sweep()?);
+        Some(circle_rect_time_of_impact(radius, sa, half_size, sb))
     }
 
     /// The circle–rectangle time of impact, seen from the rectangle.
@@ -564,22 +556,15 @@ impl PairOp for TimeOfImpactOp {
         pa: PartSweep,
         radius: f32,
         pb: PartSweep,
-    ) -> Option<Impact> {
-        self.circle_rect(radius, pb, half_size, pa)
-            .map(Impact::flipped)
+    ) -> Option<Option<Impact>> {
+        let found = self.circle_rect(radius, pb, half_size, pa)?;
+        Some(found.map(Impact::flipped))
     }
 
     #[inline(always)]
-    fn rect_rect(self, ha: Vec2, pa: PartSweep, hb: Vec2, pb: PartSweep) -> Option<Impact> {
-        match (pa.as_sweep(), pb.as_sweep()) {
-            (Some(sa), Some(sb)) => rect_rect_time_of_impact(ha, sa, hb, sb),
-            _ => self.general(
-                ConvexRef::Rect { half_size: ha },
-                pa,
-                ConvexRef::Rect { half_size: hb },
-                pb,
-            ),
-        }
+    fn rect_rect(self, ha: Vec2, pa: PartSweep, hb: Vec2, pb: PartSweep) -> Option<Option<Impact>> {
+        let (sa, sb) = (pa.as_sweep()?, pb.as_sweep()?);
+        Some(rect_rect_time_of_impact(ha, sa, hb, sb))
     }
 }
 

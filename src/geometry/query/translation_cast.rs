@@ -386,18 +386,8 @@ impl PairOp for TranslationCastOp {
         pa: Isometry2d,
         half_size: Vec2,
         pb: Isometry2d,
-    ) -> TranslationCast {
-        if let Some(cast) =
-            circle_into_box(radius, pa, self.direction, self.max_distance, half_size, pb)
-        {
-            return cast;
-        }
-        self.general(
-            ConvexRef::Circle { radius },
-            pa,
-            ConvexRef::Rect { half_size },
-            pb,
-        )
+    ) -> Option<TranslationCast> {
+        circle_into_box(radius, pa, self.direction, self.max_distance, half_size, pb)
     }
 
     /// [`stick_into_box`], or the general cast.
