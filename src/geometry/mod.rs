@@ -76,13 +76,15 @@ mod manifold_reference_tests;
 #[cfg(test)]
 mod property_tests;
 #[cfg(test)]
-mod reference_tests;
+pub(crate) mod reference_tests;
 
 pub use contact::{Contact, ContactParts, FeatureId, Manifold, ManifoldPoint};
 pub use pairs::circle_circle::{circle_circle_contact, circle_circle_intersects};
 pub use pairs::circle_rect::{circle_rect_contact, circle_rect_intersects};
 pub use pairs::rect_rect::{rect_rect_contact, rect_rect_intersects};
-pub(crate) use query::contact::{ContactOp, contact_with_listed_parts, for_each_part_contact};
+pub(crate) use query::contact::{
+    ContactOp, PartContact, contact_with_listed_parts, for_each_part_contact, keep_deepest,
+};
 pub(crate) use query::dispatch::{PairShape, dispatch};
 pub(crate) use query::manifold::{for_each_manifold, manifold_of};
 pub(crate) use query::parts::{ListedPart, prefetch_parts, visit_parts_in};
@@ -99,9 +101,11 @@ pub use query::time_of_impact::{Impact, MAX_SUBSTEP_ANGLE, time_of_impact};
 pub use shape::Shape;
 pub(crate) use shape::checked::within_magnitude;
 pub use shape::checked::{MAX_MAGNITUDE, ShapeError, validate_pose};
+pub(crate) use shape::compound::boxes_extent;
 pub use shape::compound::{Compound, CompoundPart};
 pub(crate) use shape::concave::convex_pieces;
 pub(crate) use shape::holes::convex_pieces_with_holes;
+pub(crate) use shape::placed_extent;
 pub use shape::polygon::ConvexPolygon;
 pub(crate) use shape::polygon::scaled_points_into;
 pub(crate) use shape::pose::TransformReading;

@@ -124,6 +124,8 @@ pub(crate) trait ColliderSource<'a>: Copy + Send + Sync {
     fn get(self, index: usize) -> (&'a SnapshotCollider, ShapeView<'a>);
     /// Where the points and compounds of collider `index`'s shape are.
     fn tables(self, index: usize) -> &'a ShapeTables;
+    /// [`Self::tables`], and collider `index`'s index in its snapshot.
+    fn tables_at(self, index: usize) -> (&'a ShapeTables, usize);
     /// Collider `index`'s motion over the step.
     fn sweep(self, index: usize) -> Sweep;
     /// The bits in which the entities of all the colliders differ.
@@ -149,6 +151,11 @@ impl<'a> ColliderSource<'a> for &'a ColliderSnapshot {
     #[inline(always)]
     fn tables(self, _: usize) -> &'a ShapeTables {
         &self.tables
+    }
+
+    #[inline(always)]
+    fn tables_at(self, index: usize) -> (&'a ShapeTables, usize) {
+        (&self.tables, index)
     }
 
     #[inline]
@@ -186,6 +193,12 @@ impl<'a> ColliderSource<'a> for DetectionColliders<'a> {
     #[inline(always)]
     fn tables(self, index: usize) -> &'a ShapeTables {
         &self.locate(index).0.tables
+    }
+
+    #[inline(always)]
+    fn tables_at(self, index: usize) -> (&'a ShapeTables, usize) {
+        let (snapshot, at) = self.locate(index);
+        (&snapshot.tables, at)
     }
 
     #[inline]

@@ -194,7 +194,7 @@ pub(crate) fn contact_with_parts(
     pa: Isometry2d,
     b: ShapeView<'_>,
     pb: Isometry2d,
-) -> Option<(Contact, [Option<u32>; 2])> {
+) -> Option<PartContact> {
     contact_with_listed_parts(a, pa, b, pb, [None, None])
 }
 
@@ -206,17 +206,33 @@ pub(crate) fn contact_with_listed_parts<'a>(
     b: ShapeView<'a>,
     pb: Isometry2d,
     listed: [Option<&[ListedPart<'a>]>; 2],
-) -> Option<(Contact, [Option<u32>; 2])> {
-    let mut deepest: Option<(Contact, [Option<u32>; 2])> = None;
+) -> Option<PartContact> {
+    let mut deepest = None;
     for_each_listed_part_contact(a, pa, b, pb, listed, |contact, parts| {
-        let deeper = deepest.is_none_or(|(d, found)| {
-            contact.depth > d.depth || (contact.depth == d.depth && parts < found)
-        });
-        if deeper {
-            deepest = Some((contact, parts));
-        }
+        keep_deepest(&mut deepest, contact, parts);
     });
     deepest
+}
+
+/// A contact on some parts of a pair (`None` for a shape that is not a
+/// compound), as [`contact_with_listed_parts`] answers.
+pub(crate) type PartContact = (Contact, [Option<u32>; 2]);
+
+/// Keeps in `deepest` the deepest contact found on a pair's parts, equally
+/// deep ones to the lowest part indices, so that the answer does not depend
+/// on the order the parts are looked at in.
+#[inline]
+pub(crate) fn keep_deepest(
+    deepest: &mut Option<PartContact>,
+    contact: Contact,
+    parts: [Option<u32>; 2],
+) {
+    let deeper = deepest.is_none_or(|(d, found)| {
+        contact.depth > d.depth || (contact.depth == d.depth && parts < found)
+    });
+    if deeper {
+        *deepest = Some((contact, parts));
+    }
 }
 
 /// Calls `found` with the contact of each pair of parts of `a` at `pa` and

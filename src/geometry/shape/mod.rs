@@ -191,15 +191,21 @@ impl<'a> ShapeView<'a> {
             ShapeView::Convex(Polygon(polygon)) => points_extent(polygon.vertices(), pose),
             ShapeView::Compound(compound) => compound.extent_at(pose),
         };
-        let centre = pose.translation + offset;
-        // Rounding of `centre +- extent` and of the narrow-phase arithmetic is
-        // relative to the magnitudes involved.
-        let slack = (centre.abs().max_element() + extent.max_element()) * (8.0 * f32::EPSILON);
-        let half_extents = extent + slack;
-        Aabb2d {
-            min: centre - half_extents,
-            max: centre + half_extents,
-        }
+        placed_extent(pose, offset, extent)
+    }
+}
+
+/// The box of centre `pose.translation + offset` and half extents `extent`,
+/// widened a few float steps: rounding of `centre +- extent` and of the
+/// narrow-phase arithmetic is relative to the magnitudes involved.
+#[inline(always)]
+pub(crate) fn placed_extent(pose: Isometry2d, offset: Vec2, extent: Vec2) -> Aabb2d {
+    let centre = pose.translation + offset;
+    let slack = (centre.abs().max_element() + extent.max_element()) * (8.0 * f32::EPSILON);
+    let half_extents = extent + slack;
+    Aabb2d {
+        min: centre - half_extents,
+        max: centre + half_extents,
     }
 }
 
@@ -228,6 +234,25 @@ impl ConvexRef<'_> {
             },
             polygon @ ConvexRef::Polygon(_) => polygon,
         }
+    }
+
+    /// The shape, borrowing nothing, when it keeps no points elsewhere (any
+    /// kind but a polygon).
+    #[inline]
+    pub(crate) fn without_points(self) -> Option<ConvexRef<'static>> {
+        Some(match self {
+            ConvexRef::Circle { radius } => ConvexRef::Circle { radius },
+            ConvexRef::Rect { half_size } => ConvexRef::Rect { half_size },
+            ConvexRef::Capsule {
+                radius,
+                half_length,
+            } => ConvexRef::Capsule {
+                radius,
+                half_length,
+            },
+            ConvexRef::Segment { a, b } => ConvexRef::Segment { a, b },
+            ConvexRef::Polygon(_) => return None,
+        })
     }
 
     /// An owned copy.

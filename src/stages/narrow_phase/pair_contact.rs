@@ -2,17 +2,19 @@
 //! their parts, big static compounds through their kept neighbourhoods,
 //! and swept pairs by their time of impact.
 
+use bevy::math::Isometry2d;
 use bevy::prelude::*;
+use bevy::shape::{Aabb2d, IntersectsVolume};
 
 use super::super::colliders::ColliderSource;
 use super::super::collisions::{ContactPair, ContactParts};
 use super::super::part_neighbourhoods::{Neighbourhood, PartNeighbourhoods};
-use super::super::snapshot::{SnapshotCollider, SnapshotShape};
+use super::super::snapshot::{SnapshotCollider, SnapshotShape, WorldPart};
 use crate::geometry::{
-    Compound, Contact, ContactOp, ConvexRef, ListedPart, PairShape, ShapeView,
-    contact_with_listed_parts, dispatch, prefetch_parts, time_of_impact_from_apart,
+    Compound, Contact, ContactOp, ConvexRef, ListedPart, PairShape, PartContact, ShapeView,
+    contact_with_listed_parts, dispatch, keep_deepest, prefetch_parts, time_of_impact_from_apart,
 };
-use crate::util::prefetch::PREFETCH_DISTANCE;
+use crate::util::prefetch::{PREFETCH_DISTANCE, prefetch_slice};
 
 use super::PreviousPairs;
 
@@ -49,12 +51,19 @@ pub(super) fn contact_pair_with_parts<'a>(
     if !(ci.shape.is_compound() || cj.shape.is_compound()) {
         return packed_contact_pair(colliders, (i, ci), (j, cj));
     }
-    let ((_, shape_i), (_, shape_j)) = (colliders.get(i), colliders.get(j));
-    let mut with_listed = |listed: [Option<&[ListedPart<'_>]>; 2]| {
-        let (contact, [pi, pj]) =
-            contact_with_listed_parts(shape_i, ci.pose, shape_j, cj.pose, listed)?;
+    let mut found_on = |found: Option<PartContact>| {
+        let (contact, [pi, pj]) = found?;
         *parts = ContactParts::new(pi, pj);
         Some(ordered_pair(ci.entity, cj.entity, contact))
+    };
+    if let (Some(side_i), Some(side_j)) = (PairSide::of(colliders, i), PairSide::of(colliders, j)) {
+        return found_on(deepest_placed_part_contact(side_i, side_j));
+    }
+    let ((_, shape_i), (_, shape_j)) = (colliders.get(i), colliders.get(j));
+    let mut with_listed = |listed: [Option<&[ListedPart<'_>]>; 2]| {
+        found_on(contact_with_listed_parts(
+            shape_i, ci.pose, shape_j, cj.pose, listed,
+        ))
     };
     let big_static = near.and_then(|near| {
         let found = big_static_compound(colliders, (i, shape_i), (j, shape_j))?;
@@ -87,6 +96,69 @@ pub(super) fn contact_pair_with_parts<'a>(
     let found = with_listed(on_side(side, &neighbourhood.parts_near(aabb)));
     gathered.push(neighbourhood);
     found
+}
+
+/// One side of a pair with a small compound whose parts the snapshot placed
+/// in the world, as [`deepest_placed_part_contact`] reads it.
+#[derive(Clone, Copy)]
+enum PairSide<'a> {
+    /// A shape that is not a compound, at its pose, in its box.
+    Whole(ShapeView<'a>, Isometry2d, &'a Aabb2d),
+    /// A small compound's placed parts.
+    Parts(&'a [WorldPart]),
+}
+
+impl<'a> PairSide<'a> {
+    /// Collider `index` as a side of such a pair: `None` for a compound
+    /// whose parts are not placed, which is walked as a compound instead.
+    #[inline]
+    fn of(colliders: impl ColliderSource<'a>, index: usize) -> Option<Self> {
+        let collider = colliders.collider(index);
+        if !collider.shape.is_compound() {
+            let (_, shape) = colliders.get(index);
+            return Some(Self::Whole(shape, collider.pose, colliders.aabb(index)));
+        }
+        let (tables, at) = colliders.tables_at(index);
+        (collider.shape.placed_parts(at, tables)).map(Self::Parts)
+    }
+
+    /// Calls `visit` with each part of this side (the whole shape when it
+    /// is not a compound): its index, shape, pose and box.
+    #[inline]
+    fn for_each(self, mut visit: impl FnMut(Option<u32>, ShapeView<'a>, Isometry2d, &Aabb2d)) {
+        match self {
+            Self::Whole(shape, pose, aabb) => visit(None, shape, pose, aabb),
+            Self::Parts(parts) => {
+                for (k, part) in parts.iter().enumerate() {
+                    visit(
+                        Some(k as u32),
+                        ShapeView::Convex(part.shape),
+                        part.pose,
+                        &part.aabb,
+                    );
+                }
+            }
+        }
+    }
+}
+
+/// The contact of a pair with a small compound, as
+/// [`contact_with_listed_parts`] finds it (the deepest part pair's, equal
+/// depths to the lowest part indices), from the parts the snapshot placed
+/// in the world: part pairs whose boxes are apart are not tested.
+fn deepest_placed_part_contact(a: PairSide<'_>, b: PairSide<'_>) -> Option<PartContact> {
+    let mut deepest = None;
+    a.for_each(|part_a, shape_a, pose_a, aabb_a| {
+        b.for_each(|part_b, shape_b, pose_b, aabb_b| {
+            if !aabb_a.intersects(aabb_b) {
+                return;
+            }
+            if let Some(contact) = shape_a.contact(pose_a, shape_b, pose_b) {
+                keep_deepest(&mut deepest, contact, [part_a, part_b]);
+            }
+        });
+    });
+    deepest
 }
 
 /// `near` as the parts listed for side `side` of a pair.
@@ -152,9 +224,22 @@ pub(super) fn prefetch_compound_pairs<'a>(
         if colliders.is_static(i) || colliders.is_static(j) {
             continue;
         }
-        if colliders.collider(i).shape.is_compound() || colliders.collider(j).shape.is_compound() {
-            let ((ci, shape_i), (cj, shape_j)) = (colliders.get(i), colliders.get(j));
-            prefetch_parts(shape_i, ci.pose, shape_j, cj.pose, stage);
+        let (ci, cj) = (colliders.collider(i), colliders.collider(j));
+        if !(ci.shape.is_compound() || cj.shape.is_compound()) {
+            continue;
+        }
+        // Placed parts are read in full: one load each, at the first stage.
+        let placed = |index: usize, collider: &SnapshotCollider| {
+            let (tables, at) = colliders.tables_at(index);
+            collider.shape.placed_parts(at, tables)
+        };
+        match (placed(i, ci), placed(j, cj)) {
+            (None, None) => {
+                let ((ci, shape_i), (cj, shape_j)) = (colliders.get(i), colliders.get(j));
+                prefetch_parts(shape_i, ci.pose, shape_j, cj.pose, stage);
+            }
+            (a, b) if stage == 0 => a.into_iter().chain(b).for_each(prefetch_slice),
+            _ => {}
         }
     }
 }
@@ -300,4 +385,100 @@ fn ordered_pair(ei: Entity, ej: Entity, contact: Contact) -> ContactPair {
         time_of_impact: 1.0,
     };
     if ei < ej { pair } else { pair.flipped() }
+}
+
+#[cfg(test)]
+mod tests {
+    use bevy::math::{Rot2, Vec2};
+    use rand::{Rng, SeedableRng, rngs::StdRng};
+
+    use super::super::super::snapshot::{PlacedParts, SnapshotCompound};
+    use super::*;
+    use crate::geometry::Shape;
+    use crate::geometry::reference_tests::{Kind, random_shape_of};
+
+    fn random_pose(rng: &mut StdRng, spread: f32) -> Isometry2d {
+        let at = Vec2::new(
+            rng.random_range(-spread..spread),
+            rng.random_range(-spread..spread),
+        );
+        Isometry2d::new(at, Rot2::radians(rng.random_range(-3.2..3.2)))
+    }
+
+    /// A small compound of circles, rectangles, capsules and segments.
+    fn random_compound(rng: &mut StdRng) -> Compound {
+        Compound::new((0..rng.random_range(1..6)).map(|_| {
+            let kind = Kind::ALL[rng.random_range(0..4)];
+            (random_pose(rng, 5.0), random_shape_of(rng, kind, 3.0))
+        }))
+    }
+
+    /// A pair with a small compound gives, from the parts the snapshot
+    /// placed, the contact and parts the compound walk gives, to the bit:
+    /// two compounds, or a compound and another shape, either side first.
+    #[test]
+    fn placed_parts_meet_as_the_compound_walk_finds() {
+        let mut rng = StdRng::seed_from_u64(48);
+        let (mut touching, mut apart) = (0, 0);
+        for round in 0..4_000 {
+            let factor = [1.0, 1.0f32.next_down(), rng.random_range(0.5..2.0)][round % 3];
+            let a = random_compound(&mut rng);
+            let b_is_compound = round % 2 == 0;
+            let b = if b_is_compound {
+                Shape::Compound(random_compound(&mut rng))
+            } else {
+                let kind = Kind::ALL[rng.random_range(0..5)];
+                random_shape_of(&mut rng, kind, 3.0)
+            };
+            let (pa, pb) = (random_pose(&mut rng, 8.0), random_pose(&mut rng, 8.0));
+            let placed_a = SnapshotCompound::placed(a.clone(), factor);
+            let mut parts = Vec::new();
+            let (at_a, _) = placed_a.place(pa, &mut parts).unwrap();
+            let b_aabb = b.aabb(pb);
+            let placed_b = match &b {
+                Shape::Compound(b) => Some(SnapshotCompound::placed(b.clone(), 1.0)),
+                _ => None,
+            };
+            let at_b = placed_b
+                .as_ref()
+                .map(|b| b.place(pb, &mut parts).unwrap().0);
+            let of = |at: PlacedParts| &parts[at.range().unwrap()];
+            let (side_a, side_b) = (
+                PairSide::Parts(of(at_a)),
+                match at_b {
+                    Some(at) => PairSide::Parts(of(at)),
+                    None => PairSide::Whole(b.view(), pb, &b_aabb),
+                },
+            );
+            let view_a = ShapeView::Compound(placed_a.compound());
+            let view_b = match &placed_b {
+                Some(b) => ShapeView::Compound(b.compound()),
+                None => b.view(),
+            };
+            for flip in [false, true] {
+                let (found, expected) = if flip {
+                    (
+                        deepest_placed_part_contact(side_b, side_a),
+                        contact_with_listed_parts(view_b, pb, view_a, pa, [None, None]),
+                    )
+                } else {
+                    (
+                        deepest_placed_part_contact(side_a, side_b),
+                        contact_with_listed_parts(view_a, pa, view_b, pb, [None, None]),
+                    )
+                };
+                assert_eq!(
+                    format!("{found:?}"),
+                    format!("{expected:?}"),
+                    "round {round}, flipped {flip}"
+                );
+                if expected.is_some() {
+                    touching += 1;
+                } else {
+                    apart += 1;
+                }
+            }
+        }
+        assert!(touching > 1_500 && apart > 1_500, "{touching} / {apart}");
+    }
 }

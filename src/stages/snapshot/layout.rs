@@ -7,7 +7,8 @@ use bevy::prelude::default;
 use bevy::shape::Aabb2d;
 
 use super::{
-    COLLIDERS_PER_CHUNK, ColliderSnapshot, LayerBits, ShapeTables, SnapshotCollider, StagedCollider,
+    COLLIDERS_PER_CHUNK, ColliderSnapshot, LayerBits, ShapeTables, SnapshotCollider, SnapshotShape,
+    StagedCollider, WorldPart,
 };
 use crate::components::CollisionLayers;
 use crate::geometry::{Sweep, swept_aabb_of};
@@ -96,6 +97,7 @@ impl<'a> SnapshotSlots<'a> {
         staged_starts: &[Isometry2d],
         positions: &[u32],
         tables: &ShapeTables,
+        world_parts: &mut Vec<WorldPart>,
     ) {
         // The reads jump around memory. A loop that only copies, and asks
         // for the records it will read a few steps ahead, keeps many of them
@@ -117,9 +119,23 @@ impl<'a> SnapshotSlots<'a> {
         let mut entity_bits = BitsSeen::NONE;
         let mut layers_seen = LayerBits::NONE;
         let keeps_paths = !self.path_starts.is_empty();
-        for (at, (aabb, collider)) in self.aabbs.iter_mut().zip(&*self.colliders).enumerate() {
+        world_parts.clear();
+        for (at, (aabb, collider)) in (self.aabbs.iter_mut())
+            .zip(&mut *self.colliders)
+            .enumerate()
+        {
             entity_bits = entity_bits.union(BitsSeen::of(collider.entity.to_bits()));
             layers_seen = layers_seen.union(LayerBits::of(self.layers[at]));
+            if let SnapshotShape::Compound { index, placed } = &mut collider.shape
+                && let Some((parts, placed_aabb)) =
+                    tables.compounds[*index as usize].place(collider.pose, world_parts)
+            {
+                *placed = parts;
+                if !keeps_paths {
+                    *aabb = placed_aabb;
+                    continue;
+                }
+            }
             *aabb = if keeps_paths {
                 let start = staged_starts[positions[at] as usize];
                 self.path_starts[at] = start;
@@ -145,11 +161,14 @@ impl<'a> SnapshotSlots<'a> {
         staged_starts: &[Isometry2d],
         layout: &[u32],
         tables: &ShapeTables,
+        world_parts: &mut Vec<Vec<WorldPart>>,
     ) -> (BitsSeen, LayerBits) {
         let chunks = self.into_chunks(COLLIDERS_PER_CHUNK);
-        map_parts(runner, chunks, |_, mut slots| {
+        world_parts.resize_with(chunks.len(), Vec::new);
+        let chunks: Vec<_> = chunks.into_iter().zip(world_parts.iter_mut()).collect();
+        map_parts(runner, chunks, |_, (mut slots, world_parts)| {
             let positions = &layout[slots.start..slots.start + slots.colliders.len()];
-            slots.gather(staged, staged_starts, positions, tables);
+            slots.gather(staged, staged_starts, positions, tables, world_parts);
             (slots.entity_bits, slots.layers_seen)
         })
         .into_iter()
@@ -223,7 +242,17 @@ pub(super) fn lay_out(
     swept.resize(count, false);
     path_starts.resize(staged_starts.len(), Isometry2d::IDENTITY);
     let slots = SnapshotSlots::new(0, colliders, aabbs, layers, swept, path_starts);
-    let (entity_bits, seen) = slots.gather_in_chunks(runner, staged, staged_starts, layout, tables);
+    // Out of the tables while the chunks place parts into it.
+    let mut world_parts = std::mem::take(&mut tables.world_parts.by_chunk);
+    let (entity_bits, seen) = slots.gather_in_chunks(
+        runner,
+        staged,
+        staged_starts,
+        layout,
+        tables,
+        &mut world_parts,
+    );
+    tables.world_parts.by_chunk = world_parts;
     *entity_varying_bits = entity_bits.varying();
     *layers_seen = seen;
     std::mem::swap(query_positions, layout);

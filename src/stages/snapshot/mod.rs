@@ -4,6 +4,7 @@
 //! This module holds the data model; [`read`] reads the colliders from the
 //! ECS and [`layout`] lays them out in the grid's order.
 
+mod compounds;
 mod layout;
 mod read;
 mod rescaled;
@@ -15,7 +16,10 @@ use bevy::prelude::*;
 use bevy::shape::Aabb2d;
 
 use crate::components::CollisionLayers;
-use crate::geometry::{Compound, ConvexRef, PolygonRef, ShapeError, ShapeView, Sweep};
+use crate::geometry::{ConvexRef, PolygonRef, ShapeError, ShapeView, Sweep};
+
+use compounds::WorldParts;
+pub(crate) use compounds::{PlacedParts, SnapshotCompound, WorldPart};
 
 pub(crate) use read::{
     ColliderData, NoteScratch, Paths, ReadRows, SnapshotTarget, WarnedColliders, read_tables,
@@ -59,19 +63,23 @@ pub(crate) enum SnapshotShape {
         first: u32,
         count: u32,
     },
-    /// A compound, scaled: number `index` in the compounds.
+    /// A compound, scaled: number `index` in the compounds, its parts
+    /// placed in the world at `placed` when the snapshot places them.
     Compound {
         index: u32,
+        placed: PlacedParts,
     },
 }
 
 /// What packed shapes keep out of their records, so that a record stays as
 /// small as a circle's: the scaled points of segments and polygons, and the
-/// scaled compounds.
+/// compounds (with the parts of the small ones placed in the world).
 #[derive(Default, Debug)]
 pub(crate) struct ShapeTables {
     pub(crate) points: Vec<Vec2>,
-    pub(crate) compounds: Vec<Compound>,
+    pub(crate) compounds: Vec<SnapshotCompound>,
+    /// The parts of the small compounds, placed in the world.
+    pub(crate) world_parts: WorldParts,
     /// The scaled compounds, kept from detection to detection.
     rescaled: rescaled::RescaledCompounds,
 }
@@ -275,6 +283,21 @@ impl SnapshotShape {
         matches!(self, Self::Compound { .. })
     }
 
+    /// The parts of a compound placed in the world, for collider `index`
+    /// of the snapshot whose `tables` these are; `None` for other shapes
+    /// and for compounds whose parts are not placed.
+    #[inline(always)]
+    pub(crate) fn placed_parts<'t>(
+        &self,
+        index: usize,
+        tables: &'t ShapeTables,
+    ) -> Option<&'t [WorldPart]> {
+        match *self {
+            Self::Compound { placed, .. } => tables.world_parts.of(index, placed),
+            _ => None,
+        }
+    }
+
     /// A scaled circle, rectangle or capsule, checked; `None` for shapes
     /// with points, which are scaled into the snapshot's table.
     #[inline(always)]
@@ -329,8 +352,8 @@ impl SnapshotShape {
                 radius,
                 half_length,
             },
-            Self::Compound { index } => {
-                return ShapeView::Compound(&tables().compounds[index as usize]);
+            Self::Compound { index, .. } => {
+                return ShapeView::Compound(tables().compounds[index as usize].compound());
             }
             Self::Points { first, count } => {
                 let (first, count, points) = (first as usize, count as usize, &tables().points);

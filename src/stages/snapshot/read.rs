@@ -11,7 +11,8 @@ use std::ops::Range;
 
 use super::layout::lay_out;
 use super::{
-    COLLIDERS_PER_CHUNK, ColliderSnapshot, SnapshotCollider, SnapshotShape, StagedCollider,
+    COLLIDERS_PER_CHUNK, ColliderSnapshot, PlacedParts, SnapshotCollider, SnapshotCompound,
+    SnapshotShape, StagedCollider,
 };
 use crate::components::{Collider, CollisionLayers, Swept, Unusable};
 use crate::geometry::{ShapeError, ShapeView, scaled_points_into};
@@ -71,7 +72,15 @@ enum Reading {
 #[inline]
 fn read_collider(collider: &Collider, transform: &GlobalTransform) -> Reading {
     let (reading, scaled) = collider.read_as_detection(transform, |reading| {
-        SnapshotShape::of_scaled(collider.shape_view().scaled_in_place(reading.scale))
+        let shape = collider.shape_view();
+        if let ShapeView::Compound(compound) = shape
+            && let Some(factor) = compound.placeable_factor(reading.signed_scale())
+        {
+            // Checked here, in parallel; its parts are placed as laid out,
+            // and the scaled compound built only if asked for (`compounds`).
+            return compound.check_scaled_alike(factor).map(|()| None);
+        }
+        SnapshotShape::of_scaled(shape.scaled_in_place(reading.scale))
     });
     let sheared = reading.shear > SHEAR_TOLERANCE;
     match scaled {
@@ -454,18 +463,25 @@ fn scale_points(
     let tables = &mut snapshot.tables;
     snapshot.staged[position].collider.shape = match collider.shape_view() {
         ShapeView::Compound(compound) => {
-            // Unscaled, the collider's own parts are shared, not copied;
-            // scaled, the ones kept for it (rescaled in place when the scale
-            // drifted alike on both axes).
-            let scaled = if scale == Vec2::ONE {
-                compound.clone()
+            let kept = if let Some(factor) = compound.placeable_factor(scale) {
+                // Checked when read; its parts are placed as laid out.
+                SnapshotCompound::placed(compound.clone(), factor)
             } else {
-                tables.rescaled.scaled(entity, compound, scale)?
+                // Unscaled, the collider's own parts are shared, not copied;
+                // scaled, the ones kept for it (rescaled in place when the
+                // scale drifted alike on both axes).
+                let scaled = if scale == Vec2::ONE {
+                    compound.clone()
+                } else {
+                    tables.rescaled.scaled(entity, compound, scale)?
+                };
+                ShapeView::Compound(&scaled).validate()?;
+                SnapshotCompound::scaled(scaled)
             };
-            ShapeView::Compound(&scaled).validate()?;
-            tables.compounds.push(scaled);
+            tables.compounds.push(kept);
             SnapshotShape::Compound {
                 index: tables.compounds.len() as u32 - 1,
+                placed: PlacedParts::NONE,
             }
         }
         ShapeView::Convex(convex) => {

@@ -78,6 +78,11 @@ struct Parts {
     /// test only the part pairs whose circles meet
     /// ([`Compound::visit_near_part_pairs`]).
     part_radii: Option<[f32; SMALL_COMPOUND]>,
+    /// Whether detection places the parts in the world itself
+    /// ([`Compound::placeable_factor`]): a valid compound of a few parts
+    /// (`part_radii`), without a grid, whose parts are all circles,
+    /// rectangles, capsules or segments (whose shapes own no memory).
+    placeable: bool,
     /// A polyline's points (the last equal to the first when closed): part
     /// `i` is the segment from point `i` to `i + 1`.
     polyline: Option<Box<[Vec2]>>,
@@ -272,6 +277,7 @@ impl Compound {
                 }
                 radii
             });
+        let placeable = part_radii.is_some() && grid.is_none() && all_plain(&parts);
         Self {
             inner: Arc::new(Parts {
                 parts: parts.into(),
@@ -279,6 +285,7 @@ impl Compound {
                 validity,
                 local_extent,
                 part_radii,
+                placeable,
                 polyline,
                 heightfield: None,
             }),
@@ -295,16 +302,28 @@ impl Compound {
     /// box around the parts at `pose`: from the box worked out when built
     /// when `pose` does not turn them, part by part otherwise.
     pub(crate) fn extent_at(&self, pose: Isometry2d) -> (Vec2, Vec2) {
+        let parts = self.parts();
+        self.extent_of(self.inner.local_extent, pose, || parts_extent(parts, pose))
+    }
+
+    /// [`Self::extent_at`] from the box around the parts unturned,
+    /// `local_extent`, or, under a turn, `parts_extent`.
+    #[inline]
+    fn extent_of(
+        &self,
+        (offset, extent): (Vec2, Vec2),
+        pose: Isometry2d,
+        parts_extent: impl FnOnce() -> (Vec2, Vec2),
+    ) -> (Vec2, Vec2) {
         if pose.rotation == Rot2::IDENTITY {
             // Each part's own box is widened for rounding where it is;
             // widen as much, so that the compound's holds theirs.
-            let (offset, extent) = self.inner.local_extent;
             let centre = pose.translation + offset;
             let slack =
                 (centre.abs().max_element() + 2.0 * extent.max_element()) * (8.0 * f32::EPSILON);
             (offset, extent + slack)
         } else {
-            parts_extent(self.parts(), pose)
+            parts_extent()
         }
     }
 
@@ -439,13 +458,34 @@ impl Compound {
 /// [`points_extent`] for a compound: the box around its parts' boxes.
 #[inline(never)]
 fn parts_extent(parts: &[CompoundPart], pose: Isometry2d) -> (Vec2, Vec2) {
-    let (lo, hi) = parts
-        .iter()
-        .fold((Vec2::INFINITY, Vec2::NEG_INFINITY), |(lo, hi), part| {
-            let aabb = part.shape.aabb(pose * part.pose);
-            (lo.min(aabb.min), hi.max(aabb.max))
-        });
+    boxes_extent(
+        (parts.iter()).map(|part| part.shape.aabb(pose * part.pose)),
+        pose,
+    )
+}
+
+/// The centre (relative to `pose.translation`) and half extents of the box
+/// around `boxes`, the parts' boxes of a compound at `pose`.
+#[inline]
+pub(crate) fn boxes_extent(boxes: impl Iterator<Item = Aabb2d>, pose: Isometry2d) -> (Vec2, Vec2) {
+    let (lo, hi) = boxes.fold((Vec2::INFINITY, Vec2::NEG_INFINITY), |(lo, hi), aabb| {
+        (lo.min(aabb.min), hi.max(aabb.max))
+    });
     ((lo + hi) * 0.5 - pose.translation, (hi - lo) * 0.5)
+}
+
+/// Whether every part is a circle, rectangle, capsule or segment: a shape
+/// that owns no memory, so that scaling it never allocates or fails.
+fn all_plain(parts: &[CompoundPart]) -> bool {
+    (parts.iter()).all(|part| {
+        matches!(
+            part.shape,
+            Shape::Circle { .. }
+                | Shape::Rect { .. }
+                | Shape::Capsule { .. }
+                | Shape::Segment { .. }
+        )
+    })
 }
 
 /// Checks a compound's parts: at least one, each pose and shape valid.
@@ -469,7 +509,7 @@ mod tests {
     use super::*;
     use crate::geometry::query::contact::contact_with_parts;
     use crate::geometry::reference_tests::{Kind, random_shape_of};
-    use crate::geometry::{Contact, MAX_MAGNITUDE, Sweep, cast_shape, time_of_impact};
+    use crate::geometry::{Contact, MAX_MAGNITUDE, ShapeView, Sweep, cast_shape, time_of_impact};
 
     fn random_pose(rng: &mut StdRng, spread: f32) -> Isometry2d {
         Isometry2d::new(
@@ -851,6 +891,92 @@ mod tests {
                 "round {round}: {aabb:?} vs {lo} {hi}"
             );
         }
+    }
+
+    /// A placeable compound's parts scaled one by one, as the snapshot
+    /// places them, are the parts `scaled` builds, to the bit, with the same
+    /// validity and, placed anywhere, the same box; other compounds and
+    /// scales are not placeable.
+    #[test]
+    fn parts_scaled_one_by_one_as_scaled_builds_them() {
+        let mut rng = StdRng::seed_from_u64(47);
+        let (mut placed, mut invalid) = (0, 0);
+        for round in 0..3_000 {
+            // Polygons (kind 4) now and then, and too many parts for the
+            // part circles now and then: neither is placeable.
+            let count = if round % 40 == 0 { 17..30 } else { 1..6 };
+            let kinds = 4 + usize::from(round % 7 == 0);
+            let mut parts: Vec<_> = (0..rng.random_range(count))
+                .map(|_| {
+                    let kind = Kind::ALL[rng.random_range(0..kinds)];
+                    (
+                        random_pose(&mut rng, 6.0),
+                        random_shape_of(&mut rng, kind, 4.0),
+                    )
+                })
+                .collect();
+            if round % 11 == 0 {
+                // Valid, but too large once scaled up.
+                parts[0].1 = Shape::Circle {
+                    radius: 0.75 * MAX_MAGNITUDE,
+                };
+            }
+            let source = Compound::new(parts);
+            let factor = match round % 13 {
+                0 => 1.0,
+                1 => 1.0f32.next_up(),
+                2 => [f32::NAN, 0.0, -1.0, f32::INFINITY, 1e-30][round % 5],
+                3 => 2.0,
+                _ => rng.random_range(0.1..4.0),
+            };
+            let scale = match round % 17 {
+                0 => Vec2::new(factor, factor * 1.5),
+                1 => Vec2::new(factor, -factor),
+                _ => Vec2::splat(factor),
+            };
+            let plain = (source.parts().iter()).all(|p| !matches!(p.shape, Shape::Polygon(_)));
+            let expected = source.scaled(scale).and_then(|c| c.validity().map(|()| c));
+            let Some(factor) = source.placeable_factor(scale) else {
+                assert!(
+                    !plain
+                        || source.parts().len() > SMALL_COMPOUND
+                        || scale.x != scale.y
+                        || scale.x.is_nan()
+                        || scale.x <= 0.0,
+                    "round {round}: not placeable"
+                );
+                continue;
+            };
+            let checked = source.check_scaled_alike(factor);
+            assert_eq!(
+                checked,
+                expected.as_ref().map(|_| ()).map_err(|e| *e),
+                "round {round}"
+            );
+            let Ok(scaled) = expected else {
+                invalid += 1;
+                continue;
+            };
+            placed += 1;
+            let pose = match round % 3 {
+                0 => Isometry2d::from_translation(random_pose(&mut rng, 50.0).translation),
+                _ => random_pose(&mut rng, 50.0),
+            };
+            let mut boxes = Vec::new();
+            for (part, scaled_part) in source.parts().iter().zip(scaled.parts()) {
+                let (local, shape) = part.scaled_alike(factor).unwrap();
+                assert_eq!(local, scaled_part.pose, "round {round}");
+                assert_eq!(shape.to_owned(), scaled_part.shape, "round {round}");
+                boxes.push(ShapeView::Convex(shape).aabb(pose * local));
+            }
+            let extent = source
+                .scaled_extent_from(factor, pose, || boxes_extent(boxes.iter().copied(), pose));
+            assert_eq!(extent, scaled.extent_at(pose), "round {round}");
+        }
+        assert!(
+            placed > 1_000 && invalid > 50,
+            "{placed} placed, {invalid} invalid"
+        );
     }
 
     /// Rescaled in its own memory, a compound is what `scaled` builds, to

@@ -5,9 +5,11 @@ use std::sync::Arc;
 
 use bevy::math::{Isometry2d, Rot2, Vec2};
 
-use super::{Compound, CompoundPart, Parts, SMALL_COMPOUND, parts_extent, validate_parts};
-use crate::geometry::shape::Shape;
-use crate::geometry::shape::checked::ShapeError;
+use super::{
+    Compound, CompoundPart, Parts, SMALL_COMPOUND, all_plain, parts_extent, validate_parts,
+};
+use crate::geometry::shape::checked::{ShapeError, validate_pose};
+use crate::geometry::shape::view::{ConvexRef, ShapeView};
 
 impl Compound {
     /// The compound under a transform's `scale.xy`: each part's position
@@ -82,6 +84,7 @@ impl Compound {
                 validity: summary.validity,
                 local_extent: summary.local_extent,
                 part_radii: summary.part_radii,
+                placeable: summary.placeable,
                 polyline: None,
                 heightfield: None,
             }),
@@ -99,15 +102,7 @@ impl Compound {
     /// of the same kinds.
     pub(crate) fn rescale_alike_in_place(&mut self, source: &Self, factor: f32) -> bool {
         let from = &*source.inner;
-        let plain = (from.parts.iter()).all(|part| {
-            matches!(
-                part.shape,
-                Shape::Circle { .. }
-                    | Shape::Rect { .. }
-                    | Shape::Capsule { .. }
-                    | Shape::Segment { .. }
-            )
-        });
+        let plain = all_plain(&from.parts);
         let usable = factor > 0.0 && from.grid.is_none() && from.polyline.is_none() && plain;
         let Some(into) = Arc::get_mut(&mut self.inner).filter(|_| usable) else {
             return false;
@@ -116,17 +111,13 @@ impl Compound {
             return false;
         }
         for (part, source_part) in into.parts.iter_mut().zip(&from.parts) {
+            // As `Shape::scaled` for these kinds, which never fails.
+            let Some((pose, shape)) = source_part.scaled_alike(factor) else {
+                unreachable!("the parts were checked plain");
+            };
             *part = CompoundPart {
-                pose: Isometry2d::new(
-                    source_part.pose.translation * factor,
-                    source_part.pose.rotation,
-                ),
-                // As `Shape::scaled` for these kinds, which never fails.
-                shape: source_part
-                    .shape
-                    .view()
-                    .scaled_in_place(Vec2::splat(factor))
-                    .to_owned(),
+                pose,
+                shape: shape.to_owned(),
             };
         }
         let summary = from.summary_scaled_alike(&into.parts, factor);
@@ -134,7 +125,66 @@ impl Compound {
         into.validity = summary.validity;
         into.local_extent = summary.local_extent;
         into.part_radii = summary.part_radii;
+        into.placeable = summary.placeable;
         true
+    }
+}
+
+impl Compound {
+    /// The factor by which detection places this compound's parts in the
+    /// world itself under a transform's signed `scale`, without building
+    /// the scaled compound: `scale.x` when the scale is alike on both axes
+    /// and positive, and the compound is small, valid, without a grid and
+    /// of circles, rectangles, capsules and segments only.
+    #[inline]
+    pub(crate) fn placeable_factor(&self, scale: Vec2) -> Option<f32> {
+        (self.inner.placeable && scale.x == scale.y && scale.x > 0.0).then_some(scale.x)
+    }
+
+    /// The validity of `self.scaled(Vec2::splat(factor))`, without building
+    /// it when the parts can be scaled one by one (see
+    /// [`Self::placeable_factor`]).
+    pub(crate) fn check_scaled_alike(&self, factor: f32) -> Result<(), ShapeError> {
+        if !self.inner.placeable {
+            return self.scaled(Vec2::splat(factor))?.validity();
+        }
+        // The checks of `validate_parts`, in its order, on each scaled part.
+        (self.parts().iter()).try_for_each(|part| match part.scaled_alike(factor) {
+            Some((pose, shape)) => shape.validate().and_then(|()| validate_pose(pose)),
+            None => unreachable!("a placeable compound's parts are plain"),
+        })
+    }
+
+    /// [`Self::extent_at`] of `self.scaled(Vec2::splat(factor))`, a valid
+    /// compound, with its parts' world boxes at `pose` from `part_boxes`
+    /// when they are needed: the snapshot places the parts itself.
+    #[inline]
+    pub(crate) fn scaled_extent_from(
+        &self,
+        factor: f32,
+        pose: Isometry2d,
+        part_boxes: impl FnOnce() -> (Vec2, Vec2),
+    ) -> (Vec2, Vec2) {
+        // As `summary_scaled_alike` grows the box of two valid compounds.
+        let (offset, extent) = self.inner.local_extent;
+        self.extent_of((offset * factor, extent * factor), pose, part_boxes)
+    }
+}
+
+impl CompoundPart {
+    /// This part of a compound scaled by `factor` on both axes, as
+    /// [`Compound::scaled`] builds it: its pose and shape; `None` for a
+    /// polygon, whose points need memory of their own.
+    #[inline]
+    pub(crate) fn scaled_alike(&self, factor: f32) -> Option<(Isometry2d, ConvexRef<'static>)> {
+        let ShapeView::Convex(convex) = self.shape.view() else {
+            return None;
+        };
+        let shape = convex
+            .scaled_in_place(Vec2::splat(factor))
+            .without_points()?;
+        let pose = Isometry2d::new(self.pose.translation * factor, self.pose.rotation);
+        Some((pose, shape))
     }
 }
 
@@ -143,6 +193,7 @@ struct PartsSummary {
     validity: Result<(), ShapeError>,
     local_extent: (Vec2, Vec2),
     part_radii: Option<[f32; SMALL_COMPOUND]>,
+    placeable: bool,
 }
 
 impl Parts {
@@ -166,6 +217,8 @@ impl Parts {
             validity,
             local_extent,
             part_radii,
+            // The parts keep their kinds, and no grid is built.
+            placeable: part_radii.is_some() && all_plain(parts),
         }
     }
 }

@@ -1,0 +1,149 @@
+//! The snapshot's compounds, and the parts of the small ones placed in the
+//! world.
+//!
+//! A small compound (a few circles, rectangles, capsules or segments) under
+//! a scale alike on both axes is not rebuilt at that scale: each part is
+//! scaled and placed in the world as the colliders are laid out, in layout
+//! order, with its box, and the narrow phase tests its pairs from there.
+//! The scaled compound itself is built only when something asks for it (a
+//! spatial query, a swept test). A spinning `Transform` drifts from unit
+//! scale a little every frame, and rebuilding every such compound every
+//! frame cost more than testing it.
+
+use std::sync::OnceLock;
+
+use bevy::math::{Isometry2d, Vec2};
+use bevy::shape::Aabb2d;
+
+use super::COLLIDERS_PER_CHUNK;
+use crate::geometry::{Compound, ConvexRef, ShapeView, boxes_extent, placed_extent};
+
+/// A compound collider as the snapshot keeps it.
+#[derive(Debug)]
+pub(crate) struct SnapshotCompound {
+    /// The collider's own compound when its parts are placed (scaled by
+    /// `factor`), else the scaled compound (`factor` 1).
+    compound: Compound,
+    factor: f32,
+    /// Whether its parts are placed in the world ([`WorldParts`]).
+    placed: bool,
+    /// `compound` scaled by `factor`, built when first asked for.
+    scaled: OnceLock<Compound>,
+}
+
+impl SnapshotCompound {
+    /// A compound whose parts the snapshot places itself: `compound`, a
+    /// placeable one ([`Compound::placeable_factor`]), under `factor`,
+    /// checked valid at that scale.
+    pub(crate) fn placed(compound: Compound, factor: f32) -> Self {
+        Self {
+            compound,
+            factor,
+            placed: true,
+            scaled: OnceLock::new(),
+        }
+    }
+
+    /// A compound already scaled (and checked), tested as it is.
+    pub(super) fn scaled(compound: Compound) -> Self {
+        Self {
+            compound,
+            factor: 1.0,
+            placed: false,
+            scaled: OnceLock::new(),
+        }
+    }
+
+    /// The scaled compound: what `Collider::world_shape` gives, to the bit.
+    #[inline]
+    pub(crate) fn compound(&self) -> &Compound {
+        if self.factor == 1.0 {
+            return &self.compound;
+        }
+        self.scaled.get_or_init(|| {
+            // Checked valid at this scale when read, and scaling a
+            // placeable compound's parts cannot fail.
+            (self.compound.scaled(Vec2::splat(self.factor)))
+                .unwrap_or_else(|_| self.compound.clone())
+        })
+    }
+
+    /// Places the parts at `pose` at the end of `parts`, and returns where
+    /// they are ([`PlacedParts`]) and the compound's box; `None` for a
+    /// compound whose parts are not placed.
+    #[inline]
+    pub(crate) fn place(
+        &self,
+        pose: Isometry2d,
+        parts: &mut Vec<WorldPart>,
+    ) -> Option<(PlacedParts, Aabb2d)> {
+        if !self.placed {
+            return None;
+        }
+        let first = parts.len();
+        for part in self.compound.parts() {
+            let Some((local, shape)) = part.scaled_alike(self.factor) else {
+                unreachable!("a placeable compound's parts are plain");
+            };
+            let pose = pose * local;
+            let aabb = ShapeView::Convex(shape).aabb(pose);
+            parts.push(WorldPart { pose, shape, aabb });
+        }
+        let placed = &parts[first..];
+        let (offset, extent) = (self.compound).scaled_extent_from(self.factor, pose, || {
+            boxes_extent(placed.iter().map(|part| part.aabb), pose)
+        });
+        let at = PlacedParts::new(first, placed.len());
+        Some((at, placed_extent(pose, offset, extent)))
+    }
+}
+
+/// One part of a small compound, placed in the world.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct WorldPart {
+    pub(crate) pose: Isometry2d,
+    pub(crate) shape: ConvexRef<'static>,
+    pub(crate) aabb: Aabb2d,
+}
+
+/// Where a compound's placed parts are among those of its chunk of the
+/// layout: the first one's offset and their count, in one number; or
+/// [`PlacedParts::NONE`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct PlacedParts(u32);
+
+impl PlacedParts {
+    /// Parts not placed.
+    pub(crate) const NONE: Self = Self(u32::MAX);
+    /// Room for the count (a small compound has at most 16 parts).
+    const COUNT_BITS: u32 = 5;
+
+    fn new(first: usize, count: usize) -> Self {
+        debug_assert!(count < 1 << Self::COUNT_BITS);
+        Self(((first as u32) << Self::COUNT_BITS) | count as u32)
+    }
+
+    pub(crate) fn range(self) -> Option<std::ops::Range<usize>> {
+        if self == Self::NONE {
+            return None;
+        }
+        let first = (self.0 >> Self::COUNT_BITS) as usize;
+        Some(first..first + (self.0 & ((1 << Self::COUNT_BITS) - 1)) as usize)
+    }
+}
+
+/// The placed parts of the small compounds, by chunk of the layout
+/// ([`COLLIDERS_PER_CHUNK`] colliders each), so that chunks place theirs
+/// apart.
+#[derive(Default, Debug)]
+pub(crate) struct WorldParts {
+    pub(super) by_chunk: Vec<Vec<WorldPart>>,
+}
+
+impl WorldParts {
+    /// The placed parts of collider `index` at `at`, if placed.
+    #[inline]
+    pub(crate) fn of(&self, index: usize, at: PlacedParts) -> Option<&[WorldPart]> {
+        Some(&self.by_chunk[index / COLLIDERS_PER_CHUNK][at.range()?])
+    }
+}
