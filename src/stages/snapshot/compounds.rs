@@ -68,6 +68,15 @@ impl SnapshotCompound {
         })
     }
 
+    /// Starts loading what [`Self::place`] reads, in two stages: the
+    /// compound's record, then (reading it) its parts.
+    #[inline]
+    pub(super) fn prefetch(&self, stage: u8) {
+        if self.placed {
+            self.compound.prefetch_all_parts(stage);
+        }
+    }
+
     /// Places the parts at `pose` at the end of `parts`, and returns where
     /// they are ([`PlacedParts`]) and the compound's box; `None` for a
     /// compound whose parts are not placed.

@@ -115,15 +115,27 @@ impl<'a> SnapshotSlots<'a> {
             self.colliders[at] = collider;
             self.layers[at] = layers;
             self.swept[at] = swept;
+            if let SnapshotShape::Compound { index, .. } = collider.shape {
+                prefetch(&tables.compounds[index as usize]);
+            }
         }
         let mut entity_bits = BitsSeen::NONE;
         let mut layers_seen = LayerBits::NONE;
         let keeps_paths = !self.path_starts.is_empty();
         world_parts.clear();
-        for (at, (aabb, collider)) in (self.aabbs.iter_mut())
-            .zip(&mut *self.colliders)
-            .enumerate()
-        {
+        for at in 0..self.colliders.len() {
+            // A compound's parts are loads one after another (its entry,
+            // its record, its parts): asked for in stages ahead.
+            for (stage, distance) in [(0, PREFETCH_DISTANCE), (1, PREFETCH_DISTANCE / 2)] {
+                if let Some(SnapshotCollider {
+                    shape: SnapshotShape::Compound { index, .. },
+                    ..
+                }) = self.colliders.get(at + distance)
+                {
+                    tables.compounds[*index as usize].prefetch(stage);
+                }
+            }
+            let (aabb, collider) = (&mut self.aabbs[at], &mut self.colliders[at]);
             entity_bits = entity_bits.union(BitsSeen::of(collider.entity.to_bits()));
             layers_seen = layers_seen.union(LayerBits::of(self.layers[at]));
             if let SnapshotShape::Compound { index, placed } = &mut collider.shape

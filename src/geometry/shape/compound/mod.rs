@@ -19,7 +19,7 @@ use crate::geometry::shape::checked::ShapeError;
 use crate::geometry::shape::checked::{validate_pose, within_magnitude};
 use crate::geometry::shape::part_grid::PartGrid;
 use crate::geometry::shape::polyline::ChainSegment;
-use crate::util::prefetch::prefetch;
+use crate::util::prefetch::{prefetch, prefetch_slice};
 
 mod scale;
 
@@ -78,11 +78,12 @@ struct Parts {
     /// test only the part pairs whose circles meet
     /// ([`Compound::visit_near_part_pairs`]).
     part_radii: Option<[f32; SMALL_COMPOUND]>,
-    /// Whether detection places the parts in the world itself
-    /// ([`Compound::placeable_factor`]): a valid compound of a few parts
-    /// (`part_radii`), without a grid, whose parts are all circles,
-    /// rectangles, capsules or segments (whose shapes own no memory).
-    placeable: bool,
+    /// When detection places the parts in the world itself
+    /// ([`Compound::placeable_factor`]), the bounds its scale is checked
+    /// against: a valid compound of a few parts (`part_radii`), without a
+    /// grid, whose parts are all circles, rectangles, capsules or segments
+    /// (whose shapes own no memory).
+    placeable: Option<ScaleBounds>,
     /// A polyline's points (the last equal to the first when closed): part
     /// `i` is the segment from point `i` to `i + 1`.
     polyline: Option<Box<[Vec2]>>,
@@ -277,7 +278,9 @@ impl Compound {
                 }
                 radii
             });
-        let placeable = part_radii.is_some() && grid.is_none() && all_plain(&parts);
+        let placeable = (part_radii.is_some() && grid.is_none())
+            .then(|| ScaleBounds::of(&parts))
+            .flatten();
         Self {
             inner: Arc::new(Parts {
                 parts: parts.into(),
@@ -447,6 +450,17 @@ impl Compound {
         }
     }
 
+    /// Starts loading what a walk over all the parts reads: at `stage` 0
+    /// the compound's own record, at stage 1 (reading it) the parts.
+    #[inline]
+    pub(crate) fn prefetch_all_parts(&self, stage: u8) {
+        if stage == 0 {
+            prefetch(&*self.inner);
+        } else {
+            prefetch_slice(self.parts());
+        }
+    }
+
     /// Whether `other` is this very compound (a clone of it), not only
     /// equal to it.
     #[inline]
@@ -486,6 +500,49 @@ fn all_plain(parts: &[CompoundPart]) -> bool {
                 | Shape::Segment { .. }
         )
     })
+}
+
+/// Of a compound of plain parts: the largest number its check bounds by
+/// [`MAX_MAGNITUDE`](crate::geometry::MAX_MAGNITUDE) (sizes, coordinates),
+/// and the smallest it requires positive (radii, half sizes). Scaled by a
+/// positive factor, the parts are valid exactly when these two are, scaled:
+/// rounding keeps the order of products by one factor.
+#[derive(Clone, Copy, Debug)]
+struct ScaleBounds {
+    largest: f32,
+    smallest: f32,
+}
+
+impl ScaleBounds {
+    /// The bounds of `parts`, if all are plain.
+    fn of(parts: &[CompoundPart]) -> Option<Self> {
+        let (mut largest, mut smallest) = (0.0f32, f32::INFINITY);
+        for part in parts {
+            // Numbers required positive, and others bounded only.
+            let (positive, bounded) = match part.shape {
+                Shape::Circle { radius } => (Vec2::splat(radius), Vec2::ZERO),
+                Shape::Rect { half_size } => (half_size, Vec2::ZERO),
+                Shape::Capsule {
+                    radius,
+                    half_length,
+                } => (Vec2::splat(radius), Vec2::splat(half_length)),
+                Shape::Segment { a, b } => (Vec2::INFINITY, a.abs().max(b.abs())),
+                _ => return None,
+            };
+            smallest = smallest.min(positive.min_element());
+            let positive = Vec2::select(positive.cmplt(Vec2::INFINITY), positive, Vec2::ZERO);
+            largest = (largest.max(positive.max_element()))
+                .max(bounded.max_element())
+                .max(part.pose.translation.abs().max_element());
+        }
+        Some(Self { largest, smallest })
+    }
+
+    /// Whether the parts scaled by `factor` (positive) pass their checks.
+    #[inline]
+    fn hold_under(self, factor: f32) -> bool {
+        self.largest * factor <= crate::geometry::MAX_MAGNITUDE && self.smallest * factor > 0.0
+    }
 }
 
 /// Checks a compound's parts: at least one, each pose and shape valid.
@@ -925,7 +982,7 @@ mod tests {
             let factor = match round % 13 {
                 0 => 1.0,
                 1 => 1.0f32.next_up(),
-                2 => [f32::NAN, 0.0, -1.0, f32::INFINITY, 1e-30][round % 5],
+                2 => [f32::NAN, 0.0, -1.0, f32::INFINITY, 1e-30, 1e-45][round % 6],
                 3 => 2.0,
                 _ => rng.random_range(0.1..4.0),
             };

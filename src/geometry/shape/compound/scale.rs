@@ -6,7 +6,8 @@ use std::sync::Arc;
 use bevy::math::{Isometry2d, Rot2, Vec2};
 
 use super::{
-    Compound, CompoundPart, Parts, SMALL_COMPOUND, all_plain, parts_extent, validate_parts,
+    Compound, CompoundPart, Parts, SMALL_COMPOUND, ScaleBounds, all_plain, parts_extent,
+    validate_parts,
 };
 use crate::geometry::shape::checked::{ShapeError, validate_pose};
 use crate::geometry::shape::view::{ConvexRef, ShapeView};
@@ -138,17 +139,22 @@ impl Compound {
     /// of circles, rectangles, capsules and segments only.
     #[inline]
     pub(crate) fn placeable_factor(&self, scale: Vec2) -> Option<f32> {
-        (self.inner.placeable && scale.x == scale.y && scale.x > 0.0).then_some(scale.x)
+        (self.inner.placeable.is_some() && scale.x == scale.y && scale.x > 0.0).then_some(scale.x)
     }
 
     /// The validity of `self.scaled(Vec2::splat(factor))`, without building
     /// it when the parts can be scaled one by one (see
     /// [`Self::placeable_factor`]).
     pub(crate) fn check_scaled_alike(&self, factor: f32) -> Result<(), ShapeError> {
-        if !self.inner.placeable {
+        let Some(bounds) = self.inner.placeable else {
             return self.scaled(Vec2::splat(factor))?.validity();
+        };
+        // Valid (the common case) without reading the parts.
+        if bounds.hold_under(factor) {
+            return Ok(());
         }
-        // The checks of `validate_parts`, in its order, on each scaled part.
+        // The checks of `validate_parts`, in its order, on each scaled part:
+        // the first to fail names the error.
         (self.parts().iter()).try_for_each(|part| match part.scaled_alike(factor) {
             Some((pose, shape)) => shape.validate().and_then(|()| validate_pose(pose)),
             None => unreachable!("a placeable compound's parts are plain"),
@@ -193,7 +199,7 @@ struct PartsSummary {
     validity: Result<(), ShapeError>,
     local_extent: (Vec2, Vec2),
     part_radii: Option<[f32; SMALL_COMPOUND]>,
-    placeable: bool,
+    placeable: Option<ScaleBounds>,
 }
 
 impl Parts {
@@ -218,7 +224,7 @@ impl Parts {
             local_extent,
             part_radii,
             // The parts keep their kinds, and no grid is built.
-            placeable: part_radii.is_some() && all_plain(parts),
+            placeable: part_radii.and_then(|_| ScaleBounds::of(parts)),
         }
     }
 }
