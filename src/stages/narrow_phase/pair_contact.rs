@@ -4,7 +4,7 @@
 
 use bevy::math::Isometry2d;
 use bevy::prelude::*;
-use bevy::shape::{Aabb2d, IntersectsVolume};
+use bevy::shape::IntersectsVolume;
 
 use super::super::colliders::ColliderSource;
 use super::super::collisions::{ContactPair, ContactParts};
@@ -102,10 +102,10 @@ pub(super) fn contact_pair_with_parts<'a>(
 /// in the world, as [`deepest_placed_part_contact`] reads it.
 #[derive(Clone, Copy)]
 enum PairSide<'a> {
-    /// A shape that is not a compound, at its pose, in its box.
-    Whole(ShapeView<'a>, Isometry2d, &'a Aabb2d),
+    /// A shape that is not a compound, as if a part.
+    Whole(WorldPart<'a>),
     /// A small compound's placed parts.
-    Parts(&'a [WorldPart]),
+    Parts(&'a [WorldPart<'static>]),
 }
 
 impl<'a> PairSide<'a> {
@@ -113,32 +113,36 @@ impl<'a> PairSide<'a> {
     /// whose parts are not placed, which is walked as a compound instead.
     #[inline]
     fn of(colliders: impl ColliderSource<'a>, index: usize) -> Option<Self> {
-        let collider = colliders.collider(index);
-        if !collider.shape.is_compound() {
-            let (_, shape) = colliders.get(index);
-            return Some(Self::Whole(shape, collider.pose, colliders.aabb(index)));
-        }
-        let (tables, at) = colliders.tables_at(index);
-        (collider.shape.placed_parts(at, tables)).map(Self::Parts)
+        let (collider, shape) = match colliders.collider(index) {
+            collider if collider.shape.is_compound() => {
+                let (tables, at) = colliders.tables_at(index);
+                return (collider.shape.placed_parts(at, tables)).map(Self::Parts);
+            }
+            _ => colliders.get(index),
+        };
+        let ShapeView::Convex(shape) = shape else {
+            return None;
+        };
+        Some(Self::Whole(WorldPart {
+            pose: collider.pose,
+            shape,
+            aabb: *colliders.aabb(index),
+        }))
     }
 
-    /// Calls `visit` with each part of this side (the whole shape when it
-    /// is not a compound): its index, shape, pose and box.
+    /// The parts: the whole shape alone when it is not a compound.
     #[inline]
-    fn for_each(self, mut visit: impl FnMut(Option<u32>, ShapeView<'a>, Isometry2d, &Aabb2d)) {
+    fn parts(&self) -> &[WorldPart<'a>] {
         match self {
-            Self::Whole(shape, pose, aabb) => visit(None, shape, pose, aabb),
-            Self::Parts(parts) => {
-                for (k, part) in parts.iter().enumerate() {
-                    visit(
-                        Some(k as u32),
-                        ShapeView::Convex(part.shape),
-                        part.pose,
-                        &part.aabb,
-                    );
-                }
-            }
+            Self::Whole(whole) => std::slice::from_ref(whole),
+            Self::Parts(parts) => parts,
         }
+    }
+
+    /// How part `k` is named in a contact (`None` for a whole shape).
+    #[inline]
+    fn part_index(&self, k: usize) -> Option<u32> {
+        matches!(self, Self::Parts(_)).then_some(k as u32)
     }
 }
 
@@ -148,17 +152,31 @@ impl<'a> PairSide<'a> {
 /// in the world: part pairs whose boxes are apart are not tested.
 fn deepest_placed_part_contact(a: PairSide<'_>, b: PairSide<'_>) -> Option<PartContact> {
     let mut deepest = None;
-    a.for_each(|part_a, shape_a, pose_a, aabb_a| {
-        b.for_each(|part_b, shape_b, pose_b, aabb_b| {
-            if !aabb_a.intersects(aabb_b) {
-                return;
+    for (i, part_a) in a.parts().iter().enumerate() {
+        for (j, part_b) in b.parts().iter().enumerate() {
+            // Most part pairs of two compounds near each other are apart:
+            // their boxes say so without a call.
+            if part_a.aabb.intersects(&part_b.aabb) {
+                let parts = [a.part_index(i), b.part_index(j)];
+                part_pair_contact(&mut deepest, part_a, part_b, parts);
             }
-            if let Some(contact) = shape_a.contact(pose_a, shape_b, pose_b) {
-                keep_deepest(&mut deepest, contact, [part_a, part_b]);
-            }
-        });
-    });
+        }
+    }
     deepest
+}
+
+/// Keeps in `deepest` the contact of two parts whose boxes meet, if they touch.
+#[inline(never)]
+fn part_pair_contact(
+    deepest: &mut Option<PartContact>,
+    a: &WorldPart<'_>,
+    b: &WorldPart<'_>,
+    parts: [Option<u32>; 2],
+) {
+    let (shape_a, shape_b) = (ShapeView::Convex(a.shape), ShapeView::Convex(b.shape));
+    if let Some(contact) = shape_a.contact(a.pose, shape_b, b.pose) {
+        keep_deepest(deepest, contact, parts);
+    }
 }
 
 /// `near` as the parts listed for side `side` of a pair.
@@ -447,7 +465,11 @@ mod tests {
                 PairSide::Parts(of(at_a)),
                 match at_b {
                     Some(at) => PairSide::Parts(of(at)),
-                    None => PairSide::Whole(b.view(), pb, &b_aabb),
+                    None => PairSide::Whole(WorldPart {
+                        pose: pb,
+                        shape: b.view().convex().unwrap(),
+                        aabb: b_aabb,
+                    }),
                 },
             );
             let view_a = ShapeView::Compound(placed_a.compound());

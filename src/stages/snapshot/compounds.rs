@@ -84,7 +84,7 @@ impl SnapshotCompound {
     pub(crate) fn place(
         &self,
         pose: Isometry2d,
-        parts: &mut Vec<WorldPart>,
+        parts: &mut Vec<WorldPart<'static>>,
     ) -> Option<(PlacedParts, Aabb2d)> {
         if !self.placed {
             return None;
@@ -107,11 +107,13 @@ impl SnapshotCompound {
     }
 }
 
-/// One part of a small compound, placed in the world.
+/// One part of a small compound, placed in the world: its pose, shape and
+/// box. (The narrow phase takes a shape that is not a compound for one,
+/// borrowing its points.)
 #[derive(Clone, Copy, Debug)]
-pub(crate) struct WorldPart {
+pub(crate) struct WorldPart<'a> {
     pub(crate) pose: Isometry2d,
-    pub(crate) shape: ConvexRef<'static>,
+    pub(crate) shape: ConvexRef<'a>,
     pub(crate) aabb: Aabb2d,
 }
 
@@ -146,13 +148,13 @@ impl PlacedParts {
 /// apart.
 #[derive(Default, Debug)]
 pub(crate) struct WorldParts {
-    pub(super) by_chunk: Vec<Vec<WorldPart>>,
+    pub(super) by_chunk: Vec<Vec<WorldPart<'static>>>,
 }
 
 impl WorldParts {
     /// The placed parts of collider `index` at `at`, if placed.
     #[inline]
-    pub(crate) fn of(&self, index: usize, at: PlacedParts) -> Option<&[WorldPart]> {
+    pub(crate) fn of(&self, index: usize, at: PlacedParts) -> Option<&[WorldPart<'static>]> {
         Some(&self.by_chunk[index / COLLIDERS_PER_CHUNK][at.range()?])
     }
 }

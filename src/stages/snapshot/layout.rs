@@ -97,7 +97,7 @@ impl<'a> SnapshotSlots<'a> {
         staged_starts: &[Isometry2d],
         positions: &[u32],
         tables: &ShapeTables,
-        world_parts: &mut Vec<WorldPart>,
+        world_parts: &mut Vec<WorldPart<'static>>,
     ) {
         // The reads jump around memory. A loop that only copies, and asks
         // for the records it will read a few steps ahead, keeps many of them
@@ -173,7 +173,7 @@ impl<'a> SnapshotSlots<'a> {
         staged_starts: &[Isometry2d],
         layout: &[u32],
         tables: &ShapeTables,
-        world_parts: &mut Vec<Vec<WorldPart>>,
+        world_parts: &mut Vec<Vec<WorldPart<'static>>>,
     ) -> (BitsSeen, LayerBits) {
         let chunks = self.into_chunks(COLLIDERS_PER_CHUNK);
         world_parts.resize_with(chunks.len(), Vec::new);

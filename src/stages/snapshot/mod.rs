@@ -291,7 +291,7 @@ impl SnapshotShape {
         &self,
         index: usize,
         tables: &'t ShapeTables,
-    ) -> Option<&'t [WorldPart]> {
+    ) -> Option<&'t [WorldPart<'static>]> {
         match *self {
             Self::Compound { placed, .. } => tables.world_parts.of(index, placed),
             _ => None,

@@ -455,7 +455,10 @@ impl Compound {
     #[inline]
     pub(crate) fn prefetch_all_parts(&self, stage: u8) {
         if stage == 0 {
-            prefetch(&*self.inner);
+            // The fields `parts` and `Self::extent_at` read, which the
+            // record's first and last lines need not hold.
+            prefetch(&self.inner.parts);
+            prefetch(&self.inner.local_extent);
         } else {
             prefetch_slice(self.parts());
         }
