@@ -17,6 +17,10 @@ use crate::util::parallel::{RunChunks, map_parts};
 use crate::util::prefetch::{PREFETCH_DISTANCE, prefetch};
 use crate::util::sort::BitsSeen;
 
+/// When [`SnapshotSlots::gather`] asks for what a compound's placing reads:
+/// its record, then its parts, this many colliders ahead.
+const PLACING_STAGES: [(u8, usize); 2] = [(0, PREFETCH_DISTANCE), (1, PREFETCH_DISTANCE / 2)];
+
 /// Where a chunk of laid-out colliders goes in [`ColliderSnapshot`]: one
 /// slot per collider, starting at `start`.
 struct SnapshotSlots<'a> {
@@ -103,6 +107,7 @@ impl<'a> SnapshotSlots<'a> {
         // for the records it will read a few steps ahead, keeps many of them
         // in flight at once; one that also computed the boxes would wait for
         // each in turn. The boxes follow, from memory just written.
+        let has_compounds = !tables.compounds.is_empty();
         for (at, &from) in positions.iter().enumerate() {
             if let Some(&ahead) = positions.get(at + PREFETCH_DISTANCE) {
                 prefetch(&staged[ahead as usize]);
@@ -115,7 +120,7 @@ impl<'a> SnapshotSlots<'a> {
             self.colliders[at] = collider;
             self.layers[at] = layers;
             self.swept[at] = swept;
-            if let SnapshotShape::Compound { index, .. } = collider.shape {
+            if has_compounds && let SnapshotShape::Compound { index, .. } = collider.shape {
                 prefetch(&tables.compounds[index as usize]);
             }
         }
@@ -126,7 +131,12 @@ impl<'a> SnapshotSlots<'a> {
         for at in 0..self.colliders.len() {
             // A compound's parts are loads one after another (its entry,
             // its record, its parts): asked for in stages ahead.
-            for (stage, distance) in [(0, PREFETCH_DISTANCE), (1, PREFETCH_DISTANCE / 2)] {
+            let stages = if has_compounds {
+                &PLACING_STAGES[..]
+            } else {
+                &[]
+            };
+            for &(stage, distance) in stages {
                 if let Some(SnapshotCollider {
                     shape: SnapshotShape::Compound { index, .. },
                     ..
