@@ -167,9 +167,11 @@ fn a_compound_follows_its_scale_from_frame_to_frame() {
 }
 
 /// A compound spun with `rotate_z` and growing and shrinking alike on both
-/// axes (its scale changes every frame, which detection rescales in place)
-/// touches what its shape at each frame's transform touches, exactly: the
-/// depth `Collider::world_shape` and the pure contact give, frame by frame.
+/// axes (its scale changes every frame: detection places its parts at that
+/// scale) touches what its shape at each frame's transform touches,
+/// exactly: the depth `Collider::world_shape` and the pure contact give,
+/// frame by frame; also for stretches of frames with another compound, and
+/// with a scale that differs per axis (the compound is rebuilt there).
 #[test]
 fn a_spinning_compound_scaled_every_frame_touches_what_its_world_shape_does() {
     let mut app = test_app();
@@ -185,7 +187,20 @@ fn a_spinning_compound_scaled_every_frame_touches_what_its_world_shape_does() {
         {
             let mut transform = app.world_mut().get_mut::<Transform>(wall).unwrap();
             transform.rotate_z(0.05);
-            transform.scale = Vec3::splat(1.0 + 0.3 * (frame as f32 * 0.1).sin());
+            let grow = 1.0 + 0.3 * (frame as f32 * 0.1).sin();
+            transform.scale = match frame % 40 {
+                30..35 => Vec3::new(grow, 0.8 * grow, 1.0),
+                _ => Vec3::splat(grow),
+            };
+        }
+        if frame % 40 == 20 || frame % 40 == 0 {
+            // Another compound for a stretch of frames, then the first back.
+            let other = Collider::compound([
+                (Isometry2d::from_xy(-4.0, 0.0), Collider::circle(6.0)),
+                (Isometry2d::from_xy(8.0, 3.0), Collider::rect(12.0, 4.0)),
+            ]);
+            let shape = if frame % 40 == 20 { other } else { l_wall() };
+            app.world_mut().entity_mut(wall).insert(shape);
         }
         app.update();
         let world = app.world();

@@ -44,6 +44,18 @@ impl SnapshotCompound {
         }
     }
 
+    /// Makes this [`Self::placed`] of `compound` under `factor`, keeping
+    /// the compound it holds if it is that one (no count to change).
+    #[inline]
+    pub(super) fn put_placed(&mut self, compound: &Compound, factor: f32) {
+        if self.placed && self.compound.same_parts(compound) {
+            self.factor = factor;
+            self.scaled.take();
+        } else {
+            *self = Self::placed(compound.clone(), factor);
+        }
+    }
+
     /// A compound already scaled (and checked), tested as it is.
     pub(super) fn scaled(compound: Compound) -> Self {
         Self {

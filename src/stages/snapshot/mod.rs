@@ -78,6 +78,9 @@ pub(crate) enum SnapshotShape {
 pub(crate) struct ShapeTables {
     pub(crate) points: Vec<Vec2>,
     pub(crate) compounds: Vec<SnapshotCompound>,
+    /// How many of `compounds` this detection has put so far: those after
+    /// are last detection's, to be put over or dropped.
+    compounds_kept: usize,
     /// The parts of the small compounds, placed in the world.
     pub(crate) world_parts: WorldParts,
     /// The scaled compounds, kept from detection to detection.

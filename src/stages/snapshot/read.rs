@@ -19,6 +19,7 @@ use crate::geometry::{ShapeError, ShapeView, scaled_points_into};
 use crate::grid::SpatialGrid;
 use crate::stages::swept_paths::PreviousPoses;
 use crate::util::parallel::{ChunkOutputs, Workers};
+use crate::util::prefetch::PREFETCH_DISTANCE;
 
 /// Sheared transforms are tolerated up to this cosine (about 0.06 degrees).
 const SHEAR_TOLERANCE: f32 = 1e-3;
@@ -155,6 +156,12 @@ fn fill(
     notes: &mut Vec<Note>,
 ) {
     for ((at, row), slot) in rows.enumerate().zip(slots) {
+        // A compound's scale bounds are a load away from its collider.
+        if let Some(ahead) = table.colliders.get(row + PREFETCH_DISTANCE)
+            && let ShapeView::Compound(compound) = ahead.shape_view()
+        {
+            compound.prefetch_scale_bounds();
+        }
         let entity = table.entities[row];
         let (shape, pose, sheared) =
             match read_collider(&table.colliders[row], &table.transforms[row]) {
@@ -412,7 +419,8 @@ fn apply_notes(
     // Leave out the skipped colliders, warning about the invalid ones.
     skipped.clear();
     snapshot.tables.points.clear();
-    snapshot.tables.compounds.clear();
+    // Compounds are put back over last detection's, mostly the same ones.
+    snapshot.tables.compounds_kept = 0;
     let mut invalid_points = Vec::new();
     for note in notes {
         match *note {
@@ -446,7 +454,9 @@ fn apply_notes(
             }
         }
     }
-    snapshot.tables.rescaled.finish_detection();
+    let tables = &mut snapshot.tables;
+    tables.compounds.truncate(tables.compounds_kept);
+    tables.rescaled.finish_detection();
     remove_positions(&mut snapshot.staged, skipped);
     invalid_points
 }
@@ -463,9 +473,15 @@ fn scale_points(
     let tables = &mut snapshot.tables;
     snapshot.staged[position].collider.shape = match collider.shape_view() {
         ShapeView::Compound(compound) => {
-            let kept = if let Some(factor) = compound.placeable_factor(scale) {
+            let index = tables.compounds_kept;
+            if let Some(factor) = compound.placeable_factor(scale) {
                 // Checked when read; its parts are placed as laid out.
-                SnapshotCompound::placed(compound.clone(), factor)
+                match tables.compounds.get_mut(index) {
+                    Some(kept) => kept.put_placed(compound, factor),
+                    None => {
+                        (tables.compounds).push(SnapshotCompound::placed(compound.clone(), factor))
+                    }
+                }
             } else {
                 // Unscaled, the collider's own parts are shared, not copied;
                 // scaled, the ones kept for it (rescaled in place when the
@@ -476,11 +492,14 @@ fn scale_points(
                     tables.rescaled.scaled(entity, compound, scale)?
                 };
                 ShapeView::Compound(&scaled).validate()?;
-                SnapshotCompound::scaled(scaled)
-            };
-            tables.compounds.push(kept);
+                match tables.compounds.get_mut(index) {
+                    Some(kept) => *kept = SnapshotCompound::scaled(scaled),
+                    None => tables.compounds.push(SnapshotCompound::scaled(scaled)),
+                }
+            }
+            tables.compounds_kept += 1;
             SnapshotShape::Compound {
-                index: tables.compounds.len() as u32 - 1,
+                index: index as u32,
                 placed: PlacedParts::NONE,
             }
         }

@@ -464,6 +464,12 @@ impl Compound {
         }
     }
 
+    /// Starts loading what [`Self::check_scaled_alike`] reads first.
+    #[inline]
+    pub(crate) fn prefetch_scale_bounds(&self) {
+        prefetch(&self.inner.placeable);
+    }
+
     /// Whether `other` is this very compound (a clone of it), not only
     /// equal to it.
     #[inline]
