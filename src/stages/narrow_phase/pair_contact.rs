@@ -4,7 +4,6 @@
 
 use bevy::math::Isometry2d;
 use bevy::prelude::*;
-use bevy::shape::IntersectsVolume;
 
 use super::super::colliders::ColliderSource;
 use super::super::collisions::{ContactPair, ContactParts};
@@ -152,14 +151,21 @@ impl<'a> PairSide<'a> {
 /// in the world: part pairs whose boxes are apart are not tested.
 fn deepest_placed_part_contact(a: PairSide<'_>, b: PairSide<'_>) -> Option<PartContact> {
     let mut deepest = None;
+    let parts_b = b.parts();
     for (i, part_a) in a.parts().iter().enumerate() {
-        for (j, part_b) in b.parts().iter().enumerate() {
-            // Most part pairs of two compounds near each other are apart:
-            // their boxes say so without a call.
-            if part_a.aabb.intersects(&part_b.aabb) {
-                let parts = [a.part_index(i), b.part_index(j)];
-                part_pair_contact(&mut deepest, part_a, part_b, parts);
-            }
+        // Most part pairs of two compounds near each other are apart: their
+        // boxes say so without a call, and without a branch to mispredict.
+        let (low, high) = (part_a.aabb.min, part_a.aabb.max);
+        let mut meeting = 0u32;
+        for (j, part_b) in parts_b.iter().enumerate() {
+            let meet = (low.cmple(part_b.aabb.max) & part_b.aabb.min.cmple(high)).all();
+            meeting |= u32::from(meet) << j;
+        }
+        while meeting != 0 {
+            let j = meeting.trailing_zeros() as usize;
+            meeting &= meeting - 1;
+            let parts = [a.part_index(i), b.part_index(j)];
+            part_pair_contact(&mut deepest, part_a, &parts_b[j], parts);
         }
     }
     deepest

@@ -102,14 +102,15 @@ impl SnapshotCompound {
             return None;
         }
         let first = parts.len();
-        for part in self.compound.parts() {
+        // One reservation for all (a push each would check room each).
+        parts.extend(self.compound.parts().iter().map(|part| {
             let Some((local, shape)) = part.scaled_alike(self.factor) else {
                 unreachable!("a placeable compound's parts are plain");
             };
             let pose = pose * local;
             let aabb = ShapeView::Convex(shape).aabb(pose);
-            parts.push(WorldPart { pose, shape, aabb });
-        }
+            WorldPart { pose, shape, aabb }
+        }));
         let placed = &parts[first..];
         let (offset, extent) = (self.compound).scaled_extent_from(self.factor, pose, || {
             boxes_extent(placed.iter().map(|part| part.aabb), pose)
