@@ -295,9 +295,11 @@ impl Collider {
     /// `scale.xy`, and each part is scaled along its own axes by how much the
     /// scale stretches them, by its own kind's rule. A turned part under a
     /// scale that differs per axis keeps its kind (a rectangle stays a
-    /// rectangle) rather than shearing. Detection rescales the parts only
-    /// when the scale changes (a `Transform` spun by `rotate_z` drifts its
-    /// scale by a float step every frame or two, so those are rescaled).
+    /// rectangle) rather than shearing. A compound of up to 16 circles,
+    /// rectangles, capsules and segments under a scale alike on both axes
+    /// (a `Transform` spun by `rotate_z` drifts its scale by a float step
+    /// every frame or two) costs no rebuild: detection scales and places
+    /// its parts as it reads them. Others are rebuilt when the scale changes.
     ///
     /// For a collider whose parts act differently (a hitbox and a feet
     /// sensor with other layers), use child entities and a
