@@ -13,10 +13,10 @@
 use std::sync::OnceLock;
 
 use bevy::math::{Isometry2d, Vec2};
-use bevy::shape::Aabb2d;
+use bevy::shape::{Aabb2d, BoundingVolume};
 
 use super::COLLIDERS_PER_CHUNK;
-use crate::geometry::{Compound, ConvexRef, ShapeView, boxes_extent, placed_extent};
+use crate::geometry::{Compound, ConvexRef, ShapeView, Sweep, boxes_extent, placed_extent};
 
 /// A compound collider as the snapshot keeps it.
 #[derive(Debug)]
@@ -87,6 +87,40 @@ impl SnapshotCompound {
         if self.placed {
             self.compound.prefetch_all_parts(stage);
         }
+    }
+
+    /// The box of the path `sweep` of a placed compound, as
+    /// `swept_aabb_of` gives it for the scaled compound, without building
+    /// it; `None` for a compound whose parts are not placed.
+    pub(super) fn swept_aabb(&self, sweep: Sweep) -> Option<Aabb2d> {
+        if !self.placed {
+            return None;
+        }
+        let scaled_parts = || {
+            self.compound
+                .parts()
+                .iter()
+                .map(|part| match part.scaled_alike(self.factor) {
+                    Some(scaled) => scaled,
+                    None => unreachable!("a placeable compound's parts are plain"),
+                })
+        };
+        let bounds = |pose: Isometry2d| {
+            if sweep.start.rotation != sweep.end.rotation {
+                // Turning on the way: the circle that holds it at any turn.
+                let radius = scaled_parts()
+                    .map(|(local, shape)| local.translation.length() + shape.bounding_radius())
+                    .fold(0.0, f32::max);
+                return Aabb2d::new(pose.translation, Vec2::splat(radius));
+            }
+            let (offset, extent) = self.compound.scaled_extent_from(self.factor, pose, || {
+                let boxes = scaled_parts()
+                    .map(|(local, shape)| ShapeView::Convex(shape).aabb(pose * local));
+                boxes_extent(boxes, pose)
+            });
+            placed_extent(pose, offset, extent)
+        };
+        Some(bounds(sweep.start).merge(&bounds(sweep.end)))
     }
 
     /// Places the parts at `pose` at the end of `parts`, and returns where
@@ -169,5 +203,58 @@ impl WorldParts {
     #[inline]
     pub(crate) fn of(&self, index: usize, at: PlacedParts) -> Option<&[WorldPart<'static>]> {
         Some(&self.by_chunk[index / COLLIDERS_PER_CHUNK][at.range()?])
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use bevy::math::Rot2;
+    use rand::{Rng, SeedableRng, rngs::StdRng};
+
+    use super::*;
+    use crate::geometry::reference_tests::{Kind, random_shape_of};
+    use crate::geometry::swept_aabb_of;
+
+    fn random_pose(rng: &mut StdRng, spread: f32) -> Isometry2d {
+        let at = Vec2::new(
+            rng.random_range(-spread..spread),
+            rng.random_range(-spread..spread),
+        );
+        Isometry2d::new(at, Rot2::radians(rng.random_range(-3.2..3.2)))
+    }
+
+    /// A placed compound's box, standing or on a path (turning or not), is
+    /// the scaled compound's, to the bit, without building it.
+    #[test]
+    fn boxes_of_placed_parts_are_the_scaled_compounds() {
+        let mut rng = StdRng::seed_from_u64(49);
+        for round in 0..2_000 {
+            let compound = Compound::new((0..rng.random_range(1..6)).map(|_| {
+                let kind = Kind::ALL[rng.random_range(0..4)];
+                (
+                    random_pose(&mut rng, 5.0),
+                    random_shape_of(&mut rng, kind, 3.0),
+                )
+            }));
+            let factor = [1.0, 1.0f32.next_up(), rng.random_range(0.2..3.0)][round % 3];
+            let placed = SnapshotCompound::placed(compound.clone(), factor);
+            let scaled = compound.scaled(Vec2::splat(factor)).unwrap();
+            let end = random_pose(&mut rng, 40.0);
+            let start = match round % 4 {
+                0 => end,
+                1 => Isometry2d::new(random_pose(&mut rng, 40.0).translation, end.rotation),
+                _ => random_pose(&mut rng, 40.0),
+            };
+            let (_, aabb) = placed.place(end, &mut Vec::new()).unwrap();
+            assert_eq!(
+                aabb,
+                ShapeView::Compound(&scaled).aabb(end),
+                "round {round}"
+            );
+            let sweep = Sweep::new(start, end);
+            let expected = swept_aabb_of(ShapeView::Compound(&scaled), sweep);
+            assert_eq!(placed.swept_aabb(sweep), Some(expected), "round {round}");
+            assert!(placed.scaled.get().is_none(), "built");
+        }
     }
 }

@@ -149,14 +149,19 @@ impl<'a> SnapshotSlots<'a> {
             entity_bits = entity_bits.union(BitsSeen::of(collider.entity.to_bits()));
             layers_seen = layers_seen.union(LayerBits::of(self.layers[at]));
             if let SnapshotShape::Compound { index, placed } = &mut collider.shape
-                && let Some((parts, placed_aabb)) =
-                    tables.compounds[*index as usize].place(collider.pose, world_parts)
+                && let compound = &tables.compounds[*index as usize]
+                && let Some((parts, placed_aabb)) = compound.place(collider.pose, world_parts)
             {
                 *placed = parts;
-                if !keeps_paths {
-                    *aabb = placed_aabb;
-                    continue;
-                }
+                *aabb = if keeps_paths {
+                    let start = staged_starts[positions[at] as usize];
+                    self.path_starts[at] = start;
+                    let sweep = Sweep::new(start, collider.pose);
+                    compound.swept_aabb(sweep).unwrap_or(placed_aabb)
+                } else {
+                    placed_aabb
+                };
+                continue;
             }
             *aabb = if keeps_paths {
                 let start = staged_starts[positions[at] as usize];
