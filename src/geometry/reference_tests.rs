@@ -19,7 +19,7 @@
 use bevy::math::{DVec2, Isometry2d, Rot2, Vec2};
 use rand::{Rng, SeedableRng, rngs::StdRng};
 
-use super::{Contact, ConvexPolygon, Shape};
+use super::{Compound, Contact, ConvexPolygon, Shape};
 // The reference itself: used here, and imported from here (beside the random
 // shapes below) by the tests of ray.rs, swept.rs and shape_cast.rs.
 #[allow(unused_imports)]
@@ -85,6 +85,24 @@ pub(crate) fn random_polygon(rng: &mut StdRng, size: f32, offset: f32) -> Convex
 
 /// A random shape of `kind` at most about `size` across (half sizes,
 /// radii, lengths), local points within `size` of its origin.
+/// A pose within `spread` of the origin on both axes, at any turn.
+pub(crate) fn random_pose(rng: &mut StdRng, spread: f32) -> Isometry2d {
+    let at = Vec2::new(
+        rng.random_range(-spread..spread),
+        rng.random_range(-spread..spread),
+    );
+    Isometry2d::new(at, Rot2::radians(rng.random_range(-3.2..3.2)))
+}
+
+/// A compound of one to five circles, rectangles, capsules and segments
+/// within 5 of its origin: one the snapshot places part by part.
+pub(crate) fn random_plain_compound(rng: &mut StdRng) -> Compound {
+    Compound::new((0..rng.random_range(1..6)).map(|_| {
+        let kind = Kind::ALL[rng.random_range(0..4)];
+        (random_pose(rng, 5.0), random_shape_of(rng, kind, 3.0))
+    }))
+}
+
 pub(crate) fn random_shape_of(rng: &mut StdRng, kind: Kind, size: f32) -> Shape {
     match kind {
         Kind::Circle => Shape::Circle {

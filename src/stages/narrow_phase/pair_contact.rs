@@ -413,29 +413,14 @@ fn ordered_pair(ei: Entity, ej: Entity, contact: Contact) -> ContactPair {
 
 #[cfg(test)]
 mod tests {
-    use bevy::math::{Rot2, Vec2};
     use rand::{Rng, SeedableRng, rngs::StdRng};
 
     use super::super::super::snapshot::{PlacedParts, SnapshotCompound};
     use super::*;
     use crate::geometry::Shape;
-    use crate::geometry::reference_tests::{Kind, random_shape_of};
-
-    fn random_pose(rng: &mut StdRng, spread: f32) -> Isometry2d {
-        let at = Vec2::new(
-            rng.random_range(-spread..spread),
-            rng.random_range(-spread..spread),
-        );
-        Isometry2d::new(at, Rot2::radians(rng.random_range(-3.2..3.2)))
-    }
-
-    /// A small compound of circles, rectangles, capsules and segments.
-    fn random_compound(rng: &mut StdRng) -> Compound {
-        Compound::new((0..rng.random_range(1..6)).map(|_| {
-            let kind = Kind::ALL[rng.random_range(0..4)];
-            (random_pose(rng, 5.0), random_shape_of(rng, kind, 3.0))
-        }))
-    }
+    use crate::geometry::reference_tests::{
+        Kind, random_plain_compound, random_pose, random_shape_of,
+    };
 
     /// A pair with a small compound gives, from the parts the snapshot
     /// placed, the contact and parts the compound walk gives, to the bit:
@@ -446,10 +431,10 @@ mod tests {
         let (mut touching, mut apart) = (0, 0);
         for round in 0..4_000 {
             let factor = [1.0, 1.0f32.next_down(), rng.random_range(0.5..2.0)][round % 3];
-            let a = random_compound(&mut rng);
+            let a = random_plain_compound(&mut rng);
             let b_is_compound = round % 2 == 0;
             let b = if b_is_compound {
-                Shape::Compound(random_compound(&mut rng))
+                Shape::Compound(random_plain_compound(&mut rng))
             } else {
                 let kind = Kind::ALL[rng.random_range(0..5)];
                 random_shape_of(&mut rng, kind, 3.0)

@@ -96,31 +96,36 @@ impl SnapshotCompound {
         if !self.placed {
             return None;
         }
-        let scaled_parts = || {
-            self.compound
-                .parts()
-                .iter()
-                .map(|part| match part.scaled_alike(self.factor) {
-                    Some(scaled) => scaled,
-                    None => unreachable!("a placeable compound's parts are plain"),
-                })
-        };
         let bounds = |pose: Isometry2d| {
             if sweep.start.rotation != sweep.end.rotation {
                 // Turning on the way: the circle that holds it at any turn.
-                let radius = scaled_parts()
+                let radius = (self.scaled_parts())
                     .map(|(local, shape)| local.translation.length() + shape.bounding_radius())
                     .fold(0.0, f32::max);
                 return Aabb2d::new(pose.translation, Vec2::splat(radius));
             }
-            let (offset, extent) = self.compound.scaled_extent_from(self.factor, pose, || {
-                let boxes = scaled_parts()
-                    .map(|(local, shape)| ShapeView::Convex(shape).aabb(pose * local));
-                boxes_extent(boxes, pose)
-            });
-            placed_extent(pose, offset, extent)
+            let boxes = (self.scaled_parts())
+                .map(|(local, shape)| ShapeView::Convex(shape).aabb(pose * local));
+            self.aabb_around(pose, boxes)
         };
         Some(bounds(sweep.start).merge(&bounds(sweep.end)))
+    }
+
+    /// Its parts scaled by its factor: their poses in the compound's frame
+    /// and their shapes, as `Compound::scaled` builds them.
+    fn scaled_parts(&self) -> impl Iterator<Item = (Isometry2d, ConvexRef<'static>)> + '_ {
+        (self.compound.parts().iter()).map(|part| match part.scaled_alike(self.factor) {
+            Some(scaled) => scaled,
+            None => unreachable!("a placeable compound's parts are plain"),
+        })
+    }
+
+    /// The compound's box at `pose`, from its parts' `boxes` there when
+    /// needed (as `Shape::aabb` gives it for the scaled compound).
+    fn aabb_around(&self, pose: Isometry2d, boxes: impl Iterator<Item = Aabb2d>) -> Aabb2d {
+        let (offset, extent) =
+            (self.compound).scaled_extent_from(self.factor, pose, || boxes_extent(boxes, pose));
+        placed_extent(pose, offset, extent)
     }
 
     /// Places the parts at `pose` at the end of `parts`, and returns where
@@ -137,20 +142,14 @@ impl SnapshotCompound {
         }
         let first = parts.len();
         // One reservation for all (a push each would check room each).
-        parts.extend(self.compound.parts().iter().map(|part| {
-            let Some((local, shape)) = part.scaled_alike(self.factor) else {
-                unreachable!("a placeable compound's parts are plain");
-            };
+        parts.extend(self.scaled_parts().map(|(local, shape)| {
             let pose = pose * local;
             let aabb = ShapeView::Convex(shape).aabb(pose);
             WorldPart { pose, shape, aabb }
         }));
         let placed = &parts[first..];
-        let (offset, extent) = (self.compound).scaled_extent_from(self.factor, pose, || {
-            boxes_extent(placed.iter().map(|part| part.aabb), pose)
-        });
-        let at = PlacedParts::new(first, placed.len());
-        Some((at, placed_extent(pose, offset, extent)))
+        let aabb = self.aabb_around(pose, placed.iter().map(|part| part.aabb));
+        Some((PlacedParts::new(first, placed.len()), aabb))
     }
 }
 
@@ -208,20 +207,11 @@ impl WorldParts {
 
 #[cfg(test)]
 mod tests {
-    use bevy::math::Rot2;
     use rand::{Rng, SeedableRng, rngs::StdRng};
 
     use super::*;
-    use crate::geometry::reference_tests::{Kind, random_shape_of};
+    use crate::geometry::reference_tests::{random_plain_compound, random_pose};
     use crate::geometry::swept_aabb_of;
-
-    fn random_pose(rng: &mut StdRng, spread: f32) -> Isometry2d {
-        let at = Vec2::new(
-            rng.random_range(-spread..spread),
-            rng.random_range(-spread..spread),
-        );
-        Isometry2d::new(at, Rot2::radians(rng.random_range(-3.2..3.2)))
-    }
 
     /// A placed compound's box, standing or on a path (turning or not), is
     /// the scaled compound's, to the bit, without building it.
@@ -229,13 +219,7 @@ mod tests {
     fn boxes_of_placed_parts_are_the_scaled_compounds() {
         let mut rng = StdRng::seed_from_u64(49);
         for round in 0..2_000 {
-            let compound = Compound::new((0..rng.random_range(1..6)).map(|_| {
-                let kind = Kind::ALL[rng.random_range(0..4)];
-                (
-                    random_pose(&mut rng, 5.0),
-                    random_shape_of(&mut rng, kind, 3.0),
-                )
-            }));
+            let compound = random_plain_compound(&mut rng);
             let factor = [1.0, 1.0f32.next_up(), rng.random_range(0.2..3.0)][round % 3];
             let placed = SnapshotCompound::placed(compound.clone(), factor);
             let scaled = compound.scaled(Vec2::splat(factor)).unwrap();
