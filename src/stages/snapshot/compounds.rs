@@ -89,13 +89,11 @@ impl SnapshotCompound {
         }
     }
 
-    /// The box of the path `sweep` of a placed compound, as
+    /// The box of the path `sweep` of a compound whose parts are placed, as
     /// `swept_aabb_of` gives it for the scaled compound, without building
-    /// it; `None` for a compound whose parts are not placed.
-    pub(super) fn swept_aabb(&self, sweep: Sweep) -> Option<Aabb2d> {
-        if !self.placed {
-            return None;
-        }
+    /// it.
+    pub(super) fn swept_aabb(&self, sweep: Sweep) -> Aabb2d {
+        debug_assert!(self.placed, "only placed parts are scaled one by one");
         let bounds = |pose: Isometry2d| {
             if sweep.start.rotation != sweep.end.rotation {
                 // Turning on the way: the circle that holds it at any turn.
@@ -108,7 +106,7 @@ impl SnapshotCompound {
                 .map(|(local, shape)| ShapeView::Convex(shape).aabb(pose * local));
             self.aabb_around(pose, boxes)
         };
-        Some(bounds(sweep.start).merge(&bounds(sweep.end)))
+        bounds(sweep.start).merge(&bounds(sweep.end))
     }
 
     /// Its parts scaled by its factor: their poses in the compound's frame
@@ -237,7 +235,7 @@ mod tests {
             );
             let sweep = Sweep::new(start, end);
             let expected = swept_aabb_of(ShapeView::Compound(&scaled), sweep);
-            assert_eq!(placed.swept_aabb(sweep), Some(expected), "round {round}");
+            assert_eq!(placed.swept_aabb(sweep), expected, "round {round}");
             assert!(placed.scaled.get().is_none(), "built");
         }
     }

@@ -157,7 +157,7 @@ impl<'a> SnapshotSlots<'a> {
                     let start = staged_starts[positions[at] as usize];
                     self.path_starts[at] = start;
                     let sweep = Sweep::new(start, collider.pose);
-                    compound.swept_aabb(sweep).unwrap_or(placed_aabb)
+                    compound.swept_aabb(sweep)
                 } else {
                     placed_aabb
                 };
