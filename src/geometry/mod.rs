@@ -83,7 +83,8 @@ pub use pairs::circle_circle::{circle_circle_contact, circle_circle_intersects};
 pub use pairs::circle_rect::{circle_rect_contact, circle_rect_intersects};
 pub use pairs::rect_rect::{rect_rect_contact, rect_rect_intersects};
 pub(crate) use query::contact::{
-    ContactOp, PartContact, contact_with_listed_parts, for_each_part_contact, keep_deepest,
+    ContactOp, PartContact, contact_with_listed_parts, deepest_possible, for_each_part_contact,
+    keep_deepest, shortest_parting,
 };
 pub(crate) use query::dispatch::{PairShape, dispatch};
 pub(crate) use query::manifold::{for_each_manifold, manifold_of};
@@ -101,8 +102,8 @@ pub use query::time_of_impact::{Impact, MAX_SUBSTEP_ANGLE, time_of_impact};
 pub use shape::Shape;
 pub(crate) use shape::checked::within_magnitude;
 pub use shape::checked::{MAX_MAGNITUDE, ShapeError, validate_pose};
-pub(crate) use shape::compound::boxes_extent;
 pub use shape::compound::{Compound, CompoundPart};
+pub(crate) use shape::compound::{SMALL_COMPOUND, boxes_extent};
 pub(crate) use shape::concave::convex_pieces;
 pub(crate) use shape::holes::convex_pieces_with_holes;
 pub(crate) use shape::placed_extent;

@@ -83,8 +83,6 @@ pub(crate) fn random_polygon(rng: &mut StdRng, size: f32, offset: f32) -> Convex
     }
 }
 
-/// A random shape of `kind` at most about `size` across (half sizes,
-/// radii, lengths), local points within `size` of its origin.
 /// A pose within `spread` of the origin on both axes, at any turn.
 pub(crate) fn random_pose(rng: &mut StdRng, spread: f32) -> Isometry2d {
     let at = Vec2::new(
@@ -103,6 +101,8 @@ pub(crate) fn random_plain_compound(rng: &mut StdRng) -> Compound {
     }))
 }
 
+/// A random shape of `kind` at most about `size` across (half sizes,
+/// radii, lengths), local points within `size` of its origin.
 pub(crate) fn random_shape_of(rng: &mut StdRng, kind: Kind, size: f32) -> Shape {
     match kind {
         Kind::Circle => Shape::Circle {

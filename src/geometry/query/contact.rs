@@ -235,6 +235,32 @@ pub(crate) fn keep_deepest(
     }
 }
 
+/// The deepest that two shapes with boxes `a` and `b` can be in contact,
+/// as [`ShapeView::contact`] works it out: the shortest move of one box, up,
+/// down or sideways, that parts them (it parts the shapes too), plus what
+/// rounding can add to either figure. Negative when the boxes are apart. A
+/// part pair whose bound is below a depth already found cannot hold a
+/// pair's deepest contact.
+#[inline]
+pub(crate) fn deepest_possible(a: Aabb2d, b: Aabb2d) -> f32 {
+    // Boxes and depths are worked out from the same coordinates, each to
+    // within a few roundings of the largest of them (in magnitude: the
+    // highest or the lowest).
+    let largest = (a.max.max(b.max)).max(-a.min.min(b.min)).max_element();
+    shortest_parting(a, b) + largest * DEPTH_ROUNDING
+}
+
+/// The shortest move of box `b`, up, down or sideways, that parts it from
+/// box `a` (negative when they are apart).
+#[inline]
+pub(crate) fn shortest_parting(a: Aabb2d, b: Aabb2d) -> f32 {
+    (a.max - b.min).min(b.max - a.min).min_element()
+}
+
+/// How far, relative to the largest coordinate, a computed depth or box can
+/// be off: about 80 roundings of an `f32`.
+const DEPTH_ROUNDING: f32 = 1e-5;
+
 /// Calls `found` with the contact of each pair of parts of `a` at `pa` and
 /// `b` at `pb` that touch (seen from `a`, under the polylines' ghost-vertex
 /// rule) and the index of the part of each (`None` for a shape that is not
@@ -306,8 +332,44 @@ fn for_each_listed_part_contact<'a>(
 #[cfg(test)]
 mod tests {
     use bevy::math::Rot2;
+    use rand::{SeedableRng, rngs::StdRng};
 
     use super::*;
+    use crate::geometry::reference_tests::{Kind, random_pose, random_shape_of};
+
+    /// No two convex shapes touch deeper than [`deepest_possible`] says
+    /// from their boxes: deep or grazing, small or far from the origin.
+    #[test]
+    fn no_contact_is_deeper_than_its_boxes_allow() {
+        let mut rng = StdRng::seed_from_u64(81);
+        let mut touching = 0;
+        for round in 0..60_000 {
+            let kinds = [Kind::ALL[round % 5], Kind::ALL[(round / 5) % 5]];
+            let size = [0.01, 1.0, 300.0][round % 3];
+            let far = Vec2::splat([0.0, 1e3, -4e4][(round / 3) % 3]);
+            let [a, b] = kinds.map(|kind| random_shape_of(&mut rng, kind, size));
+            let [mut pa, mut pb] = [(); 2].map(|()| {
+                let pose = random_pose(&mut rng, size * [0.2, 1.0, 2.0][round % 3]);
+                Isometry2d::new(pose.translation + far, pose.rotation)
+            });
+            if round % 4 == 0 {
+                // Square on, side by side: the depth is the boxes' own.
+                (pa.rotation, pb.rotation) = (Rot2::IDENTITY, Rot2::IDENTITY);
+                pb.translation.y = pa.translation.y;
+            }
+            let Some(contact) = a.contact(pa, &b, pb) else {
+                continue;
+            };
+            touching += 1;
+            let bound = deepest_possible(a.aabb(pa), b.aabb(pb));
+            assert!(
+                contact.depth <= bound,
+                "round {round}: {a:?} at {pa:?}, {b:?} at {pb:?}: depth {} over {bound}",
+                contact.depth
+            );
+        }
+        assert!(touching > 20_000, "{touching}");
+    }
 
     #[test]
     fn rect_circle_is_circle_rect_flipped() {

@@ -26,7 +26,7 @@ mod scale;
 /// Compounds of at most this many parts keep their parts' bounding circles,
 /// and two of them are tested part pair by part pair
 /// ([`Compound::visit_near_part_pairs`]).
-const SMALL_COMPOUND: usize = 16;
+pub(crate) const SMALL_COMPOUND: usize = 16;
 
 /// One part of a [`Compound`]: a shape placed at `pose` relative to the
 /// compound's own pose.
