@@ -27,6 +27,9 @@ pub struct Sweep {
 pub(crate) struct PartSweep {
     pub(in crate::geometry) body: Sweep,
     pub(in crate::geometry) part: Isometry2d,
+    /// `body.angle()`, worked out once: it takes an arctangent, and every
+    /// part pair of a compound reads it.
+    angle: f32,
 }
 
 impl PartSweep {
@@ -35,6 +38,7 @@ impl PartSweep {
         Self {
             body: sweep,
             part: Isometry2d::IDENTITY,
+            angle: sweep.angle(),
         }
     }
 
@@ -48,7 +52,7 @@ impl PartSweep {
 
     /// The rotation over the step ([`Sweep::angle`]).
     pub(in crate::geometry) fn angle(&self) -> f32 {
-        self.body.angle()
+        self.angle
     }
 
     /// The shape's pose at `t`, the body's angle already known.
@@ -58,7 +62,7 @@ impl PartSweep {
 
     /// The shape's pose at `t`.
     pub(in crate::geometry) fn at(&self, t: f32) -> Isometry2d {
-        self.body.at(t) * self.part
+        self.at_angle(self.angle, t)
     }
 
     /// How far the shape's origin is from the centre it turns about.
