@@ -405,3 +405,35 @@ fn a_turning_swept_compound_sweeps_the_arc_of_its_parts() {
     assert!((compound - exact).abs() < 0.01, "{compound} vs {exact}");
     assert!((single - exact).abs() < 0.03, "{single} vs {exact}");
 }
+
+/// A bar turning fast reaches, halfway through its turn, a ball beyond both
+/// of its end boxes: turned from -1 to 1 rad in one step, its tip passes 10
+/// from its centre on the x axis, where at either end it reaches only 5.8.
+/// Its path's box holds the whole turn, so the pair is found.
+#[test]
+fn a_fast_turning_swept_bar_hits_a_ball_beyond_both_its_end_boxes() {
+    let mut app = test_app();
+    let mut log = MessageLog::default();
+    let bar = app
+        .world_mut()
+        .spawn((
+            Collider::rect(20.0, 1.0),
+            Swept,
+            Transform::from_rotation(Quat::from_rotation_z(-1.0)),
+        ))
+        .id();
+    let ball = spawn_at(&mut app, Collider::circle(0.3), 9.0, 0.0);
+    app.update();
+    assert!(log.read(&app).is_empty());
+    app.world_mut().get_mut::<Transform>(bar).unwrap().rotation = Quat::from_rotation_z(1.0);
+    app.update();
+    let started = (log.read(&app).into_iter())
+        .filter(|message| matches!(message, CollisionEvent::Started { .. }))
+        .count();
+    assert_eq!(started, 1);
+    // The bar's face (0.5 from its axis) reaches the ball's near side at
+    // asin(0.8 / 9) before the half turn.
+    let exact = (1.0 - (0.8f32 / 9.0).asin()) / 2.0;
+    let time = time_of_impact(&app, bar, ball);
+    assert!((time - exact).abs() < 0.03, "{time} vs {exact}");
+}

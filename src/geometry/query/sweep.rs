@@ -182,9 +182,50 @@ pub(crate) fn swept_aabb_of(shape: ShapeView<'_>, sweep: Sweep) -> Aabb2d {
     bounds(sweep.start).merge(&bounds(sweep.end))
 }
 
+/// A box holding `shape` everywhere along `sweep`, as detection files a
+/// moving collider: [`swept_aabb_of`]'s, cut down for a turning shape by
+/// [`turning_path_aabb`] (a body spinning a little each step keeps a box
+/// about its own size, not one around its whole reach).
+pub(crate) fn path_aabb_of(shape: ShapeView<'_>, sweep: Sweep) -> Aabb2d {
+    let turns = sweep.start.rotation != sweep.end.rotation;
+    if !turns || matches!(shape, ShapeView::Convex(ConvexRef::Circle { .. })) {
+        return swept_aabb_of(shape, sweep);
+    }
+    let ends = [sweep.start, sweep.end].map(|pose| shape.aabb(pose));
+    turning_path_aabb(sweep, shape.bounding_radius(), ends)
+}
+
+/// The box of the path along turning `sweep` of a shape of bounding
+/// `radius` about its origin, with boxes `ends` at the two ends: the boxes
+/// of its bounding circle at both ends (as [`swept_aabb_of`]), cut down to
+/// the box around `ends` grown by how far a point can stray on the way from
+/// the straight line between where it is at the two ends. A point `r` from
+/// the origin strays at most `r θ² / 8` on a turn of `θ` (the error of
+/// linear interpolation, whose second derivative is `r θ²` here).
+pub(crate) fn turning_path_aabb(sweep: Sweep, radius: f32, ends: [Aabb2d; 2]) -> Aabb2d {
+    let reach = Vec2::splat(radius);
+    let circles = Aabb2d::new(sweep.start.translation, reach)
+        .merge(&Aabb2d::new(sweep.end.translation, reach));
+    let turn = sweep.angle();
+    // The end boxes are as exact as rounding allows; so is the stray.
+    let largest = (sweep.start.translation.abs())
+        .max(sweep.end.translation.abs())
+        .max_element()
+        + radius;
+    let stray = radius * turn * turn / 8.0 + largest * (8.0 * f32::EPSILON);
+    let straight = ends[0].merge(&ends[1]).grow(Vec2::splat(stray));
+    Aabb2d {
+        min: circles.min.max(straight.min),
+        max: circles.max.min(straight.max),
+    }
+}
+
 #[cfg(test)]
 mod tests {
+    use rand::{Rng, SeedableRng, rngs::StdRng};
+
     use super::*;
+    use crate::geometry::reference_tests::{Kind, random_pose, random_shape_of};
 
     fn pose(x: f32, y: f32, angle: f32) -> Isometry2d {
         Isometry2d::new(Vec2::new(x, y), Rot2::radians(angle))
@@ -212,5 +253,48 @@ mod tests {
         let bounds = swept_aabb(&circle, moving(Vec2::ZERO, Vec2::new(10.0, -5.0)));
         assert!((bounds.min - Vec2::new(-1.0, -6.0)).abs().max_element() < 1e-4);
         assert!((bounds.max - Vec2::new(11.0, 1.0)).abs().max_element() < 1e-4);
+    }
+
+    /// A detection path box holds the shape at every pose on the way (its
+    /// box there, within rounding), turning a little or a lot, far from
+    /// the origin or not; and a body turning a little keeps a box about its
+    /// own size.
+    #[test]
+    fn path_boxes_hold_every_pose_on_the_way() {
+        let mut rng = StdRng::seed_from_u64(77);
+        let mut tighter = 0;
+        for round in 0..3_000 {
+            let shape = random_shape_of(&mut rng, Kind::ALL[round % 5], 3.0);
+            let far = Vec2::splat([0.0, 500.0, -2e4][round % 3]);
+            let start = random_pose(&mut rng, 5.0);
+            let start = Isometry2d::new(start.translation + far, start.rotation);
+            let turn = [0.02, 0.3, 3.1][(round / 3) % 3] * rng.random_range(-1.0..1.0);
+            let step = Vec2::new(rng.random_range(-4.0..4.0), rng.random_range(-4.0..4.0));
+            let end = Isometry2d::new(
+                start.translation + step,
+                start.rotation * Rot2::radians(turn),
+            );
+            let sweep = Sweep::new(start, end);
+            let path = path_aabb_of(shape.view(), sweep);
+            let circles = swept_aabb_of(shape.view(), sweep);
+            assert!(
+                circles.contains(&path),
+                "round {round}: not within the circles' box"
+            );
+            let rounding = (far.abs().max_element() + 10.0) * 1e-6;
+            for k in 0..=64 {
+                let at = shape.aabb(sweep.at(k as f32 / 64.0));
+                assert!(
+                    (path.min - at.min).max_element() <= rounding
+                        && (at.max - path.max).max_element() <= rounding,
+                    "round {round}, t = {k}/64: {at:?} not in {path:?}"
+                );
+            }
+            let area = |b: Aabb2d| (b.max - b.min).x * (b.max - b.min).y;
+            if area(path) < 0.8 * area(circles) {
+                tighter += 1;
+            }
+        }
+        assert!(tighter > 1_000, "{tighter}");
     }
 }

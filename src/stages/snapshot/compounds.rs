@@ -16,7 +16,9 @@ use bevy::math::{Isometry2d, Vec2};
 use bevy::shape::{Aabb2d, BoundingVolume};
 
 use super::COLLIDERS_PER_CHUNK;
-use crate::geometry::{Compound, ConvexRef, ShapeView, Sweep, boxes_extent, placed_extent};
+use crate::geometry::{
+    Compound, ConvexRef, ShapeView, Sweep, boxes_extent, placed_extent, turning_path_aabb,
+};
 
 /// A compound collider as the snapshot keeps it.
 #[derive(Debug)]
@@ -90,23 +92,20 @@ impl SnapshotCompound {
     }
 
     /// The box of the path `sweep` of a compound whose parts are placed, as
-    /// `swept_aabb_of` gives it for the scaled compound, without building
-    /// it.
-    pub(super) fn swept_aabb(&self, sweep: Sweep) -> Aabb2d {
+    /// `path_aabb_of` gives it for the scaled compound, without building
+    /// it, from its box at the end (where it is placed).
+    pub(super) fn swept_aabb(&self, sweep: Sweep, end: Aabb2d) -> Aabb2d {
         debug_assert!(self.placed, "only placed parts are scaled one by one");
-        let bounds = |pose: Isometry2d| {
-            if sweep.start.rotation != sweep.end.rotation {
-                // Turning on the way: the circle that holds it at any turn.
-                let radius = (self.scaled_parts())
-                    .map(|(local, shape)| local.translation.length() + shape.bounding_radius())
-                    .fold(0.0, f32::max);
-                return Aabb2d::new(pose.translation, Vec2::splat(radius));
-            }
-            let boxes = (self.scaled_parts())
-                .map(|(local, shape)| ShapeView::Convex(shape).aabb(pose * local));
-            self.aabb_around(pose, boxes)
-        };
-        bounds(sweep.start).merge(&bounds(sweep.end))
+        let boxes = (self.scaled_parts())
+            .map(|(local, shape)| ShapeView::Convex(shape).aabb(sweep.start * local));
+        let ends = [self.aabb_around(sweep.start, boxes), end];
+        if sweep.start.rotation == sweep.end.rotation {
+            return ends[0].merge(&ends[1]);
+        }
+        let radius = (self.scaled_parts())
+            .map(|(local, shape)| local.translation.length() + shape.bounding_radius())
+            .fold(0.0, f32::max);
+        turning_path_aabb(sweep, radius, ends)
     }
 
     /// Its parts scaled by its factor: their poses in the compound's frame
@@ -208,8 +207,8 @@ mod tests {
     use rand::{Rng, SeedableRng, rngs::StdRng};
 
     use super::*;
+    use crate::geometry::path_aabb_of;
     use crate::geometry::reference_tests::{random_plain_compound, random_pose};
-    use crate::geometry::swept_aabb_of;
 
     /// A placed compound's box, standing or on a path (turning or not), is
     /// the scaled compound's, to the bit, without building it.
@@ -234,8 +233,8 @@ mod tests {
                 "round {round}"
             );
             let sweep = Sweep::new(start, end);
-            let expected = swept_aabb_of(ShapeView::Compound(&scaled), sweep);
-            assert_eq!(placed.swept_aabb(sweep), expected, "round {round}");
+            let expected = path_aabb_of(ShapeView::Compound(&scaled), sweep);
+            assert_eq!(placed.swept_aabb(sweep, aabb), expected, "round {round}");
             assert!(placed.scaled.get().is_none(), "built");
         }
     }

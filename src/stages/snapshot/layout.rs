@@ -11,7 +11,7 @@ use super::{
     StagedCollider, WorldPart,
 };
 use crate::components::CollisionLayers;
-use crate::geometry::{Sweep, swept_aabb_of};
+use crate::geometry::{Sweep, path_aabb_of};
 use crate::grid::SpatialGrid;
 use crate::util::parallel::{RunChunks, map_parts};
 use crate::util::prefetch::{PREFETCH_DISTANCE, prefetch};
@@ -157,7 +157,7 @@ impl<'a> SnapshotSlots<'a> {
                     let start = staged_starts[positions[at] as usize];
                     self.path_starts[at] = start;
                     let sweep = Sweep::new(start, collider.pose);
-                    compound.swept_aabb(sweep)
+                    compound.swept_aabb(sweep, placed_aabb)
                 } else {
                     placed_aabb
                 };
@@ -166,7 +166,7 @@ impl<'a> SnapshotSlots<'a> {
             *aabb = if keeps_paths {
                 let start = staged_starts[positions[at] as usize];
                 self.path_starts[at] = start;
-                swept_aabb_of(
+                path_aabb_of(
                     collider.shape.view(|| tables),
                     Sweep::new(start, collider.pose),
                 )
