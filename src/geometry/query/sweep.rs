@@ -38,7 +38,12 @@ impl PartSweep {
         Self {
             body: sweep,
             part: Isometry2d::IDENTITY,
-            angle: sweep.angle(),
+            // A sweep that does not turn needs no arctangent.
+            angle: if sweep.start.rotation == sweep.end.rotation {
+                0.0
+            } else {
+                sweep.angle()
+            },
         }
     }
 
