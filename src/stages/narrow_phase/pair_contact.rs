@@ -159,7 +159,7 @@ fn deepest_placed_part_contact(a: PairSide<'_>, b: PairSide<'_>) -> Option<PartC
     // that looks deepest, tested first so that it bounds the rest.
     debug_assert!(parts_a.len().max(parts_b.len()) <= SMALL_COMPOUND);
     let mut meeting = [0u32; SMALL_COMPOUND];
-    let (mut first, mut first_parting) = ((0, 0), f32::NEG_INFINITY);
+    let mut first: Option<((usize, usize), f32)> = None;
     for ((i, part_a), meets) in parts_a.iter().enumerate().zip(&mut meeting) {
         let (low, high) = (part_a.aabb.min, part_a.aabb.max);
         for (j, part_b) in parts_b.iter().enumerate() {
@@ -171,21 +171,19 @@ fn deepest_placed_part_contact(a: PairSide<'_>, b: PairSide<'_>) -> Option<PartC
             let j = bits.trailing_zeros() as usize;
             bits &= bits - 1;
             let parting = shortest_parting(part_a.aabb, parts_b[j].aabb);
-            if parting > first_parting {
-                (first, first_parting) = ((i, j), parting);
+            if first.is_none_or(|(_, most)| parting > most) {
+                first = Some(((i, j), parting));
             }
         }
     }
-    if first_parting == f32::NEG_INFINITY {
-        return None;
-    }
+    let ((first_a, first_b), _) = first?;
     let mut deepest = None;
     let test = |deepest: &mut Option<PartContact>, i: usize, j: usize| {
         let parts = [a.part_index(i), b.part_index(j)];
         part_pair_contact(deepest, &parts_a[i], &parts_b[j], parts);
     };
-    test(&mut deepest, first.0, first.1);
-    meeting[first.0] &= !(1 << first.1);
+    test(&mut deepest, first_a, first_b);
+    meeting[first_a] &= !(1 << first_b);
     for (i, (part_a, mut meets)) in parts_a.iter().zip(meeting).enumerate() {
         while meets != 0 {
             let j = meets.trailing_zeros() as usize;
