@@ -62,28 +62,31 @@ pub struct Compound {
     inner: Arc<Parts>,
 }
 
-/// A compound's parts and the grid over them.
+/// A compound's parts and the grid over them. In this order: what the
+/// snapshot reads of every small compound every frame (where the parts
+/// are, the scale bounds, the box) comes first, in one cache line or two.
 #[derive(Debug)]
+#[repr(C)]
 struct Parts {
     parts: Box<[CompoundPart]>,
-    grid: Option<PartGrid>,
-    /// The parts checked once: they never change, and a check walks them
-    /// all (a polyline of a level has thousands).
-    validity: Result<(), ShapeError>,
-    /// The box around the parts unturned ([`parts_extent`] at the
-    /// identity): its centre and half extents.
-    local_extent: (Vec2, Vec2),
-    /// For a valid compound of a few parts (not a polyline), the radius of
-    /// each part's bounding circle about its origin: two such compounds
-    /// test only the part pairs whose circles meet
-    /// ([`Compound::visit_near_part_pairs`]).
-    part_radii: Option<[f32; SMALL_COMPOUND]>,
     /// When detection places the parts in the world itself
     /// ([`Compound::placeable_factor`]), the bounds its scale is checked
     /// against: a valid compound of a few parts (`part_radii`), without a
     /// grid, whose parts are all circles, rectangles, capsules or segments
     /// (whose shapes own no memory).
     placeable: Option<ScaleBounds>,
+    /// The box around the parts unturned ([`parts_extent`] at the
+    /// identity): its centre and half extents.
+    local_extent: (Vec2, Vec2),
+    grid: Option<PartGrid>,
+    /// The parts checked once: they never change, and a check walks them
+    /// all (a polyline of a level has thousands).
+    validity: Result<(), ShapeError>,
+    /// For a valid compound of a few parts (not a polyline), the radius of
+    /// each part's bounding circle about its origin: two such compounds
+    /// test only the part pairs whose circles meet
+    /// ([`Compound::visit_near_part_pairs`]).
+    part_radii: Option<[f32; SMALL_COMPOUND]>,
     /// A polyline's points (the last equal to the first when closed): part
     /// `i` is the segment from point `i` to `i + 1`.
     polyline: Option<Box<[Vec2]>>,
