@@ -179,12 +179,17 @@ pub fn swept_aabb(shape: &Shape, sweep: Sweep) -> Aabb2d {
 /// [`swept_aabb`] for a shape seen by reference.
 pub(crate) fn swept_aabb_of(shape: ShapeView<'_>, sweep: Sweep) -> Aabb2d {
     let turns = sweep.start.rotation != sweep.end.rotation;
-    let bounds = |pose: Isometry2d| match shape {
-        ShapeView::Convex(ConvexRef::Circle { .. }) => shape.aabb(pose),
-        _ if turns => Aabb2d::new(pose.translation, Vec2::splat(shape.bounding_radius())),
-        _ => shape.aabb(pose),
-    };
-    bounds(sweep.start).merge(&bounds(sweep.end))
+    if turns && !matches!(shape, ShapeView::Convex(ConvexRef::Circle { .. })) {
+        return bounding_circles_aabb(sweep, shape.bounding_radius());
+    }
+    shape.aabb(sweep.start).merge(&shape.aabb(sweep.end))
+}
+
+/// The box around the circles of `radius` about a shape's origin at both
+/// ends of `sweep`: they hold it at any turn.
+fn bounding_circles_aabb(sweep: Sweep, radius: f32) -> Aabb2d {
+    let reach = Vec2::splat(radius);
+    Aabb2d::new(sweep.start.translation, reach).merge(&Aabb2d::new(sweep.end.translation, reach))
 }
 
 /// A box holding `shape` everywhere along `sweep`, as detection files a
@@ -208,9 +213,7 @@ pub(crate) fn path_aabb_of(shape: ShapeView<'_>, sweep: Sweep) -> Aabb2d {
 /// the origin strays at most `r θ² / 8` on a turn of `θ` (the error of
 /// linear interpolation, whose second derivative is `r θ²` here).
 pub(crate) fn turning_path_aabb(sweep: Sweep, radius: f32, ends: [Aabb2d; 2]) -> Aabb2d {
-    let reach = Vec2::splat(radius);
-    let circles = Aabb2d::new(sweep.start.translation, reach)
-        .merge(&Aabb2d::new(sweep.end.translation, reach));
+    let circles = bounding_circles_aabb(sweep, radius);
     let turn = sweep.angle();
     // The end boxes are as exact as rounding allows; so is the stray.
     let largest = (sweep.start.translation.abs())

@@ -153,10 +153,10 @@ pub(in crate::geometry) fn convex_time_of_impact(
     let turning =
         angle_a.abs() * (sweep_a.arm() + reach(a)) + angle_b.abs() * (sweep_b.arm() + reach(b));
     let extent = [
-        sweep_a.at_angle(angle_a, 0.0),
-        sweep_a.at_angle(angle_a, 1.0),
-        sweep_b.at_angle(angle_b, 0.0),
-        sweep_b.at_angle(angle_b, 1.0),
+        sweep_a.at(0.0),
+        sweep_a.at(1.0),
+        sweep_b.at(0.0),
+        sweep_b.at(1.0),
     ]
     .iter()
     .map(|pose| pose.translation.abs().max_element())
