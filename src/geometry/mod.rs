@@ -83,8 +83,8 @@ pub use pairs::circle_circle::{circle_circle_contact, circle_circle_intersects};
 pub use pairs::circle_rect::{circle_rect_contact, circle_rect_intersects};
 pub use pairs::rect_rect::{rect_rect_contact, rect_rect_intersects};
 pub(crate) use query::contact::{
-    ContactOp, PartContact, contact_with_listed_parts, deepest_possible, for_each_part_contact,
-    keep_deepest, shortest_parting,
+    ContactOp, FourBoxes, PartContact, contact_with_listed_parts, deepest_possible,
+    for_each_part_contact, keep_deepest,
 };
 pub(crate) use query::dispatch::{PairShape, dispatch};
 pub(crate) use query::manifold::{for_each_manifold, manifold_of};

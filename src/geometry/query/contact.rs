@@ -2,7 +2,7 @@
 //! the one pair dispatch, and the contacts of a pair with a compound part
 //! by part, each naming its parts (what detection and manifolds read).
 
-use bevy::math::{Isometry2d, Vec2};
+use bevy::math::{BVec4A, Isometry2d, Vec2, Vec4};
 use bevy::shape::Aabb2d;
 
 use crate::geometry::contact::Contact;
@@ -253,8 +253,57 @@ pub(crate) fn deepest_possible(a: Aabb2d, b: Aabb2d) -> f32 {
 /// The shortest move of box `b`, up, down or sideways, that parts it from
 /// box `a` (negative when they are apart).
 #[inline]
-pub(crate) fn shortest_parting(a: Aabb2d, b: Aabb2d) -> f32 {
+fn shortest_parting(a: Aabb2d, b: Aabb2d) -> f32 {
     (a.max - b.min).min(b.max - a.min).min_element()
+}
+
+/// Up to four boxes, one per lane, to test one box against all four at once
+/// (a compound's part against four of another's): the lanes of a `Vec4`
+/// hold each coordinate. Lanes without a box never meet.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct FourBoxes {
+    min_x: Vec4,
+    min_y: Vec4,
+    max_x: Vec4,
+    max_y: Vec4,
+}
+
+impl FourBoxes {
+    /// What an empty lane holds: a box below every box and above it at
+    /// once, which meets none and whose parting is -inf.
+    pub(crate) const EMPTY_LANE: Aabb2d = Aabb2d {
+        min: Vec2::INFINITY,
+        max: Vec2::NEG_INFINITY,
+    };
+
+    /// The four `boxes`, some perhaps [`Self::EMPTY_LANE`].
+    #[inline]
+    pub(crate) fn new(boxes: [Aabb2d; 4]) -> Self {
+        let lanes = |c: fn(&Aabb2d) -> f32| Vec4::from_array(boxes.each_ref().map(c));
+        Self {
+            min_x: lanes(|b| b.min.x),
+            min_y: lanes(|b| b.min.y),
+            max_x: lanes(|b| b.max.x),
+            max_y: lanes(|b| b.max.y),
+        }
+    }
+
+    /// Which of the four boxes meet `aabb`, as `Aabb2d::intersects` says,
+    /// and for each [`shortest_parting`]`(aabb, box)`, to the bit (-inf for
+    /// an empty lane).
+    #[inline]
+    pub(crate) fn meeting(&self, aabb: Aabb2d) -> (BVec4A, Vec4) {
+        let (low, high) = (aabb.min, aabb.max);
+        let meet = Vec4::splat(low.x).cmple(self.max_x)
+            & self.min_x.cmple(Vec4::splat(high.x))
+            & Vec4::splat(low.y).cmple(self.max_y)
+            & self.min_y.cmple(Vec4::splat(high.y));
+        // As `shortest_parting`: min is exact, so the order of the four
+        // moves does not change the result.
+        let parting_x = (Vec4::splat(high.x) - self.min_x).min(self.max_x - Vec4::splat(low.x));
+        let parting_y = (Vec4::splat(high.y) - self.min_y).min(self.max_y - Vec4::splat(low.y));
+        (meet, parting_x.min(parting_y))
+    }
 }
 
 /// How far, relative to the largest coordinate, a computed depth or box can
@@ -332,10 +381,61 @@ fn for_each_listed_part_contact<'a>(
 #[cfg(test)]
 mod tests {
     use bevy::math::Rot2;
-    use rand::{SeedableRng, rngs::StdRng};
+    use bevy::shape::IntersectsVolume;
+    use rand::{Rng, SeedableRng, rngs::StdRng};
 
     use super::*;
     use crate::geometry::reference_tests::{Kind, random_pose, random_shape_of};
+
+    /// Four boxes at once meet a box and part from it as one at a time
+    /// does, to the bit: apart, touching at an edge or a corner, nested,
+    /// and in empty lanes.
+    #[test]
+    fn four_boxes_meet_and_part_as_one_box_at_a_time() {
+        let mut rng = StdRng::seed_from_u64(82);
+        let random_box = |rng: &mut StdRng| {
+            // A coarse lattice, so that edges often coincide exactly.
+            let mut corner = || {
+                Vec2::new(
+                    rng.random_range(-4..4) as f32,
+                    rng.random_range(-4..4) as f32,
+                ) * 0.5
+            };
+            let (p, q) = (corner(), corner());
+            Aabb2d {
+                min: p.min(q),
+                max: p.max(q),
+            }
+        };
+        let (mut met, mut apart) = (0, 0);
+        for round in 0..20_000 {
+            let aabb = random_box(&mut rng);
+            let count = round % 5;
+            let boxes: [Aabb2d; 4] = std::array::from_fn(|k| {
+                if k < count {
+                    random_box(&mut rng)
+                } else {
+                    FourBoxes::EMPTY_LANE
+                }
+            });
+            let (meet, parting) = FourBoxes::new(boxes).meeting(aabb);
+            for (k, other) in boxes.iter().enumerate() {
+                if k >= count {
+                    assert!(!meet.test(k) && parting[k] == f32::NEG_INFINITY);
+                    continue;
+                }
+                let expected = aabb.intersects(other);
+                assert_eq!(meet.test(k), expected, "round {round}, lane {k}");
+                assert_eq!(
+                    parting[k],
+                    shortest_parting(aabb, *other),
+                    "round {round}, lane {k}"
+                );
+                if expected { met += 1 } else { apart += 1 }
+            }
+        }
+        assert!(met > 5_000 && apart > 5_000, "{met} / {apart}");
+    }
 
     /// No two convex shapes touch deeper than [`deepest_possible`] says
     /// from their boxes: deep or grazing, small or far from the origin.
