@@ -172,14 +172,7 @@ impl<'a> ShapeView<'a> {
         use ConvexRef::{Capsule, Circle, Polygon, Rect, Segment};
         let (offset, extent) = match *self {
             ShapeView::Convex(Circle { radius }) => (Vec2::ZERO, Vec2::splat(radius)),
-            ShapeView::Convex(Rect { half_size }) => {
-                let (sin, cos) = (pose.rotation.sin.abs(), pose.rotation.cos.abs());
-                let extent = Vec2::new(
-                    cos * half_size.x + sin * half_size.y,
-                    sin * half_size.x + cos * half_size.y,
-                );
-                (Vec2::ZERO, extent)
-            }
+            ShapeView::Convex(Rect { half_size }) => (Vec2::ZERO, rect_extent(pose, half_size)),
             ShapeView::Convex(Capsule {
                 radius,
                 half_length,
@@ -193,6 +186,16 @@ impl<'a> ShapeView<'a> {
         };
         placed_extent(pose, offset, extent)
     }
+}
+
+/// The half extents of the box around a rectangle of `half_size` at `pose`.
+#[inline(always)]
+pub(crate) fn rect_extent(pose: Isometry2d, half_size: Vec2) -> Vec2 {
+    let (sin, cos) = (pose.rotation.sin.abs(), pose.rotation.cos.abs());
+    Vec2::new(
+        cos * half_size.x + sin * half_size.y,
+        sin * half_size.x + cos * half_size.y,
+    )
 }
 
 /// The box of centre `pose.translation + offset` and half extents `extent`,

@@ -139,10 +139,11 @@ impl SnapshotCompound {
         }
         let first = parts.len();
         // One reservation for all (a push each would check room each).
-        parts.extend(self.scaled_parts().map(|(local, shape)| {
-            let pose = pose * local;
-            let aabb = ShapeView::Convex(shape).aabb(pose);
-            WorldPart { pose, shape, aabb }
+        parts.extend((self.compound.parts().iter()).map(|part| {
+            match part.placed_alike(self.factor, pose) {
+                Some((pose, shape, aabb)) => WorldPart { pose, shape, aabb },
+                None => unreachable!("a placeable compound's parts are plain"),
+            }
         }));
         let placed = &parts[first..];
         let aabb = self.aabb_around(pose, placed.iter().map(|part| part.aabb));
