@@ -20,10 +20,11 @@
 //! starts with caches as the comparison leaves them: there the other apps'
 //! frames run between two of ours and evict what detection keeps.
 //! With `--world-parts` each compound's parts are placed in the world once
-//! per frame (pose and box, in body order) and two compounds are tested
-//! part pair by part pair from there, pairs whose part boxes are apart
-//! untested: the floor of a snapshot that keeps its compounds' parts placed
-//! (not with `--swept`).
+//! per frame (pose and box, in body order, one match on each part's kind)
+//! and two compounds are tested part pair by part pair from there: part
+//! boxes met four at a time, the most overlapping pair first, then only the
+//! pairs whose boxes allow a deeper contact (branch and bound): the floor of
+//! a snapshot that keeps its compounds' parts placed (not with `--swept`).
 //!
 //! ```text
 //! cargo run --release -p bevy_collide2d_benches --bin floor_detection -- [--scene S] [--swept] [--cold] [--grid-order] [--world-parts] [N...]
@@ -32,8 +33,8 @@
 use std::hint::black_box;
 use std::time::Instant;
 
-use bevy::math::{Isometry2d, Rot2, Vec2};
-use bevy::shape::{Aabb2d, IntersectsVolume};
+use bevy::math::{Isometry2d, Rot2, Vec2, Vec4};
+use bevy::shape::Aabb2d;
 use bevy_collide2d::geometry::{Contact, Shape, Sweep, swept_aabb, time_of_impact};
 use bevy_collide2d::internals::SpatialGrid;
 
@@ -134,27 +135,97 @@ struct Options {
 }
 
 /// A part of a compound body at its world pose, with its box.
-struct WorldPart {
+struct WorldPart<'a> {
     pose: Isometry2d,
     aabb: Aabb2d,
-    shape: Shape,
+    shape: &'a Shape,
 }
 
-/// The deepest contact of two compounds' parts placed in the world, part
-/// pairs whose boxes are apart left untested.
+/// The box of a compound's part `shape` at `pose`, one match on its kind.
+#[inline(always)]
+fn part_box(shape: &Shape, pose: Isometry2d) -> Aabb2d {
+    match *shape {
+        Shape::Circle { radius } => Aabb2d::new(pose.translation, Vec2::splat(radius)),
+        Shape::Rect { half_size } => {
+            let (sin, cos) = (pose.rotation.sin.abs(), pose.rotation.cos.abs());
+            let extent = Vec2::new(
+                cos * half_size.x + sin * half_size.y,
+                sin * half_size.x + cos * half_size.y,
+            );
+            Aabb2d::new(pose.translation, extent)
+        }
+        ref other => other.aabb(pose),
+    }
+}
+
+/// The deepest contact of two compounds' parts placed in the world: the
+/// part boxes of `b` met four at a time (a coordinate per lane), the pair
+/// whose boxes overlap most tested first, then only the pairs whose boxes
+/// allow a deeper contact than the deepest found (branch and bound, as the
+/// library does).
 fn world_part_contact(a: &[WorldPart], b: &[WorldPart]) -> Option<Contact> {
-    let mut deepest: Option<Contact> = None;
-    for part_a in a {
-        for part_b in b {
-            if !part_a.aabb.intersects(&part_b.aabb) {
+    let mut meeting = [0u32; 16];
+    let mut first: Option<((usize, usize), f32)> = None;
+    for (group, of_b) in b.chunks(4).enumerate() {
+        let lane = |c: fn(&Aabb2d) -> f32, empty: f32| {
+            Vec4::from_array(std::array::from_fn(|k| {
+                of_b.get(k).map_or(empty, |p| c(&p.aabb))
+            }))
+        };
+        let (min_x, min_y) = (
+            lane(|b| b.min.x, f32::INFINITY),
+            lane(|b| b.min.y, f32::INFINITY),
+        );
+        let (max_x, max_y) = (
+            lane(|b| b.max.x, f32::NEG_INFINITY),
+            lane(|b| b.max.y, f32::NEG_INFINITY),
+        );
+        for ((i, part_a), meets) in a.iter().enumerate().zip(&mut meeting) {
+            let (lo, hi) = (part_a.aabb.min, part_a.aabb.max);
+            let meet = Vec4::splat(lo.x).cmple(max_x)
+                & min_x.cmple(Vec4::splat(hi.x))
+                & Vec4::splat(lo.y).cmple(max_y)
+                & min_y.cmple(Vec4::splat(hi.y));
+            if !meet.any() {
                 continue;
             }
-            if let Some(contact) = part_a
-                .shape
-                .contact(part_a.pose, &part_b.shape, part_b.pose)
-                && deepest.is_none_or(|d| contact.depth > d.depth)
+            *meets |= meet.bitmask() << (4 * group);
+            let parting = (Vec4::splat(hi.x) - min_x)
+                .min(max_x - Vec4::splat(lo.x))
+                .min((Vec4::splat(hi.y) - min_y).min(max_y - Vec4::splat(lo.y)));
+            let parting = Vec4::select(meet, parting, Vec4::NEG_INFINITY);
+            let most = parting.max_element();
+            if first.is_none_or(|(_, deepest)| most > deepest) {
+                let lane = parting.cmpeq(Vec4::splat(most)).bitmask().trailing_zeros() as usize;
+                first = Some(((i, 4 * group + lane), most));
+            }
+        }
+    }
+    let ((first_a, first_b), _) = first?;
+    let contact = |i: usize, j: usize| {
+        let (part_a, part_b): (&WorldPart, &WorldPart) = (&a[i], &b[j]);
+        part_a.shape.contact(part_a.pose, part_b.shape, part_b.pose)
+    };
+    let mut deepest = contact(first_a, first_b);
+    meeting[first_a] &= !(1 << first_b);
+    for (i, (part_a, mut meets)) in a.iter().zip(meeting).enumerate() {
+        while meets != 0 {
+            let j = meets.trailing_zeros() as usize;
+            meets &= meets - 1;
+            let (box_a, box_b) = (part_a.aabb, b[j].aabb);
+            let parting = (box_a.max - box_b.min)
+                .min(box_b.max - box_a.min)
+                .min_element();
+            let largest = (box_a.max.max(box_b.max))
+                .max(-box_a.min.min(box_b.min))
+                .max_element();
+            if deepest.is_some_and(|d| parting + largest * 1e-5 < d.depth) {
+                continue;
+            }
+            if let Some(found) = contact(i, j)
+                && deepest.is_none_or(|d| found.depth > d.depth)
             {
-                deepest = Some(contact);
+                deepest = Some(found);
             }
         }
     }
@@ -211,6 +282,18 @@ fn run(
     let mut previous: Vec<(u32, u32)> = Vec::new();
     let mut current: Vec<(u32, u32)> = Vec::new();
     let mut changes: Vec<((u32, u32), bool)> = Vec::new();
+    // Each compound's parts as plain values beside its body (the scene's
+    // compounds never change).
+    let local_parts: Vec<Option<Vec<(Isometry2d, Shape)>>> = (bodies.iter())
+        .map(|body| match &body.shape {
+            Shape::Compound(compound) => Some(
+                (compound.parts().iter())
+                    .map(|part| (part.pose, part.shape.clone()))
+                    .collect(),
+            ),
+            _ => None,
+        })
+        .collect();
     let mut world: Vec<WorldPart> = Vec::new();
     let mut world_ranges: Vec<std::ops::Range<usize>> = Vec::new();
     let mut times = Vec::with_capacity(frames);
@@ -246,15 +329,13 @@ fn run(
         for (k, body) in bodies.iter().enumerate() {
             let pose = pose(&body.body);
             poses.push(pose);
-            if let (true, Shape::Compound(compound)) = (options.world_parts && !swept, &body.shape)
-            {
+            if let (true, Some(parts)) = (options.world_parts && !swept, &local_parts[k]) {
                 let first = world.len();
                 let (mut lo, mut hi) = (Vec2::INFINITY, Vec2::NEG_INFINITY);
-                for part in compound.parts() {
-                    let pose = pose * part.pose;
-                    let aabb = part.shape.aabb(pose);
+                for (local, shape) in parts {
+                    let pose = pose * *local;
+                    let aabb = part_box(shape, pose);
                     (lo, hi) = (lo.min(aabb.min), hi.max(aabb.max));
-                    let shape = part.shape.clone();
                     world.push(WorldPart { pose, aabb, shape });
                 }
                 world_ranges.push(first..world.len());
