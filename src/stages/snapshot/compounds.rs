@@ -138,16 +138,23 @@ impl SnapshotCompound {
             return None;
         }
         let first = parts.len();
+        // The box around the parts' boxes, as `boxes_extent` folds it, on
+        // the way.
+        let (mut low, mut high) = (Vec2::INFINITY, Vec2::NEG_INFINITY);
         // One reservation for all (a push each would check room each).
         parts.extend((self.compound.parts().iter()).map(|part| {
-            match part.placed_alike(self.factor, pose) {
-                Some((pose, shape, aabb)) => WorldPart { pose, shape, aabb },
-                None => unreachable!("a placeable compound's parts are plain"),
-            }
+            let Some((pose, shape, aabb)) = part.placed_alike(self.factor, pose) else {
+                unreachable!("a placeable compound's parts are plain");
+            };
+            (low, high) = (low.min(aabb.min), high.max(aabb.max));
+            WorldPart { pose, shape, aabb }
         }));
-        let placed = &parts[first..];
-        let aabb = self.aabb_around(pose, placed.iter().map(|part| part.aabb));
-        Some((PlacedParts::new(first, placed.len()), aabb))
+        let box_around = Aabb2d {
+            min: low,
+            max: high,
+        };
+        let aabb = self.aabb_around(pose, std::iter::once(box_around));
+        Some((PlacedParts::new(first, parts.len() - first), aabb))
     }
 }
 
