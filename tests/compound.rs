@@ -457,3 +457,110 @@ fn a_polygon_with_holes_collides_only_where_it_is_solid() {
     }
     assert!(checked > 500);
 }
+
+/// Compounds of several shapes in every chunk the snapshot reads (more than
+/// a thousand colliders), scaled alike on both axes or not, their shapes
+/// swapped and entities replaced between frames: every pair touches exactly
+/// when their world shapes do, with the same depth.
+#[test]
+fn a_crowd_of_compounds_touches_as_their_world_shapes_do() {
+    let templates = [
+        l_wall(),
+        Collider::compound([
+            (Isometry2d::from_xy(-4.0, 0.0), Collider::circle(6.0)),
+            (Isometry2d::from_xy(8.0, 3.0), Collider::rect(12.0, 4.0)),
+        ]),
+        Collider::compound([
+            (
+                Isometry2d::new(Vec2::new(0.0, 5.0), Rot2::radians(0.4)),
+                Collider::rect(9.0, 3.0),
+            ),
+            (Isometry2d::from_xy(0.0, -5.0), Collider::capsule(2.0, 6.0)),
+            (Isometry2d::from_xy(6.0, 0.0), Collider::circle(3.0)),
+        ]),
+        Collider::circle(5.0),
+    ];
+    let mut app = test_app();
+    let count = 2_600;
+    // A side where most colliders touch a few others.
+    let side = (count as f32).sqrt() * 24.0;
+    let place = |k: usize| {
+        let (row, column) = ((k * 7919) % count / 51, k % 51);
+        Vec2::new(column as f32 * side / 51.0, row as f32 * side / 51.0) - side / 2.0
+    };
+    let scale_of = |k: usize| match k % 5 {
+        0 => Vec3::new(0.8, 1.3, 1.0),
+        _ => Vec3::splat(0.6 + 0.1 * (k % 7) as f32),
+    };
+    let mut entities: Vec<Entity> = (0..count)
+        .map(|k| {
+            let at = place(k);
+            let transform = Transform::from_xyz(at.x, at.y, 0.0).with_scale(scale_of(k));
+            app.world_mut()
+                .spawn((templates[k % 4].clone(), transform))
+                .id()
+        })
+        .collect();
+    let mut touching = 0;
+    for frame in 0..6 {
+        for (k, &entity) in entities.iter().enumerate() {
+            let mut transform = app.world_mut().get_mut::<Transform>(entity).unwrap();
+            transform.rotate_z(0.2 + 0.01 * (k % 13) as f32);
+            transform.translation.x += ((k + frame) % 3) as f32 - 1.0;
+        }
+        if frame % 2 == 1 {
+            // Some change shape, some are replaced by new ones: the read's
+            // chunks hold other compounds than last frame.
+            for k in (frame..count).step_by(97) {
+                let template = templates[(k + frame) % 4].clone();
+                app.world_mut().entity_mut(entities[k]).insert(template);
+            }
+            for k in (frame..count).step_by(131) {
+                app.world_mut().despawn(entities[k]);
+                let at = place(k);
+                let transform = Transform::from_xyz(at.x, at.y, 0.0).with_scale(scale_of(k + 1));
+                entities[k] = app
+                    .world_mut()
+                    .spawn((templates[(k + 1) % 4].clone(), transform))
+                    .id();
+            }
+        }
+        app.update();
+        let world = app.world();
+        let mut shapes: Vec<_> = (entities.iter())
+            .map(|&entity| {
+                let collider = world.get::<Collider>(entity).unwrap();
+                let (shape, pose) = collider
+                    .world_shape(world.get::<GlobalTransform>(entity).unwrap())
+                    .unwrap();
+                (shape.aabb(pose), entity, shape, pose)
+            })
+            .collect();
+        // Each pair whose boxes overlap along x, by a sweep.
+        shapes.sort_by(|a, b| a.0.min.x.total_cmp(&b.0.min.x));
+        let mut expected = Vec::new();
+        for (i, (box_a, a, shape_a, pose_a)) in shapes.iter().enumerate() {
+            for (box_b, b, shape_b, pose_b) in &shapes[i + 1..] {
+                if box_b.min.x > box_a.max.x {
+                    break;
+                }
+                let (a, b, contact) = if a < b {
+                    (*a, *b, shape_a.contact(*pose_a, shape_b, *pose_b))
+                } else {
+                    (*b, *a, shape_b.contact(*pose_b, shape_a, *pose_a))
+                };
+                if let Some(contact) = contact {
+                    expected.push((a, b, contact.depth));
+                }
+            }
+        }
+        expected.sort_by_key(|&(a, b, _)| (a, b));
+        let found: Vec<_> = (world.resource::<Collisions>().iter())
+            .map(|pair| (pair.a, pair.b, pair.contact.depth))
+            .collect();
+        assert_eq!(found.len(), expected.len(), "frame {frame}");
+        assert_eq!(found, expected, "frame {frame}");
+        touching += found.len();
+    }
+    assert!(touching > 6 * 1_000, "{touching} touching pairs in all");
+}

@@ -94,7 +94,7 @@ impl<'a> DetectionColliders<'a> {
 
     /// Whether any collider is a compound.
     pub(crate) fn has_compounds(&self) -> bool {
-        !(self.moving.tables.compounds.is_empty() && self.statics.tables.compounds.is_empty())
+        self.moving.tables.has_compounds() || self.statics.tables.has_compounds()
     }
 
     /// Whether any collider keeps a path.

@@ -107,7 +107,7 @@ impl<'a> SnapshotSlots<'a> {
         // for the records it will read a few steps ahead, keeps many of them
         // in flight at once; one that also computed the boxes would wait for
         // each in turn. The boxes follow, from memory just written.
-        let has_compounds = !tables.compounds.is_empty();
+        let has_compounds = tables.has_compounds();
         for (at, &from) in positions.iter().enumerate() {
             if let Some(&ahead) = positions.get(at + PREFETCH_DISTANCE) {
                 prefetch(&staged[ahead as usize]);
@@ -121,7 +121,7 @@ impl<'a> SnapshotSlots<'a> {
             self.layers[at] = layers;
             self.swept[at] = swept;
             if has_compounds && let SnapshotShape::Compound { index, .. } = collider.shape {
-                prefetch(&tables.compounds[index as usize]);
+                prefetch(tables.compound(index));
             }
         }
         let mut entity_bits = BitsSeen::NONE;
@@ -142,14 +142,14 @@ impl<'a> SnapshotSlots<'a> {
                     ..
                 }) = self.colliders.get(at + distance)
                 {
-                    tables.compounds[*index as usize].prefetch(stage);
+                    tables.compound(*index).prefetch(stage);
                 }
             }
             let (aabb, collider) = (&mut self.aabbs[at], &mut self.colliders[at]);
             entity_bits = entity_bits.union(BitsSeen::of(collider.entity.to_bits()));
             layers_seen = layers_seen.union(LayerBits::of(self.layers[at]));
             if let SnapshotShape::Compound { index, placed } = &mut collider.shape
-                && let compound = &tables.compounds[*index as usize]
+                && let compound = tables.compound(*index)
                 && let Some((parts, placed_aabb)) = compound.place(collider.pose, world_parts)
             {
                 *placed = parts;

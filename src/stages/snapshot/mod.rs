@@ -77,14 +77,74 @@ pub(crate) enum SnapshotShape {
 #[derive(Default, Debug)]
 pub(crate) struct ShapeTables {
     pub(crate) points: Vec<Vec2>,
-    pub(crate) compounds: Vec<SnapshotCompound>,
+    /// The compounds tested as they are (scaled), in the order read.
+    compounds: Vec<SnapshotCompound>,
     /// How many of `compounds` this detection has put so far: those after
     /// are last detection's, to be put over or dropped.
     compounds_kept: usize,
+    /// The small compounds whose parts are placed, by chunk of the ECS read
+    /// (each chunk puts its own, in parallel, over last detection's).
+    placed_compounds: Vec<Vec<SnapshotCompound>>,
     /// The parts of the small compounds, placed in the world.
     pub(crate) world_parts: WorldParts,
     /// The scaled compounds, kept from detection to detection.
     rescaled: rescaled::RescaledCompounds,
+}
+
+impl ShapeTables {
+    /// The compound of a [`SnapshotShape::Compound`] of index `index`.
+    #[inline(always)]
+    pub(crate) fn compound(&self, index: u32) -> &SnapshotCompound {
+        match CompoundEntry::of(index) {
+            CompoundEntry::Scaled(at) => &self.compounds[at],
+            CompoundEntry::Placed { chunk, at } => &self.placed_compounds[chunk][at],
+        }
+    }
+
+    /// Whether any collider is a compound.
+    pub(crate) fn has_compounds(&self) -> bool {
+        !self.compounds.is_empty() || self.placed_compounds.iter().any(|chunk| !chunk.is_empty())
+    }
+}
+
+/// Where the entry of a [`SnapshotShape::Compound`] is, by its index: a
+/// scaled compound's in the one list, a placed one's in its chunk's.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum CompoundEntry {
+    Scaled(usize),
+    Placed { chunk: usize, at: usize },
+}
+
+impl CompoundEntry {
+    /// The index's bit saying its entry is in a chunk's list.
+    const PLACED: u32 = 1 << 31;
+    /// Bits for the place in a chunk's list (a chunk reads at most
+    /// `COLLIDERS_PER_CHUNK` colliders).
+    const AT_BITS: u32 = COLLIDERS_PER_CHUNK.trailing_zeros();
+
+    #[inline(always)]
+    fn of(index: u32) -> Self {
+        if index & Self::PLACED == 0 {
+            return Self::Scaled(index as usize);
+        }
+        Self::Placed {
+            chunk: ((index & !Self::PLACED) >> Self::AT_BITS) as usize,
+            at: (index & ((1 << Self::AT_BITS) - 1)) as usize,
+        }
+    }
+
+    fn index(self) -> u32 {
+        match self {
+            Self::Scaled(at) => {
+                debug_assert!((at as u32) < Self::PLACED);
+                at as u32
+            }
+            Self::Placed { chunk, at } => {
+                debug_assert!(at < COLLIDERS_PER_CHUNK && chunk < 1 << (31 - Self::AT_BITS));
+                Self::PLACED | (chunk as u32) << Self::AT_BITS | at as u32
+            }
+        }
+    }
 }
 
 /// This detection's colliders as plain data, one index per collider. Rebuilt
@@ -356,7 +416,7 @@ impl SnapshotShape {
                 half_length,
             },
             Self::Compound { index, .. } => {
-                return ShapeView::Compound(tables().compounds[index as usize].compound());
+                return ShapeView::Compound(tables().compound(index).compound());
             }
             Self::Points { first, count } => {
                 let (first, count, points) = (first as usize, count as usize, &tables().points);
@@ -379,6 +439,29 @@ const COLLIDERS_PER_CHUNK: usize = 1024;
 
 #[cfg(test)]
 mod tests {
+    /// A compound's index names its entry back, at the edges of both kinds.
+    #[test]
+    fn compound_entries_round_trip_through_their_index() {
+        let last_chunk = (1 << (31 - CompoundEntry::AT_BITS)) - 1;
+        for entry in [
+            CompoundEntry::Scaled(0),
+            CompoundEntry::Scaled((CompoundEntry::PLACED - 1) as usize),
+            CompoundEntry::Placed { chunk: 0, at: 0 },
+            CompoundEntry::Placed {
+                chunk: 0,
+                at: COLLIDERS_PER_CHUNK - 1,
+            },
+            CompoundEntry::Placed { chunk: 3, at: 17 },
+            CompoundEntry::Placed {
+                chunk: last_chunk,
+                at: COLLIDERS_PER_CHUNK - 1,
+            },
+        ] {
+            assert_eq!(CompoundEntry::of(entry.index()), entry);
+        }
+        assert!(COLLIDERS_PER_CHUNK.is_power_of_two());
+    }
+
     use super::*;
 
     /// The OR and AND of layers agree exactly when every collider has the

@@ -11,8 +11,8 @@ use std::ops::Range;
 
 use super::layout::lay_out;
 use super::{
-    COLLIDERS_PER_CHUNK, ColliderSnapshot, PlacedParts, SnapshotCollider, SnapshotCompound,
-    SnapshotShape, StagedCollider,
+    COLLIDERS_PER_CHUNK, ColliderSnapshot, CompoundEntry, PlacedParts, SnapshotCollider,
+    SnapshotCompound, SnapshotShape, StagedCollider,
 };
 use crate::components::{Collider, CollisionLayers, Swept, Unusable};
 use crate::geometry::{ShapeError, ShapeView, scaled_points_into};
@@ -52,8 +52,16 @@ enum Reading {
         pose: Isometry2d,
         sheared: bool,
     },
-    /// A segment or a polygon, whose points are scaled after the chunks
-    /// (into one table), with `scale` (signed: negative when mirrored).
+    /// A small compound under a scale `factor` alike on both axes, checked:
+    /// its parts are placed in the world as the colliders are laid out.
+    Placed {
+        pose: Isometry2d,
+        factor: f32,
+        sheared: bool,
+    },
+    /// A segment, a polygon or a compound tested as it is, whose points or
+    /// parts are scaled after the chunks (into one table), with `scale`
+    /// (signed: negative when mirrored).
     WithPoints {
         pose: Isometry2d,
         scale: Vec2,
@@ -90,10 +98,21 @@ fn read_collider(collider: &Collider, transform: &GlobalTransform) -> Reading {
             pose: reading.pose,
             sheared,
         },
-        Ok(None) => Reading::WithPoints {
-            pose: reading.pose,
-            scale: reading.signed_scale(),
-            sheared,
+        Ok(None) => match collider.shape_view() {
+            ShapeView::Compound(compound)
+                if let Some(factor) = compound.placeable_factor(reading.signed_scale()) =>
+            {
+                Reading::Placed {
+                    pose: reading.pose,
+                    factor,
+                    sheared,
+                }
+            }
+            _ => Reading::WithPoints {
+                pose: reading.pose,
+                scale: reading.signed_scale(),
+                sheared,
+            },
         },
         Err(unusable) => Reading::skipped(unusable),
     }
@@ -147,14 +166,17 @@ pub(crate) struct TableColliders<'w> {
 }
 
 /// Reads `rows` of `table` into `slots` (one per row; the first is at
-/// `start` in the snapshot), noting what is to report.
+/// `start` in the snapshot), noting what is to report. Chunk `chunk` of the
+/// read puts its small compounds in `placed` (over last detection's).
 fn fill(
     slots: &mut [StagedCollider],
     start: usize,
     (table_index, table): (usize, &TableColliders),
     rows: Range<usize>,
+    (chunk, placed): (usize, &mut Vec<SnapshotCompound>),
     notes: &mut Vec<Note>,
 ) {
+    let mut kept = 0;
     for ((at, row), slot) in rows.enumerate().zip(slots) {
         // A compound's scale bounds are a load away from its collider.
         if let Some(ahead) = table.colliders.get(row + PREFETCH_DISTANCE)
@@ -170,6 +192,26 @@ fn fill(
                     pose,
                     sheared,
                 } => (shape, pose, sheared),
+                Reading::Placed {
+                    pose,
+                    factor,
+                    sheared,
+                } => {
+                    let ShapeView::Compound(compound) = table.colliders[row].shape_view() else {
+                        unreachable!("only compounds are placed");
+                    };
+                    match placed.get_mut(kept) {
+                        Some(entry) => entry.put_placed(compound, factor),
+                        None => placed.push(SnapshotCompound::placed(compound.clone(), factor)),
+                    }
+                    let index = CompoundEntry::Placed { chunk, at: kept }.index();
+                    kept += 1;
+                    let shape = SnapshotShape::Compound {
+                        index,
+                        placed: PlacedParts::NONE,
+                    };
+                    (shape, pose, sheared)
+                }
                 Reading::WithPoints {
                     pose,
                     scale,
@@ -216,6 +258,7 @@ fn fill(
             notes.push(Note::Sheared(entity));
         }
     }
+    placed.truncate(kept);
 }
 
 /// Removes the elements at `positions` (ascending) from `values`, keeping
@@ -351,7 +394,8 @@ pub(crate) fn take_snapshot(
     } = scratch;
     // The colliders are laid out anew: a lookup by entity sorts them again.
     snapshot.by_entity.take();
-    stage_rows(tables, &mut snapshot.staged, workers, notes, all_notes);
+    let staging = (&mut snapshot.staged, &mut snapshot.tables.placed_compounds);
+    stage_rows(tables, staging.0, staging.1, workers, notes, all_notes);
     let invalid_points = apply_notes(tables, all_notes, snapshot, warned, skipped);
     start_paths(tables, snapshot, paths);
     lay_out(snapshot, grid, workers, layout);
@@ -366,6 +410,7 @@ type RowChunk<'s> = (usize, Range<usize>, usize, &'s mut [StagedCollider]);
 fn stage_rows(
     tables: &[TableColliders],
     staged: &mut Vec<StagedCollider>,
+    placed: &mut Vec<Vec<SnapshotCompound>>,
     workers: &Workers,
     notes: &mut ChunkOutputs<Note>,
     all_notes: &mut Vec<Note>,
@@ -375,12 +420,22 @@ fn stage_rows(
     let total: usize = tables.iter().map(|table| table.entities.len()).sum();
     staged.resize(total, StagedCollider::PLACEHOLDER);
     let chunks = row_chunks(tables, staged);
+    placed.resize_with(chunks.len(), Vec::new);
+    placed.truncate(chunks.len());
+    let chunks: Vec<_> = chunks.into_iter().zip(placed.iter_mut()).collect();
     all_notes.clear();
     notes.collect_parts(
         workers,
         chunks,
-        |_, (table, rows, start, slots), notes| {
-            fill(slots, start, (table, &tables[table]), rows, notes);
+        |k, ((table, rows, start, slots), placed), notes| {
+            fill(
+                slots,
+                start,
+                (table, &tables[table]),
+                rows,
+                (k, placed),
+                notes,
+            );
         },
         all_notes,
     );
@@ -473,33 +528,24 @@ fn scale_points(
     let tables = &mut snapshot.tables;
     snapshot.staged[position].collider.shape = match collider.shape_view() {
         ShapeView::Compound(compound) => {
-            let index = tables.compounds_kept;
-            if let Some(factor) = compound.placeable_factor(scale) {
-                // Checked when read; its parts are placed as laid out.
-                match tables.compounds.get_mut(index) {
-                    Some(kept) => kept.put_placed(compound, factor),
-                    None => {
-                        (tables.compounds).push(SnapshotCompound::placed(compound.clone(), factor))
-                    }
-                }
+            // A compound tested as it is (its parts are not placed).
+            // Unscaled, the collider's own parts are shared, not copied;
+            // scaled, the ones kept for it (rescaled in place when the scale
+            // drifted alike on both axes).
+            let scaled = if scale == Vec2::ONE {
+                compound.clone()
             } else {
-                // Unscaled, the collider's own parts are shared, not copied;
-                // scaled, the ones kept for it (rescaled in place when the
-                // scale drifted alike on both axes).
-                let scaled = if scale == Vec2::ONE {
-                    compound.clone()
-                } else {
-                    tables.rescaled.scaled(entity, compound, scale)?
-                };
-                ShapeView::Compound(&scaled).validate()?;
-                match tables.compounds.get_mut(index) {
-                    Some(kept) => *kept = SnapshotCompound::scaled(scaled),
-                    None => tables.compounds.push(SnapshotCompound::scaled(scaled)),
-                }
+                tables.rescaled.scaled(entity, compound, scale)?
+            };
+            ShapeView::Compound(&scaled).validate()?;
+            let index = tables.compounds_kept;
+            match tables.compounds.get_mut(index) {
+                Some(kept) => *kept = SnapshotCompound::scaled(scaled),
+                None => tables.compounds.push(SnapshotCompound::scaled(scaled)),
             }
             tables.compounds_kept += 1;
             SnapshotShape::Compound {
-                index: index as u32,
+                index: CompoundEntry::Scaled(index).index(),
                 placed: PlacedParts::NONE,
             }
         }
