@@ -197,17 +197,10 @@ fn fill(
                     factor,
                     sheared,
                 } => {
-                    let ShapeView::Compound(compound) = table.colliders[row].shape_view() else {
-                        unreachable!("only compounds are placed");
-                    };
-                    match placed.get_mut(kept) {
-                        Some(entry) => entry.put_placed(compound, factor),
-                        None => placed.push(SnapshotCompound::placed(compound.clone(), factor)),
-                    }
-                    let index = CompoundEntry::Placed { chunk, at: kept }.index();
+                    let entry = (chunk, &mut *placed, kept);
                     kept += 1;
                     let shape = SnapshotShape::Compound {
-                        index,
+                        index: put_placed(&table.colliders[row], factor, entry),
                         placed: PlacedParts::NONE,
                     };
                     (shape, pose, sheared)
@@ -259,6 +252,26 @@ fn fill(
         }
     }
     placed.truncate(kept);
+}
+
+/// Puts the small compound of `collider` under `factor` at `at` in the
+/// list `placed` of chunk `chunk`, over last detection's entry there;
+/// returns its shape's index. Out of line: the loop over plain colliders
+/// stays small.
+#[inline(never)]
+fn put_placed(
+    collider: &Collider,
+    factor: f32,
+    (chunk, placed, at): (usize, &mut Vec<SnapshotCompound>, usize),
+) -> u32 {
+    let ShapeView::Compound(compound) = collider.shape_view() else {
+        unreachable!("only compounds are placed");
+    };
+    match placed.get_mut(at) {
+        Some(entry) => entry.put_placed(compound, factor),
+        None => placed.push(SnapshotCompound::placed(compound.clone(), factor)),
+    }
+    CompoundEntry::Placed { chunk, at }.index()
 }
 
 /// Removes the elements at `positions` (ascending) from `values`, keeping
