@@ -173,10 +173,9 @@ fn deepest_placed_part_contact(a: PairSide<'_>, b: PairSide<'_>) -> Option<PartC
             *meets |= meet.bitmask() << (4 * group);
             let parting = Vec4::select(meet, parting, Vec4::NEG_INFINITY);
             let most = parting.max_element();
-            let lane = parting.cmpeq(Vec4::splat(most)).bitmask().trailing_zeros() as usize;
-            let j = 4 * group + lane;
             if first.is_none_or(|(_, deepest)| most > deepest) {
-                first = Some(((i, j), most));
+                let lane = parting.cmpeq(Vec4::splat(most)).bitmask().trailing_zeros() as usize;
+                first = Some(((i, 4 * group + lane), most));
             }
         }
     }

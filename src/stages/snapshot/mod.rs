@@ -439,6 +439,8 @@ const COLLIDERS_PER_CHUNK: usize = 1024;
 
 #[cfg(test)]
 mod tests {
+    use super::*;
+
     /// A compound's index names its entry back, at the edges of both kinds.
     #[test]
     fn compound_entries_round_trip_through_their_index() {
@@ -461,8 +463,6 @@ mod tests {
         }
         assert!(COLLIDERS_PER_CHUNK.is_power_of_two());
     }
-
-    use super::*;
 
     /// The OR and AND of layers agree exactly when every collider has the
     /// same layers; the OR is what a query can meet.

@@ -407,8 +407,15 @@ pub(crate) fn take_snapshot(
     } = scratch;
     // The colliders are laid out anew: a lookup by entity sorts them again.
     snapshot.by_entity.take();
-    let staging = (&mut snapshot.staged, &mut snapshot.tables.placed_compounds);
-    stage_rows(tables, staging.0, staging.1, workers, notes, all_notes);
+    let placed = &mut snapshot.tables.placed_compounds;
+    stage_rows(
+        tables,
+        &mut snapshot.staged,
+        placed,
+        workers,
+        notes,
+        all_notes,
+    );
     let invalid_points = apply_notes(tables, all_notes, snapshot, warned, skipped);
     start_paths(tables, snapshot, paths);
     lay_out(snapshot, grid, workers, layout);
@@ -434,7 +441,6 @@ fn stage_rows(
     staged.resize(total, StagedCollider::PLACEHOLDER);
     let chunks = row_chunks(tables, staged);
     placed.resize_with(chunks.len(), Vec::new);
-    placed.truncate(chunks.len());
     let chunks: Vec<_> = chunks.into_iter().zip(placed.iter_mut()).collect();
     all_notes.clear();
     notes.collect_parts(
