@@ -15,7 +15,7 @@
 
 #[allow(
     dead_code,
-    reason = "no --headless mode: picking needs a pointer, which tests/picking.rs moves"
+    reason = "no --headless mode: picking needs a pointer, which tests/behaviour/picking.rs moves"
 )]
 #[path = "common/mod.rs"]
 mod common;

@@ -29,7 +29,7 @@
 //!
 //! Run this system in `Update` before the one that moves the ball: it sees
 //! the last detection's contacts where detection saw the ball.
-//! `tests/ball_in_corner.rs` runs it at 125 ms frames in Bevy's breakout
+//! `tests/behaviour/ball_in_corner.rs` runs it at 125 ms frames in Bevy's breakout
 //! layout for 1000 frames, against the same ball reacting to events only,
 //! which escapes.
 //!

@@ -85,7 +85,7 @@
 //! degenerate polygon fails to load with the shape's error, never builds a
 //! broken collider. Without the feature, the types still reflect, but a
 //! polygon, a compound and a tile map reflect as opaque values, which a
-//! scene can hold in memory and not write to a file. `tests/scenes.rs` in
+//! scene can hold in memory and not write to a file. `tests/behaviour/scenes.rs` in
 //! the repository saves and loads one of each.
 //!
 //! [`TilemapCollider`]: crate::TilemapCollider

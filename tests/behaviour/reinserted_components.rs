@@ -2,7 +2,7 @@
 //! collider, say): the contact goes on, without new events, and
 //! `CollidingEntities` holds it again.
 
-mod common;
+use crate::common;
 
 use bevy::prelude::*;
 use bevy_collide2d::prelude::*;

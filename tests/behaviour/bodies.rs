@@ -3,7 +3,7 @@
 //! parts, with `collider` naming the part; parts moving between bodies,
 //! nested bodies and despawned parts.
 
-mod common;
+use crate::common;
 
 use bevy::prelude::*;
 use bevy_collide2d::prelude::*;

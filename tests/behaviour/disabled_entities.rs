@@ -3,7 +3,7 @@
 //! both sides, they are out of detection while disabled, and come back when
 //! enabled.
 
-mod common;
+use crate::common;
 
 use bevy::ecs::entity_disabling::Disabled;
 use bevy::ecs::system::RunSystemOnce;

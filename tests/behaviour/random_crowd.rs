@@ -2,7 +2,7 @@
 //! frame, CollidingEntities and the running sum of Started minus Ended equal
 //! a brute-force all-pairs check.
 
-mod common;
+use crate::common;
 
 use std::collections::BTreeSet;
 

@@ -3,7 +3,7 @@
 //! sideways at a joint, and the part it is on; both sides collide; a bad
 //! polyline is an error, not a panic.
 
-mod common;
+use crate::common;
 
 use bevy::prelude::*;
 use bevy_collide2d::geometry::Shape;

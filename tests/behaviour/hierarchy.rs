@@ -1,7 +1,7 @@
 //! Colliders on children of moved, rotated and scaled parents are where the
 //! hierarchy puts them.
 
-mod common;
+use crate::common;
 
 use core::f32::consts::FRAC_PI_2;
 

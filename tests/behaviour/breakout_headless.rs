@@ -2,7 +2,7 @@
 //! own code: bricks get destroyed and the ball never leaves the arena.
 
 #[allow(dead_code)]
-#[path = "../examples/breakout/main.rs"]
+#[path = "../../examples/breakout/main.rs"]
 mod breakout;
 
 #[test]

@@ -2,7 +2,7 @@
 //! between two frames; the hit is reported with its time of impact, and
 //! Started / Ended still pair up.
 
-mod common;
+use crate::common;
 
 use bevy::prelude::*;
 use bevy_collide2d::prelude::*;

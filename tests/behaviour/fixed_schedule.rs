@@ -1,7 +1,7 @@
 //! `CollisionPlugin::new(FixedPostUpdate)` sees the poses that `FixedUpdate`
 //! just wrote, including through the hierarchy.
 
-mod common;
+use crate::common;
 
 use bevy::prelude::*;
 use bevy_collide2d::prelude::*;

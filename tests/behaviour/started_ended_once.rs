@@ -1,7 +1,7 @@
 //! A pair that comes together, stays together and parts produces exactly one
 //! Started and one Ended, and CollidingEntities follows along.
 
-mod common;
+use crate::common;
 
 use bevy::prelude::*;
 use bevy_collide2d::prelude::*;

@@ -5,10 +5,10 @@
 //! colliders out; a despawned collider is never picked. The picking
 //! example's room captions what the pointer is over and what it clicks.
 
-mod common;
+use crate::common;
 
 #[allow(dead_code)]
-#[path = "../examples/picking.rs"]
+#[path = "../../examples/picking.rs"]
 mod picking_example;
 
 use bevy::asset::AssetPlugin;

@@ -2,7 +2,7 @@
 //! pairs that opt in, with the answer reflected in events, `Collisions` and
 //! `CollidingEntities` alike; nothing asked without the marker.
 
-mod common;
+use crate::common;
 
 use bevy::ecs::system::SystemParam;
 use bevy::prelude::*;

@@ -2,7 +2,7 @@
 //! collider moving with a swept one is seen where it was at each moment of
 //! the step, not standing at its end pose the whole time.
 
-mod common;
+use crate::common;
 
 use bevy::prelude::*;
 use bevy_collide2d::prelude::*;

@@ -4,7 +4,7 @@
 //! it, removing the map removes it; contacts say which tiles they are on;
 //! bad maps build nothing without panicking.
 
-mod common;
+use crate::common;
 
 use bevy::prelude::*;
 use bevy_collide2d::geometry::Shape;

@@ -1,7 +1,7 @@
 //! CollisionLayers decide which pairs are tested; changing them mid-contact
 //! ends or starts contacts like any other change.
 
-mod common;
+use crate::common;
 
 use bevy::prelude::*;
 use bevy_collide2d::prelude::*;

@@ -3,7 +3,7 @@
 //! one-way platforms, tile seams, steps, starting inside, random motions
 //! that must never end inside a collider, and bad input.
 
-mod common;
+use crate::common;
 
 use std::f32::consts::{FRAC_PI_6, PI};
 

@@ -1,7 +1,7 @@
 //! Contacts end exactly once when an entity is despawned or loses its
 //! collider mid-contact, and the survivor hears about it.
 
-mod common;
+use crate::common;
 
 use bevy::prelude::*;
 use bevy_collide2d::prelude::*;

@@ -3,7 +3,7 @@
 //! the contact is the deepest part's, queries hit the compound's entity, and
 //! transforms, `StaticCollider` and `Swept` apply to it as to any collider.
 
-mod common;
+use crate::common;
 
 use bevy::ecs::system::RunSystemOnce;
 use bevy::prelude::*;

@@ -6,7 +6,7 @@
 //! levels, too few colliders for a grid), through filters and predicates,
 //! before the grid is rebuilt, and on bad input.
 
-mod common;
+use crate::common;
 
 use bevy::ecs::system::SystemState;
 use bevy::math::Rot2;

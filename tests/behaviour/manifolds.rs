@@ -4,7 +4,7 @@
 //! every kind of collider and per pair of parts of a compound; the events'
 //! contact stays the deepest point.
 
-mod common;
+use crate::common;
 
 use bevy::ecs::system::RunSystemOnce;
 use bevy::prelude::*;

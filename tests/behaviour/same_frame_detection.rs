@@ -1,7 +1,7 @@
 //! Something moved in `Update` is detected in the same frame, and the
 //! detection systems can be ordered against.
 
-mod common;
+use crate::common;
 
 use bevy::prelude::*;
 use bevy_collide2d::prelude::*;

@@ -3,7 +3,7 @@
 //! is moved, changed, disabled, despawned or made static mid-contact is seen
 //! as it is at the next detection; queries see static colliders too.
 
-mod common;
+use crate::common;
 
 use bevy::ecs::entity_disabling::Disabled;
 use bevy::ecs::system::RunSystemOnce;

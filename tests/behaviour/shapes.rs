@@ -3,7 +3,7 @@
 //! mirror them as documented, a fast `Swept` ball cannot pass through a
 //! segment wall, and bad shapes are skipped without disturbing the rest.
 
-mod common;
+use crate::common;
 
 use bevy::math::Rot2;
 use bevy::prelude::*;
