@@ -24,9 +24,6 @@ use crate::geometry::{Compound, CompoundPart, ListedPart, visit_parts_in};
 /// gathers every 6 frames).
 const MARGIN: f32 = 1.0;
 
-/// Parts a neighbourhood holds inline.
-const INLINE_PARTS: usize = 16;
-
 /// Kept neighbourhoods beyond this many (plus twice the moving colliders)
 /// are all dropped: despawned colliders leave theirs behind.
 const SPARE_NEIGHBOURHOODS: usize = 4096;
@@ -38,23 +35,54 @@ pub(crate) struct PartNeighbourhoods {
     /// Each moving collider's first neighbourhood in `kept`, by entity
     /// index (`NONE` for none); the others follow `Neighbourhood::next`.
     slot_of: Vec<u32>,
+    /// Small records, so that a thousand movers' fit in a core's cache.
     kept: Vec<Neighbourhood>,
+    /// The kept neighbourhoods' parts, each neighbourhood's together; parts
+    /// of neighbourhoods gathered again since stay until `dead_parts` is
+    /// most of them.
+    parts: Vec<NearPart>,
+    dead_parts: usize,
     /// The static colliders' version they were gathered in.
     statics_version: u64,
 }
 
-/// The parts of one static compound around one moving collider.
-#[derive(Clone, Debug)]
-pub(crate) struct Neighbourhood {
+/// Neighbourhoods gathered again during one detection (by one chunk of
+/// its pairs), kept at its end.
+#[derive(Default)]
+pub(crate) struct GatheredNeighbourhoods {
+    gathered: Vec<Neighbourhood>,
+    /// Their parts, `Neighbourhood::parts` indexing into it.
+    parts: Vec<NearPart>,
+}
+
+/// Where one static compound's parts around one moving collider are.
+#[derive(Clone, Copy, Debug)]
+struct Neighbourhood {
     mover: Entity,
     compound: Entity,
     /// The world box the parts were gathered around.
     around: Aabb2d,
-    /// Each part near it, its world box and a copy of it: testing them
-    /// reads nothing of the compound's own parts, spread over megabytes.
-    parts: SmallVec<[(u32, Aabb2d, CompoundPart); INLINE_PARTS]>,
+    /// Its first part and part count, in the list it is in.
+    first: u32,
+    len: u32,
     /// The same collider's neighbourhood in another compound, if any.
     next: u32,
+}
+
+impl Neighbourhood {
+    fn parts<'a>(&self, parts: &'a [NearPart]) -> &'a [NearPart] {
+        &parts[self.first as usize..(self.first + self.len) as usize]
+    }
+}
+
+/// A part near a collider: its index in the compound, its world box and a
+/// copy of it, so that testing it reads nothing of the compound's own
+/// parts, spread over megabytes.
+#[derive(Clone, Debug)]
+pub(crate) struct NearPart {
+    index: u32,
+    aabb: Aabb2d,
+    part: CompoundPart,
 }
 
 /// No neighbourhood.
@@ -72,21 +100,23 @@ impl PartNeighbourhoods {
         if statics_version != self.statics_version || spare {
             self.slot_of.clear();
             self.kept.clear();
+            self.parts.clear();
+            self.dead_parts = 0;
             self.statics_version = statics_version;
         }
     }
 
-    /// The kept neighbourhood of `mover` in `compound`, if it still holds
-    /// the box `aabb`.
+    /// The parts of the kept neighbourhood of `mover` in `compound`, if it
+    /// still holds the box `aabb`.
     #[inline]
     pub(crate) fn kept(
         &self,
         mover: Entity,
         compound: Entity,
         aabb: &Aabb2d,
-    ) -> Option<&Neighbourhood> {
+    ) -> Option<&[NearPart]> {
         let kept = self.find(mover, compound).map(|slot| &self.kept[slot])?;
-        kept.around.contains(aabb).then_some(kept)
+        kept.around.contains(aabb).then(|| kept.parts(&self.parts))
     }
 
     /// Where `mover`'s neighbourhood in `compound` is kept.
@@ -105,69 +135,125 @@ impl PartNeighbourhoods {
         None
     }
 
-    /// Keeps `gathered`, each in place of its collider's previous one in
-    /// the same compound.
-    pub(crate) fn keep(&mut self, gathered: impl IntoIterator<Item = Neighbourhood>) {
-        for mut neighbourhood in gathered {
-            let (mover, compound) = (neighbourhood.mover, neighbourhood.compound);
-            if let Some(slot) = self.find(mover, compound) {
-                neighbourhood.next = self.kept[slot].next;
-                self.kept[slot] = neighbourhood;
-                continue;
+    /// Keeps the neighbourhoods of `gathered` (emptying it), each in place
+    /// of its collider's previous one in the same compound.
+    pub(crate) fn keep<'g>(
+        &mut self,
+        gathered: impl IntoIterator<Item = &'g mut GatheredNeighbourhoods>,
+    ) {
+        for list in gathered {
+            let base = self.parts.len() as u32;
+            self.parts.append(&mut list.parts);
+            for mut neighbourhood in list.gathered.drain(..) {
+                neighbourhood.first += base;
+                self.keep_one(neighbourhood);
             }
-            let index = mover.index_u32() as usize;
-            if index >= self.slot_of.len() {
-                self.slot_of.resize(index + 1, NONE);
-            }
-            // First in the collider's list; a list of another entity with
-            // the same index (despawned since) is left behind.
-            let head = self.slot_of[index];
-            let same = (self.kept.get(head as usize)).is_some_and(|kept| kept.mover == mover);
-            neighbourhood.next = if same { head } else { NONE };
-            self.slot_of[index] = self.kept.len() as u32;
-            self.kept.push(neighbourhood);
         }
+        if self.dead_parts > self.parts.len() / 2 {
+            self.drop_dead_parts();
+        }
+    }
+
+    fn keep_one(&mut self, mut neighbourhood: Neighbourhood) {
+        let (mover, compound) = (neighbourhood.mover, neighbourhood.compound);
+        if let Some(slot) = self.find(mover, compound) {
+            neighbourhood.next = self.kept[slot].next;
+            self.dead_parts += self.kept[slot].len as usize;
+            self.kept[slot] = neighbourhood;
+            return;
+        }
+        let index = mover.index_u32() as usize;
+        if index >= self.slot_of.len() {
+            self.slot_of.resize(index + 1, NONE);
+        }
+        // First in the collider's list; a list of another entity with
+        // the same index (despawned since) is left behind.
+        let head = self.slot_of[index];
+        let same = (self.kept.get(head as usize)).is_some_and(|kept| kept.mover == mover);
+        neighbourhood.next = if same { head } else { NONE };
+        self.slot_of[index] = self.kept.len() as u32;
+        self.kept.push(neighbourhood);
+    }
+
+    /// Drops the parts no kept neighbourhood lists, keeping the others in
+    /// order.
+    fn drop_dead_parts(&mut self) {
+        let mut live = vec![false; self.parts.len()];
+        for kept in &self.kept {
+            live[kept.first as usize..(kept.first + kept.len) as usize].fill(true);
+        }
+        // How many parts before each are dropped, to move each
+        // neighbourhood's start back by as many.
+        let mut dropped_before = Vec::with_capacity(live.len());
+        let mut dropped = 0;
+        for &is_live in &live {
+            dropped_before.push(dropped);
+            dropped += u32::from(!is_live);
+        }
+        let mut at = 0;
+        self.parts.retain(|_| {
+            at += 1;
+            live[at - 1]
+        });
+        for kept in &mut self.kept {
+            kept.first -= dropped_before
+                .get(kept.first as usize)
+                .copied()
+                .unwrap_or(dropped);
+        }
+        self.dead_parts = 0;
     }
 }
 
-impl Neighbourhood {
-    /// The parts of `compound` (on entity `compound_entity`, at `pose`)
-    /// around `mover`, whose box is `aabb`, at `mover_pose`, its bounding
-    /// radius `reach`: the box of its bounding circle (a spinning collider
-    /// stays in it), grown by a margin.
+impl GatheredNeighbourhoods {
+    /// Empties the list for a detection.
+    pub(crate) fn clear(&mut self) {
+        self.gathered.clear();
+        self.parts.clear();
+    }
+
+    /// Gathers the parts of `compound` (on entity `compound_entity`, at
+    /// `pose`) around `mover`, whose box is `aabb`, at `mover_pose`, its
+    /// bounding radius `reach`: the box of its bounding circle (a spinning
+    /// collider stays in it), grown by a margin. Returns them.
     pub(crate) fn gather(
+        &mut self,
         (mover, mover_pose, reach): (Entity, Isometry2d, f32),
         compound_entity: Entity,
         compound: &Compound,
         pose: Isometry2d,
         aabb: &Aabb2d,
-    ) -> Self {
+    ) -> &[NearPart] {
         let margin = MARGIN * reach;
         let turning = Aabb2d::new(mover_pose.translation, Vec2::splat(reach + margin));
         let around = turning.merge(&aabb.grow(Vec2::splat(margin)));
-        let mut parts = SmallVec::new();
-        visit_parts_in(compound, pose, &widened(&around), |i, aabb| {
-            parts.push((i, aabb, compound.parts()[i as usize].clone()));
+        let first = self.parts.len() as u32;
+        visit_parts_in(compound, pose, &widened(&around), |index, aabb| {
+            let part = compound.parts()[index as usize].clone();
+            self.parts.push(NearPart { index, aabb, part });
         });
-        Self {
+        let neighbourhood = Neighbourhood {
             mover,
             compound: compound_entity,
             around,
-            parts,
+            first,
+            len: self.parts.len() as u32 - first,
             next: NONE,
-        }
+        };
+        self.gathered.push(neighbourhood);
+        neighbourhood.parts(&self.parts)
     }
+}
 
-    /// The parts whose boxes meet `aabb` (inside [`Self::around`]), in the
-    /// order they were gathered.
-    #[inline]
-    pub(crate) fn parts_near(&self, aabb: &Aabb2d) -> NearParts<'_> {
-        let aabb = widened(aabb);
-        (self.parts.iter())
-            .filter(|(_, part_aabb, _)| part_aabb.intersects(&aabb))
-            .map(|(i, _, part)| (*i, part))
-            .collect()
-    }
+/// The parts of a neighbourhood (`parts`) whose boxes meet `aabb` (inside
+/// the box they were gathered around), in the order they were gathered.
+#[inline]
+pub(crate) fn parts_near<'a>(parts: &'a [NearPart], aabb: &Aabb2d) -> NearParts<'a> {
+    let aabb = widened(aabb);
+    (parts.iter())
+        .filter(|near| near.aabb.intersects(&aabb))
+        .map(|near| (near.index, &near.part))
+        .collect()
 }
 
 /// `aabb` widened by the rounding of boxes at its coordinates, so that a
@@ -213,10 +299,11 @@ mod tests {
         );
         let start = Aabb2d::new(Vec2::new(60.0, 150.0), Vec2::new(5.0, 3.0));
         let mover_pose = Isometry2d::from_translation(start.center());
-        let near = Neighbourhood::gather((mover, mover_pose, 6.0), compound, &map, pose, &start);
         let mut neighbourhoods = PartNeighbourhoods::default();
         neighbourhoods.begin_detection(1, 1);
-        neighbourhoods.keep([near]);
+        let mut gathered = GatheredNeighbourhoods::default();
+        gathered.gather((mover, mover_pose, 6.0), compound, &map, pose, &start);
+        neighbourhoods.keep([&mut gathered]);
         let mut left = 0;
         for step in 0..12 {
             let aabb = Aabb2d::new(
@@ -228,7 +315,7 @@ mod tests {
                 left += 1;
                 continue;
             };
-            let mut listed: Vec<u32> = kept.parts_near(&aabb).iter().map(|(i, _)| *i).collect();
+            let mut listed: Vec<u32> = parts_near(kept, &aabb).iter().map(|(i, _)| *i).collect();
             listed.sort();
             let expected: Vec<u32> = (map.parts().iter().enumerate())
                 .filter(|(_, part)| part.shape.aabb(pose * part.pose).intersects(&aabb))
@@ -241,12 +328,72 @@ mod tests {
         // Another compound: kept beside the first, not in its place.
         let other = Entity::from_raw_u32(11).unwrap();
         assert!(neighbourhoods.kept(mover, other, &start).is_none());
-        let near_other = Neighbourhood::gather((mover, mover_pose, 6.0), other, &map, pose, &start);
-        neighbourhoods.keep([near_other]);
+        gathered.gather((mover, mover_pose, 6.0), other, &map, pose, &start);
+        neighbourhoods.keep([&mut gathered]);
         assert!(neighbourhoods.kept(mover, other, &start).is_some());
         assert!(neighbourhoods.kept(mover, compound, &start).is_some());
         // Another version: nothing kept.
         neighbourhoods.begin_detection(2, 1);
         assert!(neighbourhoods.kept(mover, compound, &start).is_none());
+    }
+
+    /// Neighbourhoods gathered again frame after frame, for several movers
+    /// in two compounds, each list its own parts, while the parts of those
+    /// they replaced are dropped.
+    #[test]
+    fn neighbourhoods_gathered_again_keep_their_own_parts() {
+        let map = tiles();
+        let pose = Isometry2d::from_xy(-4.0, 3.0);
+        let compounds = [9, 10].map(|i| Entity::from_raw_u32(i).unwrap());
+        let mut neighbourhoods = PartNeighbourhoods::default();
+        neighbourhoods.begin_detection(1, 8);
+        let mut gathered = GatheredNeighbourhoods::default();
+        let mut latest = std::collections::HashMap::new();
+        let mut dropped = false;
+        for frame in 0..60u32 {
+            for (m, k) in (0..8u32).flat_map(|m| [(m, 0), (m, 1)]) {
+                // Each gathers again every third frame, some in step.
+                if (frame + m + k) % 3 != 0 {
+                    continue;
+                }
+                let centre = Vec2::new(
+                    (frame * 5 + 40 * m) as f32 % 300.0,
+                    (20 + 35 * m + 9 * k) as f32,
+                );
+                let (mover, aabb) = (
+                    Entity::from_raw_u32(m + 1).unwrap(),
+                    Aabb2d::new(centre, Vec2::new(4.0, 3.0)),
+                );
+                let mover_pose = Isometry2d::from_translation(centre);
+                let listed = gathered.gather(
+                    (mover, mover_pose, 5.0),
+                    compounds[k as usize],
+                    &map,
+                    pose,
+                    &aabb,
+                );
+                let listed: Vec<u32> = listed.iter().map(|near| near.index).collect();
+                assert!(!listed.is_empty());
+                latest.insert((mover, k), (aabb, listed));
+            }
+            let before = neighbourhoods.parts.len();
+            neighbourhoods.keep([&mut gathered]);
+            dropped |= neighbourhoods.parts.len() < before;
+            for ((mover, k), (aabb, listed)) in &latest {
+                let kept = neighbourhoods.kept(*mover, compounds[*k as usize], aabb);
+                let kept: Vec<u32> = kept.unwrap().iter().map(|near| near.index).collect();
+                assert_eq!(&kept, listed, "frame {frame}");
+            }
+            let live: usize = neighbourhoods
+                .kept
+                .iter()
+                .map(|kept| kept.len as usize)
+                .sum();
+            assert!(neighbourhoods.parts.len() - live <= neighbourhoods.parts.len() / 2);
+        }
+        assert!(
+            dropped,
+            "the replaced neighbourhoods' parts were never dropped"
+        );
     }
 }

@@ -7,7 +7,7 @@ use bevy::prelude::*;
 
 use super::super::colliders::ColliderSource;
 use super::super::collisions::{ContactPair, ContactParts};
-use super::super::part_neighbourhoods::{Neighbourhood, PartNeighbourhoods};
+use super::super::part_neighbourhoods::{GatheredNeighbourhoods, PartNeighbourhoods, parts_near};
 use super::super::snapshot::{SnapshotCollider, SnapshotShape, WorldPart};
 use crate::geometry::{
     Compound, Contact, ContactOp, ConvexRef, FourBoxes, ListedPart, PairShape, PartContact,
@@ -43,7 +43,7 @@ pub(super) fn contact_pair_with_parts<'a>(
     colliders: impl ColliderSource<'a>,
     (i, j): (u32, u32),
     parts: &mut ContactParts,
-    near: Option<(&PartNeighbourhoods, &mut Vec<Neighbourhood>)>,
+    near: Option<(&PartNeighbourhoods, &mut GatheredNeighbourhoods)>,
 ) -> Option<ContactPair> {
     let (i, j) = by_entity(colliders, (i, j));
     let (ci, cj) = (colliders.collider(i), colliders.collider(j));
@@ -77,12 +77,11 @@ pub(super) fn contact_pair_with_parts<'a>(
         colliders.collider(compound_index),
     );
     let aabb = colliders.aabb(mover);
-    if let Some(neighbourhood) = kept.kept(mover_collider.entity, compound_collider.entity, aabb) {
-        let near = neighbourhood.parts_near(aabb);
-        return with_listed(on_side(side, &near));
+    if let Some(parts) = kept.kept(mover_collider.entity, compound_collider.entity, aabb) {
+        return with_listed(on_side(side, &parts_near(parts, aabb)));
     }
     let mover_shape = if side == 0 { shape_j } else { shape_i };
-    let neighbourhood = Neighbourhood::gather(
+    let parts = gathered.gather(
         (
             mover_collider.entity,
             mover_collider.pose,
@@ -93,9 +92,7 @@ pub(super) fn contact_pair_with_parts<'a>(
         compound_collider.pose,
         aabb,
     );
-    let found = with_listed(on_side(side, &neighbourhood.parts_near(aabb)));
-    gathered.push(neighbourhood);
-    found
+    with_listed(on_side(side, &parts_near(parts, aabb)))
 }
 
 /// One side of a pair with a small compound whose parts the snapshot placed

@@ -6,7 +6,7 @@ use bevy::prelude::*;
 
 use super::super::colliders::{ColliderSource, DetectionColliders};
 use super::super::collisions::{ContactPair, ContactParts, PairParts, PairPaths, entity_pair};
-use super::super::part_neighbourhoods::{Neighbourhood, PartNeighbourhoods};
+use super::super::part_neighbourhoods::{GatheredNeighbourhoods, PartNeighbourhoods};
 use crate::util::parallel::{ChunkOutputs, RunChunks, Workers, for_each_chunk_mut};
 use crate::util::prefetch::{PREFETCH_DISTANCE, prefetch};
 use crate::util::sort::{PairKeys, PairSortSpace, SortedKeys, sort_by_unique_pair};
@@ -43,7 +43,7 @@ pub(crate) struct SortedContacts {
     /// there are compounds.
     parts_by_candidate: Vec<ContactParts>,
     /// The neighbourhoods of big static compounds gathered again, by chunk.
-    chunk_gathered: Vec<Vec<Neighbourhood>>,
+    chunk_gathered: Vec<GatheredNeighbourhoods>,
 }
 
 impl SortedContacts {
@@ -132,9 +132,11 @@ impl SortedContacts {
             .chain(core::iter::repeat_with(|| None));
         let chunks = candidates.len().div_ceil(CANDIDATES_PER_CHUNK);
         if self.chunk_gathered.len() < chunks {
-            self.chunk_gathered.resize_with(chunks, Vec::new);
+            self.chunk_gathered.resize_with(chunks, Default::default);
         }
-        self.chunk_gathered.iter_mut().for_each(Vec::clear);
+        self.chunk_gathered
+            .iter_mut()
+            .for_each(GatheredNeighbourhoods::clear);
         let slots = (self.by_candidate.chunks_mut(CANDIDATES_PER_CHUNK))
             .zip(part_slots)
             .zip(self.chunk_gathered.iter_mut())
@@ -149,7 +151,7 @@ impl SortedContacts {
              (slots, part_slots, gathered): (
                 &mut [ContactPair],
                 Option<&mut [ContactParts]>,
-                &mut Vec<Neighbourhood>,
+                &mut GatheredNeighbourhoods,
             ),
              keys| {
                 let first = k * CANDIDATES_PER_CHUNK;
@@ -174,7 +176,7 @@ impl SortedContacts {
             },
             &mut self.keys,
         );
-        neighbourhoods.keep(self.chunk_gathered.iter_mut().flat_map(std::mem::take));
+        neighbourhoods.keep(&mut self.chunk_gathered);
     }
 
     /// Sorts the keys and gathers the contacts in their order (entity
