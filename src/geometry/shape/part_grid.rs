@@ -385,8 +385,10 @@ fn ray_box(origin: Vec2, direction: Vec2, aabb: &Aabb2d, max_distance: f32) -> O
     (enter <= exit).then_some((enter, exit))
 }
 
-/// A cell about the size of a typical part, and no smaller than makes
-/// [`CELLS_PER_PART`] cells per part over `span`.
+/// A cell about twice the size of a typical part, and no smaller than
+/// makes [`CELLS_PER_PART`] cells per part over `span`: a box looked up
+/// spans fewer rows of cells, each row a cache miss in a big compound, and
+/// a cell's few more parts are read in sequence.
 fn cell_size(boxes: &[Aabb2d], span: Vec2) -> f32 {
     let mut sizes: Vec<f32> = (boxes.iter())
         .map(|b| (b.max - b.min).max_element())
@@ -399,7 +401,7 @@ fn cell_size(boxes: &[Aabb2d], span: Vec2) -> f32 {
     let fewest = (span.x * span.y / cells)
         .sqrt()
         .max((span.x + span.y) / cells);
-    let cell = typical.max(fewest);
+    let cell = (2.0 * typical).max(fewest);
     if cell > 0.0 && cell.is_finite() {
         cell
     } else {
