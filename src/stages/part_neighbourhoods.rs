@@ -175,32 +175,16 @@ impl PartNeighbourhoods {
         self.kept.push(neighbourhood);
     }
 
-    /// Drops the parts no kept neighbourhood lists, keeping the others in
-    /// order.
+    /// Drops the parts no kept neighbourhood lists: the others are copied,
+    /// each neighbourhood's together, into a list of their own.
     fn drop_dead_parts(&mut self) {
-        let mut live = vec![false; self.parts.len()];
-        for kept in &self.kept {
-            live[kept.first as usize..(kept.first + kept.len) as usize].fill(true);
-        }
-        // How many parts before each are dropped, to move each
-        // neighbourhood's start back by as many.
-        let mut dropped_before = Vec::with_capacity(live.len());
-        let mut dropped = 0;
-        for &is_live in &live {
-            dropped_before.push(dropped);
-            dropped += u32::from(!is_live);
-        }
-        let mut at = 0;
-        self.parts.retain(|_| {
-            at += 1;
-            live[at - 1]
-        });
+        let mut live = Vec::with_capacity(self.parts.len() - self.dead_parts);
         for kept in &mut self.kept {
-            kept.first -= dropped_before
-                .get(kept.first as usize)
-                .copied()
-                .unwrap_or(dropped);
+            let first = live.len() as u32;
+            live.extend_from_slice(kept.parts(&self.parts));
+            kept.first = first;
         }
+        self.parts = live;
         self.dead_parts = 0;
     }
 }
@@ -228,8 +212,8 @@ impl GatheredNeighbourhoods {
         let turning = Aabb2d::new(mover_pose.translation, Vec2::splat(reach + margin));
         let around = turning.merge(&aabb.grow(Vec2::splat(margin)));
         let first = self.parts.len() as u32;
-        visit_parts_in(compound, pose, &widened(&around), |index, aabb| {
-            let part = compound.parts()[index as usize].clone();
+        visit_parts_in(compound, pose, &widened(&around), |index, part, aabb| {
+            let part = part.clone();
             self.parts.push(NearPart { index, aabb, part });
         });
         let neighbourhood = Neighbourhood {

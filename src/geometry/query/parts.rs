@@ -84,21 +84,19 @@ pub(crate) fn visit_part_pairs<'a, P: PartPlace>(
 }
 
 /// Calls `visit` with each part of `compound` at `pose` whose world box
-/// overlaps `world`, and that box.
+/// overlaps `world` (its index, the part and that box).
 pub(crate) fn visit_parts_in(
     compound: &Compound,
     pose: Isometry2d,
     world: &Aabb2d,
-    mut visit: impl FnMut(u32, Aabb2d),
+    mut visit: impl FnMut(u32, &CompoundPart, Aabb2d),
 ) {
-    let parts = compound.parts();
     compound.visit_parts(
         || pose.local_box(*world),
-        |i, _| {
-            let part = &parts[i as usize];
+        |i, part| {
             let aabb = part.shape.aabb(pose * part.pose);
             if aabb.intersects(world) {
-                visit(i, aabb);
+                visit(i, part, aabb);
             }
         },
     );
