@@ -17,8 +17,9 @@ use crate::geometry::query::dispatch::{PairOp, dispatch};
 use crate::geometry::query::ghost_rule::{ghost_contact, stricter_contact};
 use crate::geometry::query::sweep::{PartSweep, Sweep};
 use crate::geometry::shape::Shape;
+use crate::geometry::shape::checked::validate_pose;
 use crate::geometry::shape::polyline::ChainSegment;
-use crate::geometry::shape::view::{ConvexRef, ShapeView};
+use crate::geometry::shape::view::{ConvexRef, Placed, ShapeView};
 
 /// A rotating rectangle's step is cut so that it turns at most this much
 /// (radians) per sub-step; the circle is grown by at most
@@ -103,8 +104,17 @@ impl Impact {
 ///   either moves faster than its translation plus its rotation times its
 ///   half diagonal, so time can safely advance by gap / speed until they
 ///   touch. They never pass through each other; the time is found to within
-///   a small distance tolerance.
+///   a small distance tolerance (when the advances run out, a long
+///   rectangle spinning fast while barely closing in, the touch is reported
+///   where they are: early rather than missed).
+///
+/// `None` too for an invalid shape or a pose that is not finite or whose
+/// rotation is not unit length ([`validate_pose`](crate::geometry::validate_pose)),
+/// at either end of either sweep.
 pub fn time_of_impact(a: &Shape, sweep_a: Sweep, b: &Shape, sweep_b: Sweep) -> Option<Impact> {
+    Placed::pair((a.view(), sweep_a.start), (b.view(), sweep_b.start)).ok()?;
+    validate_pose(sweep_a.end).ok()?;
+    validate_pose(sweep_b.end).ok()?;
     time_of_impact_of(a.view(), sweep_a, b.view(), sweep_b)
 }
 
@@ -317,7 +327,9 @@ pub(in crate::geometry) fn rect_rect_time_of_impact(
             return None;
         }
     }
-    None
+    // Out of advances while still closing in: early rather than missed.
+    let (pa, pb) = (a.at_angle(angle_a, t), b.at_angle(angle_b, t));
+    Some(rect_rect_touch(ha, pa, hb, pb, tolerance, t))
 }
 
 /// How far in time (as a fraction of the step) two separated rectangles at
@@ -736,6 +748,57 @@ mod tests {
             assert!(t > 0.49 && t < 0.5, "angle {angle} spin {spin}: t = {t}");
             assert!(contact.contact.normal.x > 0.9);
         }
+    }
+
+    /// A long bar spinning by a small block closes the gap at a sliver of
+    /// its turning bound: the advances run out before the touch, which is
+    /// then reported early, never missed.
+    #[test]
+    fn long_spinning_bar_out_of_advances_still_hits() {
+        let bar = Shape::Rect {
+            half_size: Vec2::new(300.0, 1.0),
+        };
+        let block = Shape::Rect {
+            half_size: Vec2::ONE,
+        };
+        let spin = Sweep::new(pose(0.0, 0.0, 0.0), pose(0.0, 0.0, 1.0));
+        let fall = moving(Vec2::new(0.0, 3.5), Vec2::new(0.0, 0.5));
+        assert!(!bar.intersects(spin.start, &block, fall.start));
+        let hit = time_of_impact(&bar, spin, &block, fall).expect("passed through");
+        // The bar's top edge meets the falling block's bottom at about 0.354.
+        assert!(hit.time > 0.2 && hit.time <= 0.36, "{hit:?}");
+        let seen_from_block = time_of_impact(&block, fall, &bar, spin).expect("passed through");
+        assert!(seen_from_block.time <= 0.36, "{seen_from_block:?}");
+    }
+
+    #[test]
+    fn bad_input_has_no_impact() {
+        let circle = Shape::Circle { radius: 1.0 };
+        let rect = Shape::Rect {
+            half_size: Vec2::ONE,
+        };
+        let still = Sweep::stationary(pose(3.0, 0.0, 0.0));
+        let good = moving(Vec2::ZERO, Vec2::new(6.0, 0.0));
+        assert!(time_of_impact(&circle, good, &rect, still).is_some());
+        let unit_off = Isometry2d::new(Vec2::ZERO, Rot2 { cos: 2.0, sin: 0.0 });
+        for bad_pose in [
+            Isometry2d::from_xy(f32::NAN, 0.0),
+            Isometry2d::from_xy(f32::INFINITY, 0.0),
+            unit_off,
+        ] {
+            for sweep in [
+                Sweep::new(good.start, bad_pose),
+                Sweep::new(bad_pose, good.end),
+            ] {
+                for (a, b) in [(&circle, &rect), (&rect, &rect), (&rect, &circle)] {
+                    assert_eq!(time_of_impact(a, sweep, b, still), None, "{bad_pose:?}");
+                    assert_eq!(time_of_impact(b, still, a, sweep), None, "{bad_pose:?}");
+                }
+            }
+        }
+        let negative = Shape::Circle { radius: -1.0 };
+        assert_eq!(time_of_impact(&negative, good, &rect, still), None);
+        assert_eq!(time_of_impact(&rect, still, &negative, good), None);
     }
 
     /// A rectangle sliding closely past another before it hits it: the gap
