@@ -171,6 +171,23 @@ pub(super) struct PairPaths {
     pub(super) path_b: Sweep,
 }
 
+impl Collisions {
+    /// Forgets the paths of pairs no longer in `pairs` or `passing` (turned
+    /// down by a hook), so that [`Self::impact_pose`] has none for them.
+    pub(super) fn keep_paths_of_kept_pairs(&mut self) {
+        let kept = |list: &[ContactPair], paths: &PairPaths| {
+            (list.binary_search_by(|pair| (pair.a, pair.b).cmp(&(paths.a, paths.b)))).is_ok()
+        };
+        let Self {
+            pairs,
+            passing,
+            swept_paths,
+            ..
+        } = self;
+        swept_paths.retain(|paths| kept(pairs, paths) || kept(passing, paths));
+    }
+}
+
 /// The order of [`Collisions`]: `Entity` orders by its bits.
 pub(super) fn entity_pair(pair: &ContactPair) -> (u64, u64) {
     (pair.a.to_bits(), pair.b.to_bits())

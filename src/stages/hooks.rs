@@ -143,13 +143,27 @@ where
     for<'w, 's> SystemParamItem<'w, 's, H>: CollisionHooks,
 {
     /// Asks the hooks about this detection's touching pairs (and those
-    /// that touched on the way), dropping the ones they turn down.
-    pub(crate) fn apply(&self, collisions: &mut Collisions) {
+    /// that touched on the way), dropping the ones they turn down, with
+    /// what is kept beside them: a passing pair's `apart_at_start` flag
+    /// (a list parallel to [`Collisions::passing`]) and its paths.
+    pub(crate) fn apply(&self, collisions: &mut Collisions, apart_at_start: &mut Vec<bool>) {
         if !H::ANY {
             return;
         }
         collisions.pairs.retain_mut(|pair| self.keeps(pair));
-        collisions.passing.retain_mut(|pair| self.keeps(pair));
+        debug_assert_eq!(apart_at_start.len(), collisions.passing.len());
+        let (mut index, mut kept) = (0, 0);
+        collisions.passing.retain_mut(|pair| {
+            let keep = self.keeps(pair);
+            if keep {
+                apart_at_start.swap(kept, index);
+                kept += 1;
+            }
+            index += 1;
+            keep
+        });
+        apart_at_start.truncate(kept);
+        collisions.keep_paths_of_kept_pairs();
     }
 
     /// Whether the hooks keep `pair`, its contact as they edit it.

@@ -165,3 +165,53 @@ fn only_pairs_with_the_marker_are_asked() {
     assert!(colliding(&app, a).is_empty());
     assert_eq!(asked(&app), 1);
 }
+
+/// A passing pair turned down by a hook takes nothing of the passing pairs
+/// after it: a ball leaving a wall in one swept step still gets one
+/// `Ended`, not a `Started` and `Ended` of a pass, and the turned-down
+/// pairs have no impact pose.
+#[test]
+fn passing_pair_turned_down_leaves_the_others_alone() {
+    let mut app = hooked_app();
+    let mut log = MessageLog::default();
+    // A bullet crossing its team mate, a ghost: a pair the hook turns down.
+    let mut ghost_and_bullet = |app: &mut App, y: f32| {
+        let ghost = spawn_at(app, Collider::rect(2.0, 50.0), 0.0, y);
+        let marked = ActiveCollisionHooks::FILTER_PAIRS;
+        app.world_mut().entity_mut(ghost).insert((Team(7), marked));
+        let bullet = spawn_at(app, Collider::circle(1.0), -50.0, y);
+        app.world_mut().entity_mut(bullet).insert((Team(7), Swept));
+        (ghost, bullet)
+    };
+    // One such pair spawned before the wall and ball, one after: one of
+    // them sorts before the ball's pair, whichever way entities order.
+    let first = ghost_and_bullet(&mut app, 500.0);
+    let wall = spawn_at(&mut app, Collider::rect(20.0, 20.0), 0.0, 0.0);
+    let ball = spawn_at(&mut app, Collider::circle(5.0), 12.0, 0.0);
+    app.world_mut().entity_mut(ball).insert(Swept);
+    let last = ghost_and_bullet(&mut app, -500.0);
+    app.update();
+    let (a, b) = ordered(wall, ball);
+    assert!(
+        matches!(log.read(&app)[..], [CollisionEvent::Started { a: x, b: y, .. }] if (x, y) == (a, b))
+    );
+
+    // The bullets cross the ghosts, the ball leaves the wall.
+    for (_, bullet) in [first, last] {
+        let y = app.world().get::<Transform>(bullet).unwrap().translation.y;
+        set_translation(&mut app, bullet, 50.0, y);
+    }
+    set_translation(&mut app, ball, 100.0, 0.0);
+    app.update();
+    assert_eq!(log.read(&app), vec![CollisionEvent::Ended { a, b }]);
+    let collisions = app.world().resource::<Collisions>();
+    // The ball left the wall along its path: that pair passed too.
+    let passing: Vec<_> = collisions.passing().iter().map(|p| (p.a, p.b)).collect();
+    assert_eq!(passing, vec![(a, b)]);
+    for (ghost, bullet) in [first, last] {
+        assert_eq!(collisions.impact_pose(bullet, ghost), None);
+        assert!(colliding(&app, ghost).is_empty());
+    }
+    assert!(collisions.impact_pose(ball, wall).is_some());
+    assert!(colliding(&app, ball).is_empty());
+}

@@ -146,7 +146,10 @@ pub(crate) fn compute_contacts<H: CollisionHooks + 'static>(
     } else {
         state.find_parts(colliders, &candidates.pairs, workers);
     }
-    hooks.apply(&mut state.collisions);
+    hooks.apply(
+        &mut state.collisions,
+        &mut state.split.passing_apart_at_start,
+    );
     state.note_changes();
 }
 
