@@ -33,9 +33,9 @@ use crate::stages::events::{
 use crate::stages::hooks::{ActiveCollisionHooks, CollisionHooks};
 use crate::stages::narrow_phase::{PairChanges, PreviousPairs, compute_contacts};
 use crate::stages::part_neighbourhoods::PartNeighbourhoods;
-use crate::stages::prepare::snapshot_colliders;
+use crate::stages::prepare::{repropagate_enabled, snapshot_colliders};
 use crate::stages::snapshot::{ColliderSnapshot, WarnedColliders};
-use crate::stages::static_colliders::{StaticColliders, note_added_static};
+use crate::stages::static_colliders::{StaticColliders, note_static_added, note_static_removed};
 use crate::stages::swept_paths::{PreviousPoses, restart_swept_path};
 use crate::util::parallel::Workers;
 
@@ -200,7 +200,9 @@ fn add_observers(app: &mut App) {
     app.add_observer(restart_swept_path)
         .add_observer(note_inserted_colliding)
         .add_observer(mark_bodies_stale)
-        .add_observer(note_added_static)
+        .add_observer(note_static_added)
+        .add_observer(note_static_removed)
+        .add_observer(repropagate_enabled)
         .add_observer(mark_bodies_stale_on_insert)
         .add_observer(mark_bodies_stale_on_discard);
 }

@@ -105,11 +105,12 @@ pub struct StaticCollider;
 /// Removing it brings the collider back: contacts that hold then start
 /// again. A pooled bullet, a dodge roll's invulnerability, a door held open.
 /// Entities disabled with Bevy's `Disabled` (or any disabling component)
-/// behave the same in detection, with one trap for pools: Bevy's transform
-/// propagation skips disabled entities too, so a collider moved while
-/// `Disabled` keeps its old `GlobalTransform`, and comes back where it was
-/// hidden (until something moves it again). `ColliderDisabled` hides the
-/// collider only: its transform stays current, so pool colliders with it.
+/// behave the same in detection. Bevy's transform propagation skips
+/// disabled entities, so when `Disabled` is removed from a collider (or a
+/// [`CollisionBody`]) the plugin marks its `Transform` changed: one moved
+/// while hidden comes back where it was moved to. (A game's own disabling
+/// component gets no such help: move what it hides after showing it, or
+/// use `ColliderDisabled`, which hides the collider only.)
 ///
 /// [`CollisionEvent::Ended`]: crate::CollisionEvent::Ended
 /// [`CollisionEnded`]: crate::CollisionEnded

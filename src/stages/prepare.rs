@@ -3,6 +3,8 @@
 //! colliders brought up to date, every moving collider read into the
 //! [`ColliderSnapshot`], and both given their bodies.
 
+use bevy::ecs::entity_disabling::Disabled;
+use bevy::ecs::query::Allow;
 use bevy::ecs::system::SystemParam;
 use bevy::prelude::*;
 
@@ -14,7 +16,7 @@ use super::snapshot::{
 };
 use super::static_colliders::StaticInputs;
 use super::swept_paths::PreviousPoses;
-use crate::components::{ColliderDisabled, StaticCollider};
+use crate::components::{Collider, ColliderDisabled, CollisionBody, StaticCollider};
 use crate::util::parallel::Workers;
 
 /// Step 1 of detection: the static colliders brought up to date if any
@@ -30,6 +32,22 @@ pub(crate) fn snapshot_colliders(
     statics.update(&workers, bodies);
     moving.take(&workers, statics.any_swept());
     bodies.fill(moving.snapshot_mut());
+}
+
+/// Colliders and bodies, disabled or not.
+type ColliderOrBody = (Or<(With<Collider>, With<CollisionBody>)>, Allow<Disabled>);
+
+/// A collider or body enabled again after Bevy's `Disabled` gets its
+/// `Transform` marked changed: transform propagation skipped it while it
+/// was disabled, so one moved meanwhile would otherwise come back with the
+/// `GlobalTransform` it was hidden with, and detection would read it there.
+pub(crate) fn repropagate_enabled(
+    remove: On<Remove<Disabled>>,
+    mut transforms: Query<&mut Transform, ColliderOrBody>,
+) {
+    if let Ok(mut transform) = transforms.get_mut(remove.entity) {
+        transform.set_changed();
+    }
 }
 
 /// What reading the moving colliders into [`ColliderSnapshot`] needs.

@@ -40,9 +40,13 @@ pub(crate) struct StaticColliders {
     built: bool,
     /// Whether any of them is [`Swept`].
     any_swept: bool,
-    /// Whether a static collider was added, or made [`Swept`], since the
-    /// last detection.
-    added: bool,
+    /// Whether a static collider was added, removed, disabled, enabled,
+    /// made or unmade [`Swept`] or lost its [`CollisionLayers`] since the
+    /// last detection: noted by observers ([`note_static_added`],
+    /// [`note_static_removed`]), which see every change whatever schedule
+    /// detection runs in, where `RemovedComponents` forgets what a fixed
+    /// step that skips frames never read.
+    stale: bool,
     warned: WarnedColliders,
     scratch: NoteScratch,
     one_by_one: [ReadRows; 2],
@@ -61,7 +65,7 @@ impl StaticColliders {
 type EnabledStatic = (With<StaticCollider>, Without<ColliderDisabled>);
 
 /// The inputs of the static colliders whose changes make them be read
-/// again (additions are noted by [`note_added_static`]).
+/// again (additions and removals are noted by observers).
 type StaticInputTicks = (
     Ref<'static, Collider>,
     Ref<'static, GlobalTransform>,
@@ -74,13 +78,6 @@ type StaticInputTicks = (
 pub(crate) struct StaticInputs<'w, 's> {
     statics: Query<'w, 's, ColliderData, EnabledStatic>,
     changed: Query<'w, 's, StaticInputTicks, EnabledStatic>,
-    removed_static: RemovedComponents<'w, 's, StaticCollider>,
-    removed_collider: RemovedComponents<'w, 's, Collider>,
-    removed_layers: RemovedComponents<'w, 's, CollisionLayers>,
-    removed_swept: RemovedComponents<'w, 's, Swept>,
-    /// Static colliders disabled since the last detection.
-    disabled: Query<'w, 's, (), (With<StaticCollider>, Added<ColliderDisabled>)>,
-    removed_disabled: RemovedComponents<'w, 's, ColliderDisabled>,
     state: ResMut<'w, StaticColliders>,
 }
 
@@ -95,26 +92,8 @@ impl StaticInputs<'_, '_> {
     /// changed, disabled or enabled since the last detection, and gives
     /// them their `bodies`.
     pub(crate) fn update(&mut self, workers: &Workers, bodies: &ColliderBodies) {
-        // Every removal is read, so that none is left for the next detection.
-        let mut removed = !self.disabled.is_empty();
-        let kept = &self.state.entities;
-        for entity in (self.removed_static.read())
-            .chain(self.removed_collider.read())
-            .chain(self.removed_layers.read())
-            .chain(self.removed_swept.read())
-        {
-            removed |= kept.binary_search(&entity).is_ok();
-        }
-        for entity in self.removed_disabled.read() {
-            removed |= self.statics.contains(entity);
-        }
-        let rebuilt = update_static_colliders(
-            &self.statics,
-            &self.changed,
-            removed,
-            &mut self.state,
-            workers,
-        );
+        let rebuilt =
+            update_static_colliders(&self.statics, &self.changed, &mut self.state, workers);
         let state = &mut *self.state;
         let body_changed =
             || (bodies.moved().iter()).any(|entity| state.entities.binary_search(entity).is_ok());
@@ -128,18 +107,19 @@ impl StaticInputs<'_, '_> {
 fn update_static_colliders(
     statics: &Query<ColliderData, EnabledStatic>,
     changed: &Query<StaticInputTicks, EnabledStatic>,
-    removed: bool,
     state: &mut StaticColliders,
     workers: &Workers,
 ) -> bool {
+    // The count catches a game's own disabling components, which no
+    // observer here knows of.
     let matched = statics.iter().len();
     // Checked last: it walks the change ticks of every static collider.
-    let dirty = !state.built || removed || state.added || matched != state.matched;
+    let dirty = !state.built || state.stale || matched != state.matched;
     if !dirty && !any_changed(changed, workers) {
         return false;
     }
     state.built = true;
-    state.added = false;
+    state.stale = false;
     state.matched = matched;
     let tables = read_tables(statics, &mut state.one_by_one);
     let target = SnapshotTarget {
@@ -171,17 +151,48 @@ fn update_static_colliders(
     true
 }
 
-/// Notes a static collider added, or a static collider made [`Swept`], for
-/// the next detection: cheaper than walking every static collider's
-/// added ticks each frame.
-pub(crate) fn note_added_static(
-    add: On<Add<(StaticCollider, Swept)>>,
-    statics: Query<(), (With<StaticCollider>, Allow<Disabled>)>,
-    mut state: ResMut<StaticColliders>,
+/// What makes a static collider's entry stale when added to it: cheaper
+/// than walking every static collider's added ticks each frame. (A
+/// `Collider` or `CollisionLayers` replaced changes its tick instead.)
+type StaticAdditions = (StaticCollider, Collider, Swept, ColliderDisabled, Disabled);
+
+/// What makes a static collider's entry stale when removed from it.
+type StaticRemovals = (
+    StaticCollider,
+    Collider,
+    CollisionLayers,
+    Swept,
+    ColliderDisabled,
+    Disabled,
+);
+
+/// Every static collider, disabled or not.
+type AnyStatic = (With<StaticCollider>, Allow<Disabled>);
+
+/// Notes one of [`StaticAdditions`] added to a static collider, for the
+/// next detection.
+pub(crate) fn note_static_added(
+    add: On<Add<StaticAdditions>>,
+    statics: Query<(), AnyStatic>,
+    state: ResMut<StaticColliders>,
 ) {
+    mark_stale(statics.contains(add.entity), state);
+}
+
+/// Notes one of [`StaticRemovals`] removed from a static collider (or the
+/// collider despawned), for the next detection.
+pub(crate) fn note_static_removed(
+    remove: On<Remove<StaticRemovals>>,
+    statics: Query<(), AnyStatic>,
+    state: ResMut<StaticColliders>,
+) {
+    mark_stale(statics.contains(remove.entity), state);
+}
+
+fn mark_stale(is_static: bool, mut state: ResMut<StaticColliders>) {
     // Written only when it flips, so that spawning a level costs a read per tile.
-    if !state.added && statics.contains(add.entity) {
-        state.added = true;
+    if is_static && !state.stale {
+        state.stale = true;
     }
 }
 

@@ -263,3 +263,79 @@ fn static_collider_disabled_and_swapped() {
     );
     assert_eq!(colliding(&app, far_ball), vec![spare]);
 }
+
+/// One static wall hidden by Bevy's `Disabled` and another shown again in
+/// the same frame: as many static colliders as before, no tick changed, yet
+/// the swap is seen.
+#[test]
+fn static_colliders_swapped_by_bevy_disabled() {
+    let mut app = test_app();
+    let mut log = MessageLog::default();
+    let wall_at = |app: &mut App, x: f32| {
+        let wall = (Collider::rect(10.0, 100.0), StaticCollider);
+        app.world_mut()
+            .spawn((wall, Transform::from_xyz(x, 0.0, 0.0)))
+            .id()
+    };
+    let (wall, spare) = (wall_at(&mut app, 0.0), wall_at(&mut app, 100.0));
+    let ball = spawn_at(&mut app, Collider::circle(5.0), 8.0, 0.0);
+    let far_ball = spawn_at(&mut app, Collider::circle(5.0), 108.0, 0.0);
+    app.update();
+    app.world_mut().entity_mut(spare).insert(Disabled);
+    app.update();
+    log.read(&app);
+    assert_eq!(colliding(&app, ball), vec![wall]);
+
+    app.world_mut().entity_mut(wall).insert(Disabled);
+    app.world_mut().entity_mut(spare).remove::<Disabled>();
+    app.update();
+    let events = log.read(&app);
+    let (a, b) = ordered(wall, ball);
+    assert!(
+        events.contains(&CollisionEvent::Ended { a, b }),
+        "{events:?}"
+    );
+    let (a, b) = ordered(spare, far_ball);
+    assert!(
+        events.iter().any(|e| matches!(*e,
+            CollisionEvent::Started { a: ea, b: eb, .. } if (ea, eb) == (a, b))),
+        "{events:?}"
+    );
+    assert_eq!(events.len(), 2, "{events:?}");
+    assert!(colliding(&app, ball).is_empty());
+    assert_eq!(colliding(&app, far_ball), vec![spare]);
+}
+
+/// A pooled collider moved while `Disabled` comes back where it was moved
+/// to, though Bevy's transform propagation skipped it while hidden; also as
+/// the child of a body.
+#[test]
+fn moved_while_bevy_disabled_comes_back_where_moved() {
+    let mut app = test_app();
+    let target = spawn_at(&mut app, Collider::circle(5.0), 100.0, 0.0);
+    let bullet = spawn_at(&mut app, Collider::circle(2.0), 0.0, 0.0);
+    let body = app
+        .world_mut()
+        .spawn((CollisionBody, Transform::from_xyz(0.0, 50.0, 0.0)))
+        .id();
+    let hand = app
+        .world_mut()
+        .spawn((Collider::circle(2.0), Transform::default(), ChildOf(body)))
+        .id();
+    app.update();
+    for hidden in [bullet, body] {
+        app.world_mut().entity_mut(hidden).insert(Disabled);
+        app.update();
+        app.world_mut()
+            .entity_mut(hidden)
+            .insert(Transform::from_xyz(100.0, 0.0, 0.0));
+        app.update();
+        assert!(colliding(&app, target).is_empty());
+        app.world_mut().entity_mut(hidden).remove::<Disabled>();
+        app.update();
+        let touching = if hidden == bullet { bullet } else { hand };
+        assert_eq!(colliding(&app, target), vec![touching], "{hidden}");
+        app.world_mut().entity_mut(hidden).insert(ColliderDisabled);
+        app.update();
+    }
+}

@@ -181,3 +181,40 @@ fn a_tile_map_spawned_at_startup_is_seen_by_the_first_fixed_step() {
         assert_eq!(hits[0], map, "step {step}");
     }
 }
+
+/// A fixed step every fourth frame still sees what was removed from a
+/// static collider between its runs (Bevy forgets removals after two
+/// frames), whichever frame the removal falls on.
+#[test]
+fn static_removals_between_rare_fixed_steps_are_seen() {
+    for frames_before in 8..12 {
+        let mut app = app_with(CollisionPlugin::new(FixedPostUpdate));
+        app.insert_resource(Time::<Fixed>::from_hz(60.0))
+            .insert_resource(bevy::time::TimeUpdateStrategy::ManualDuration(
+                std::time::Duration::from_secs_f64(1.0 / 240.0),
+            ));
+        let wall = app
+            .world_mut()
+            .spawn((
+                Collider::rect(20.0, 20.0),
+                StaticCollider,
+                CollisionLayers::new(1, 1),
+                Transform::default(),
+            ))
+            .id();
+        let ball = spawn_at(&mut app, Collider::circle(5.0), 12.0, 0.0);
+        app.world_mut()
+            .entity_mut(ball)
+            .insert(CollisionLayers::new(2, 2));
+        for _ in 0..frames_before {
+            app.update();
+        }
+        assert!(colliding(&app, ball).is_empty());
+        // Default layers (every bit) meet the ball's.
+        app.world_mut().entity_mut(wall).remove::<CollisionLayers>();
+        for _ in 0..8 {
+            app.update();
+        }
+        assert_eq!(colliding(&app, ball), vec![wall], "{frames_before}");
+    }
+}
