@@ -71,24 +71,27 @@ pub(crate) fn ghost_contact(
     let GhostRule::Skip { end, out } = segment.classify_at(chain, normal) else {
         return contact;
     };
-    // Each line's face on the side of it where the other shape's centre is
-    // (the side it comes from; the normal's when the centre is on the
-    // line): a normal lying nearly along a line says little of the side.
-    let centre = chain.inverse_transform_point(other_pose.translation);
+    // Each line's face on the side the other shape reaches less far past
+    // it (the side it comes from; the normal's side on a tie): not the side
+    // of its origin, which a polygon need not contain, and a normal lying
+    // nearly along a line says little of the side.
     let local_normal = chain.rotation.inverse() * normal;
-    let side_of = |origin: Vec2, direction: Vec2| {
-        let face = direction.perp();
-        let across = (centre - origin).dot(face);
-        let facing = if across == 0.0 {
-            local_normal.dot(face)
+    let shallower = |face: Vec2, contact_with: &dyn Fn(Vec2) -> Contact| {
+        let (up, down) = (contact_with(face), contact_with(-face));
+        let tie_up = up.depth == down.depth && local_normal.dot(face) >= 0.0;
+        if up.depth < down.depth || tie_up {
+            up
         } else {
-            across
-        };
-        if facing >= 0.0 { face } else { -face }
+            down
+        }
     };
     let own = (segment.b - segment.a).normalize();
-    let face = segment.face_contact(side_of(segment.a, own), chain, other, other_pose);
-    let past_end = line_contact(end, side_of(end, out), chain, other, other_pose, None);
+    let face = shallower(own.perp(), &|side| {
+        segment.face_contact(side, chain, other, other_pose)
+    });
+    let past_end = shallower(out.perp(), &|side| {
+        line_contact(end, side, chain, other, other_pose, None)
+    });
     let face = if past_end.depth < face.depth {
         past_end
     } else {
@@ -135,4 +138,36 @@ fn lowest_along(shape: ShapeView<'_>, pose: Isometry2d, normal: Vec2, origin: Ve
         .min_by(|x, y| x.0.total_cmp(&y.0))
         .unwrap_or((f32::INFINITY, origin));
     (height - core.radius(), point - normal * core.radius())
+}
+
+#[cfg(test)]
+mod tests {
+    use bevy::math::{Isometry2d, Rot2, Vec2};
+
+    use crate::geometry::{Compound, ConvexPolygon, Shape};
+
+    /// A polygon whose origin is on its base (polygons are not recentred),
+    /// turned a little and sunk 0.4 into a flat polyline across a vertex,
+    /// its origin just below the line: pushed back up by how far it sank,
+    /// not down through the line by its whole height.
+    #[test]
+    fn a_polygon_off_its_origin_is_pushed_back_the_way_it_came() {
+        let points = [Vec2::new(-100.0, 0.0), Vec2::ZERO, Vec2::new(100.0, 0.0)];
+        let ground = Shape::Compound(Compound::polyline(&points).unwrap());
+        let base = [
+            Vec2::new(-10.0, 0.0),
+            Vec2::new(10.0, 0.0),
+            Vec2::new(0.0, 15.0),
+        ];
+        let rock = Shape::Polygon(ConvexPolygon::new(&base).unwrap());
+        let turn = Rot2::radians(-0.03);
+        let pose = Isometry2d::new(Vec2::new(5.0, -0.4) - turn * Vec2::new(10.0, 0.0), turn);
+        assert!(pose.translation.y < 0.0);
+        let from_ground = ground.contact(Isometry2d::IDENTITY, &rock, pose).unwrap();
+        assert!(from_ground.normal.y > 0.99, "{from_ground:?}");
+        assert!((from_ground.depth - 0.4).abs() < 0.01, "{from_ground:?}");
+        let from_rock = rock.contact(pose, &ground, Isometry2d::IDENTITY).unwrap();
+        assert!(from_rock.normal.y < -0.99, "{from_rock:?}");
+        assert!((from_rock.depth - 0.4).abs() < 0.01, "{from_rock:?}");
+    }
 }
