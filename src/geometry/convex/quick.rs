@@ -7,7 +7,7 @@ use bevy::math::{Dir2, Isometry2d, Vec2};
 use super::cores::{RECT_NORMALS, rect_corners};
 use super::{closest_points_apart, closest_points_on_segments};
 use crate::geometry::contact::Contact;
-use crate::geometry::pairs::within;
+use crate::geometry::pairs::{normalizable, within};
 use crate::geometry::shape::view::ConvexRef;
 use crate::geometry::shape::view::PolygonRef;
 
@@ -99,7 +99,9 @@ pub(super) fn quick_contact(
             if distance_squared.is_nan() {
                 return None;
             }
-            if within(distance_squared, noise * noise) {
+            // A denormal distance too (`noise` squared may round to 0):
+            // its quotient is no unit vector.
+            if within(distance_squared, noise * noise) || !normalizable(distance_squared) {
                 // Touching or crossing to within rounding. Shapes rounded by
                 // more than that overlap whatever it did, and segments whose
                 // ends are each clearly on both sides of the other cross; the

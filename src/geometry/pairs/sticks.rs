@@ -3,7 +3,7 @@
 
 use bevy::math::{Dir2, Isometry2d, Vec2};
 
-use super::within;
+use super::{normalizable, within};
 use crate::geometry::contact::Contact;
 
 /// A capsule's or a segment's shape as the circle tests see it: the core
@@ -60,8 +60,10 @@ fn circle_stick_nearest(center: Vec2, stick: Stick, pose: Isometry2d) -> Option<
         .max(stick.b.abs())
         .max_element();
     let noise = 64.0 * f32::EPSILON * largest;
-    // Also `None` for NaN.
-    (distance_squared > noise * noise).then_some((offset, distance_squared))
+    // Also `None` for NaN, and for a denormal distance (when `noise`
+    // squared rounds to 0), whose quotient is no unit vector.
+    (distance_squared > noise * noise && normalizable(distance_squared))
+        .then_some((offset, distance_squared))
 }
 
 /// Circle vs capsule or segment: the centre is at most the sum of the

@@ -387,6 +387,39 @@ mod tests {
     use super::*;
     use crate::geometry::reference_tests::{Kind, random_pose, random_shape_of};
 
+    /// Shapes a few 1e-23 apart, whose squared distances are denormal (too
+    /// coarse to normalise by): every contact's normal is still unit, for
+    /// the sticks' own tests and a tiny polygon's edges alike.
+    #[test]
+    fn denormal_offsets_give_unit_normals() {
+        let dot = Shape::Capsule {
+            radius: 1.0,
+            half_length: 0.0,
+        };
+        let circle = Shape::Circle { radius: 1.0 };
+        let tiny = [Vec2::ZERO, Vec2::new(3e-23, 0.0), Vec2::new(0.0, 3e-23)];
+        let shapes = [dot.clone(), circle.clone()].into_iter().chain(
+            crate::geometry::ConvexPolygon::new(&tiny)
+                .ok()
+                .map(Shape::Polygon),
+        );
+        for shape in shapes {
+            for other in [&dot, &circle] {
+                for offset in [Vec2::new(3e-23, 0.0), Vec2::new(1e-23, -2e-23)] {
+                    let at = Isometry2d::from_translation(offset);
+                    for contact in [
+                        shape.contact(Isometry2d::IDENTITY, other, at),
+                        other.contact(at, &shape, Isometry2d::IDENTITY),
+                    ] {
+                        let contact = contact.expect("overlapping");
+                        assert!(contact.normal.is_normalized(), "{shape:?} {contact:?}");
+                        assert!(contact.depth.is_finite() && contact.point.is_finite());
+                    }
+                }
+            }
+        }
+    }
+
     /// Four boxes at once meet a box and part from it as one at a time
     /// does, to the bit: apart, touching at an edge or a corner, nested,
     /// and in empty lanes.

@@ -144,7 +144,11 @@ pub(crate) fn edge_normals(vertices: &[Vec2]) -> Option<Vec<Vec2>> {
     let normals: Vec<Vec2> = (0..n)
         .map(|i| {
             let edge = vertices[(i + 1) % n] - vertices[i];
-            Vec2::new(edge.y, -edge.x).try_normalize()
+            // A denormal squared length rounds too coarsely to normalise by.
+            let normal = Vec2::new(edge.y, -edge.x);
+            (normal.length_squared() >= f32::MIN_POSITIVE)
+                .then(|| normal.try_normalize())
+                .flatten()
         })
         .collect::<Option<_>>()?;
     let turns_left = (0..n).all(|i| normals[i].perp_dot(normals[(i + 1) % n]) > 0.0);
