@@ -139,7 +139,9 @@ impl Collider {
     /// Hertel-Mehlhorn, which keeps at most 4 times the fewest pieces
     /// possible) and stored as a [compound](Collider::compound) of them, one
     /// part per piece; a convex outline is one plain polygon. Repeated points
-    /// and points where the outline does not turn are dropped.
+    /// and points where the outline does not turn are dropped. Like any
+    /// compound's, its contact is its deepest piece's (see
+    /// [`Contact`](crate::Contact)).
     ///
     /// Fails for a point that is NaN, infinite or too large
     /// ([`ShapeError::InvalidVertex`]), an outline with no area
@@ -353,7 +355,11 @@ impl Collider {
     /// This collider as detection sees it on an entity with `transform`: the
     /// shape scaled by the transform (see [`Collider`] for the rule) and its
     /// world pose, or why it cannot be used (an invalid size, a scale of
-    /// zero, a NaN or infinite transform).
+    /// zero, a NaN or infinite transform). The pair places the same points
+    /// as the transform does, though not always split the same way: a
+    /// mirror (one negative scale) is read as a turn with the mirror on the
+    /// y axis, so `Transform::from_scale(Vec3::new(-1.0, 1.0, 1.0))` gives a
+    /// pose turned by a half turn and the shape mirrored in y.
     pub fn world_shape(
         &self,
         transform: &GlobalTransform,

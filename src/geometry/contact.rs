@@ -14,6 +14,13 @@ use bevy::reflect::std_traits::ReflectDefault;
 /// Seen from the first shape of the pair: `normal` points from the first shape
 /// towards the second, and moving the second shape by `normal * depth` (or the
 /// first by `-normal * depth`) just separates them.
+///
+/// A shape made of parts (a compound, and so a concave polygon, a polygon
+/// with holes, a polyline or a tile map) answers with its deepest part's
+/// contact, as the physics engines do: that move separates that part, and
+/// may leave another one overlapping. A ball pressed into the inner corner
+/// of an L overlaps both arms; the contact names one arm, and a controller
+/// pushes out of the other at the next step (as `move_and_slide` does).
 #[derive(Clone, Copy, Debug, PartialEq, Reflect)]
 pub struct Contact {
     /// A world-space point inside the overlap of the two shapes (on its boundary
