@@ -33,7 +33,7 @@ pub use components::{
 };
 pub use diagnostics::CollisionDiagnosticsPlugin;
 pub use geometry::{Contact, ContactParts, FeatureId, Manifold, ManifoldPoint, ShapeError};
-pub use level::{TilemapCollider, TilemapError, TilemapKind, TilemapTile};
+pub use level::{MAX_TILE_KINDS, TilemapCollider, TilemapError, TilemapKind, TilemapTile};
 pub use move_and_slide::{MoveAndSlideConfig, MoveAndSlideOutput, SlideHit, slide_velocity};
 pub use plugin::{CollisionPlugin, CollisionSystems};
 pub use spatial_query::{

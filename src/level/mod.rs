@@ -14,7 +14,7 @@ use bevy::ecs::world::DeferredWorld;
 
 use crate::components::{Collider, CollisionLayers, StaticCollider};
 use tiles::SolidCells;
-pub use tiles::TilemapError;
+pub use tiles::{MAX_TILE_KINDS, TilemapError};
 
 /// The solid tiles of a tile map as one static collider on this entity: a
 /// [compound](Collider::compound) of one rectangle per run of solid tiles,

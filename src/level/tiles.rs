@@ -41,7 +41,13 @@ pub enum TilemapError {
     /// A tile size with a component that is zero, negative, NaN or
     /// infinite.
     InvalidTileSize(Vec2),
+    /// More kinds of tile than a map holds ([`MAX_TILE_KINDS`], `'#'`
+    /// included); the count given.
+    TooManyKinds(usize),
 }
+
+/// The most kinds of solid tile a map holds, `'#'` included.
+pub const MAX_TILE_KINDS: usize = u8::MAX as usize;
 
 impl fmt::Display for TilemapError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
@@ -59,6 +65,10 @@ impl fmt::Display for TilemapError {
                 f,
                 "solid tile {cell} is of kind {symbol:?}, which is not one of the map's kinds"
             ),
+            Self::TooManyKinds(count) => write!(
+                f,
+                "the map has {count} kinds of tile, at most {MAX_TILE_KINDS} fit"
+            ),
             Self::InvalidTileSize(size) => {
                 write!(
                     f,
@@ -71,12 +81,21 @@ impl fmt::Display for TilemapError {
 
 impl std::error::Error for TilemapError {}
 
+/// A cell keeps its kind plus one in a byte.
+fn check_kinds(symbols: &[char]) -> Result<(), TilemapError> {
+    if symbols.len() > MAX_TILE_KINDS {
+        return Err(TilemapError::TooManyKinds(symbols.len()));
+    }
+    Ok(())
+}
+
 impl SolidCells {
     /// A character of `symbols` is a solid cell of that kind (its index),
     /// any other character empty; the first line is the top row. Blank
     /// lines before the first row and after the last are dropped; every
     /// other character is a tile, spaces included.
     pub(crate) fn from_ascii(rows: &str, symbols: &[char]) -> Result<Self, TilemapError> {
+        check_kinds(symbols)?;
         let lines: Vec<&str> = rows.lines().collect();
         let blank = |line: &&str| line.trim().is_empty();
         let first = lines.iter().position(|line| !blank(line));
@@ -120,6 +139,7 @@ impl SolidCells {
         cells: impl IntoIterator<Item = (UVec2, char)>,
         symbols: &[char],
     ) -> Result<Self, TilemapError> {
+        check_kinds(symbols)?;
         let mut kinds = vec![0; size.x as usize * size.y as usize];
         for (cell, symbol) in cells {
             if cell.x >= size.x || cell.y >= size.y {
@@ -206,6 +226,27 @@ impl SolidCells {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn too_many_kinds_is_an_error_not_an_overflow() {
+        let symbols: Vec<char> = (0..=MAX_TILE_KINDS as u32)
+            .map(|k| char::from_u32(0x100 + k).unwrap())
+            .collect();
+        let last = *symbols.last().unwrap();
+        let count = symbols.len();
+        assert_eq!(
+            SolidCells::from_ascii(&last.to_string(), &symbols),
+            Err(TilemapError::TooManyKinds(count))
+        );
+        let cells = [(UVec2::ZERO, last)];
+        assert_eq!(
+            SolidCells::from_cells(UVec2::ONE, cells, &symbols),
+            Err(TilemapError::TooManyKinds(count))
+        );
+        let fits = &symbols[..MAX_TILE_KINDS];
+        let map = SolidCells::from_ascii(&fits[MAX_TILE_KINDS - 1].to_string(), fits).unwrap();
+        assert!(map.is_solid(UVec2::ZERO));
+    }
 
     #[test]
     fn a_floor_is_one_rectangle_and_walls_stack() {
