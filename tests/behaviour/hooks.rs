@@ -175,7 +175,7 @@ fn passing_pair_turned_down_leaves_the_others_alone() {
     let mut app = hooked_app();
     let mut log = MessageLog::default();
     // A bullet crossing its team mate, a ghost: a pair the hook turns down.
-    let mut ghost_and_bullet = |app: &mut App, y: f32| {
+    let ghost_and_bullet = |app: &mut App, y: f32| {
         let ghost = spawn_at(app, Collider::rect(2.0, 50.0), 0.0, y);
         let marked = ActiveCollisionHooks::FILTER_PAIRS;
         app.world_mut().entity_mut(ghost).insert((Team(7), marked));
