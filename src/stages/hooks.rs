@@ -150,6 +150,7 @@ where
         if !H::ANY {
             return;
         }
+        let listed = collisions.pairs.len() + collisions.passing.len();
         collisions.pairs.retain_mut(|pair| self.keeps(pair));
         debug_assert_eq!(apart_at_start.len(), collisions.passing.len());
         let (mut index, mut kept) = (0, 0);
@@ -163,7 +164,10 @@ where
             keep
         });
         apart_at_start.truncate(kept);
-        collisions.keep_paths_of_kept_pairs();
+        // Paths are looked up pair by pair: only when a pair was dropped.
+        if collisions.pairs.len() + collisions.passing.len() < listed {
+            collisions.keep_paths_of_kept_pairs();
+        }
     }
 
     /// Whether the hooks keep `pair`, its contact as they edit it.
